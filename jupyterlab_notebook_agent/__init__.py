@@ -1,0 +1,38 @@
+"""Notebook Agent: a JupyterLab extension and its server-side model proxy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from ._version import __version__
+except ImportError:  # pragma: no cover - only when running from a source tree that was never built
+    __version__ = "dev"
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    return [{"src": "labextension", "dest": "jupyterlab-notebook-agent"}]
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "jupyterlab_notebook_agent"}]
+
+
+def _load_jupyter_server_extension(server_app: Any) -> None:
+    """Register the model proxy under the server's base_url."""
+    from .config import NotebookAgent
+    from .handlers import setup_handlers
+
+    config = NotebookAgent(parent=server_app)
+    setup_handlers(server_app.web_app, config)
+    endpoint = config.resolved_endpoint()
+    if endpoint is None:
+        server_app.log.info(
+            "Notebook Agent: no model endpoint configured (set OPENAI_BASE_URL or c.NotebookAgent.base_url)."
+        )
+    else:
+        server_app.log.info(
+            "Notebook Agent: proxying model requests to %s (key %s)",
+            endpoint.base_url,
+            "set" if endpoint.api_key else "not set",
+        )

@@ -1,0 +1,48 @@
+"""Fixtures: a real Jupyter server with the extension, and the scripted model server."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from scripted_model_server import Script, serve
+
+pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+SECRET_KEY = "sk-test-0123456789-never-leaves-the-server"
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config):
+    return {"ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}}}
+
+
+@pytest.fixture
+def model_server():
+    """The scripted model server, started on a free loopback port."""
+    server, script = serve(0)
+    yield f"http://127.0.0.1:{server.server_port}/v1", script
+    server.shutdown()
+
+
+@pytest.fixture
+def configured(model_server, monkeypatch) -> tuple[str, Script]:
+    """The proxy configured through the documented environment variables."""
+    url, script = model_server
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("NOTEBOOK_AGENT_MODEL", "scripted-model")
+    return url, script
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port with nothing listening on it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,0 +1,226 @@
+"""A scripted OpenAI-compatible model server for tests.
+
+It stands in for the model only: it streams pre-written turns over real
+Server-Sent Events (chunked HTTP, ``data:`` frames, tool-call deltas split
+across chunks, a usage chunk with empty ``choices``, ``[DONE]``) and records
+every request it receives so tests can assert what the agent sent.
+
+Control routes (not part of the OpenAI API):
+  POST /_script    {"turns": [...]}  replace the script and clear the record
+  GET  /_requests                    the recorded chat requests, oldest first
+
+A turn is one of:
+  {"content": "text"}                                  a text answer
+  {"tool_calls": [{"name": "...", "arguments": {...}}]}  tool calls (with optional "content")
+  {"status": 401, "error": {"message": "..."}}         an HTTP error response
+Optional per turn: "chunk_size" (characters per delta, default 7), "delay" (seconds
+between chunks). In tool-call arguments, the text ``{{cell_id}}`` is replaced with
+the last ``cell_id`` reported in the request's tool messages, so a script can act
+on a cell it inserted without knowing its id in advance.
+
+Run: python tests/scripted_model_server.py --port 8765
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+CELL_ID = re.compile(r"cell_id\W{1,4}([A-Za-z0-9_-]+)")
+MODEL_ID = "scripted-model"
+
+
+class Script:
+    """Turns to play and requests received, shared by all handler threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.turns: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+
+    def load(self, turns: list[dict[str, Any]]) -> None:
+        with self.lock:
+            self.turns = list(turns)
+            self.requests = []
+
+    def next_turn(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        with self.lock:
+            self.requests.append(request)
+            return self.turns.pop(0) if self.turns else None
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _fill_cell_id(arguments: str, messages: list[dict[str, Any]]) -> str:
+    if "{{cell_id}}" not in arguments:
+        return arguments
+    found = None
+    for message in messages:
+        if message.get("role") == "tool":
+            content = message.get("content")
+            text = content if isinstance(content, str) else json.dumps(content)
+            matches = CELL_ID.findall(text)
+            if matches:
+                found = matches[-1]
+    return arguments.replace("{{cell_id}}", found or "no-cell-id-seen")
+
+
+def stream_chunks(turn: dict[str, Any], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chat.completion.chunk objects that play one turn."""
+    size = int(turn.get("chunk_size", 7))
+    base = {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": MODEL_ID,
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    for piece in _pieces(turn.get("content", ""), size) if turn.get("content") else []:
+        chunks.append(chunk({"content": piece}))
+    calls = turn.get("tool_calls", [])
+    for index, call in enumerate(calls):
+        arguments = call.get("arguments", {})
+        arguments = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        arguments = _fill_cell_id(arguments, messages)
+        head = {"index": index, "id": call.get("id", f"call_{index}_{len(messages)}"), "type": "function"}
+        chunks.append(chunk({"tool_calls": [{**head, "function": {"name": call["name"], "arguments": ""}}]}))
+        for piece in _pieces(arguments, size):
+            chunks.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    chunks.append(chunk({}, "tool_calls" if calls else "stop"))
+    chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+    return chunks
+
+
+def whole_completion(turn: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The non-streaming form of one turn."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.get("content") or None}
+    calls = turn.get("tool_calls", [])
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": call.get("id", f"call_{i}"),
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": _fill_cell_id(
+                        call["arguments"]
+                        if isinstance(call.get("arguments"), str)
+                        else json.dumps(call.get("arguments", {})),
+                        messages,
+                    ),
+                },
+            }
+            for i, call in enumerate(calls)
+        ]
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL_ID,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+    }
+
+
+def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            pass  # keep test output quiet
+
+        def _json(self, status: int, payload: Any) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _body(self) -> Any:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            return json.loads(raw) if raw else {}
+
+        def do_GET(self) -> None:
+            if self.path == "/_requests":
+                with script.lock:
+                    self._json(200, script.requests)
+            elif self.path.endswith("/models"):
+                self._json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "tests"}]})
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            if self.path == "/_script":
+                script.load(self._body().get("turns", []))
+                self._json(200, {"ok": True})
+                return
+            if not self.path.endswith("/chat/completions"):
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            body = self._body()
+            record = {"path": self.path, "headers": dict(self.headers.items()), "body": body}
+            turn = script.next_turn(record)
+            if turn is None:
+                self._json(500, {"error": {"message": "scripted model: no turns left", "type": "script_exhausted"}})
+                return
+            if "status" in turn:
+                self._json(int(turn["status"]), {"error": turn.get("error", {"message": "scripted error"})})
+                return
+            messages = body.get("messages", [])
+            if not body.get("stream"):
+                self._json(200, whole_completion(turn, messages))
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            delay = float(turn.get("delay", 0))
+            frames = [f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"]
+            for frame in frames:
+                data = frame.encode()
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+                if delay:
+                    time.sleep(delay)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+def serve(port: int = 0, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, Script]:
+    """Start the server in a background thread; returns it and its script."""
+    script = Script()
+    server = ThreadingHTTPServer((host, port), make_handler(script))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, script
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args()
+    server, _ = serve(args.port, args.host)
+    print(f"scripted model server on http://{args.host}:{server.server_port}/v1", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
