@@ -54,6 +54,8 @@ class _ProxyHandler(APIHandler):
     def _send_error(self, status: int, message: str, kind: str) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
+        # A configuration problem will not fix itself: tell the openai client not to retry.
+        self.set_header("X-Should-Retry", "false")
         self.finish(json.dumps({"error": {"message": message, "type": kind}}))
 
     def _select_endpoint(self) -> Endpoint | None:

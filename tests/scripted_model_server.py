@@ -8,6 +8,7 @@ every request it receives so tests can assert what the agent sent.
 Control routes (not part of the OpenAI API):
   POST /_script    {"turns": [...]}  replace the script and clear the record
   GET  /_requests                    the recorded chat requests, oldest first
+                                     (header names lower-cased)
 
 A turn is one of:
   {"content": "text"}                                  a text answer
@@ -170,7 +171,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             body = self._body()
-            record = {"path": self.path, "headers": dict(self.headers.items()), "body": body}
+            record = {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
             turn = script.next_turn(record)
             if turn is None:
                 self._json(500, {"error": {"message": "scripted model: no turns left", "type": "script_exhausted"}})

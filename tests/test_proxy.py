@@ -55,7 +55,7 @@ async def test_adds_key_and_default_model_on_the_server(jp_fetch, configured):
     response = await post_chat(jp_fetch)
     assert response.code == 200
     [received] = script.requests
-    assert received["headers"]["Authorization"] == f"Bearer {SECRET_KEY}"
+    assert received["headers"]["authorization"] == f"Bearer {SECRET_KEY}"
     assert received["body"]["model"] == "scripted-model"
     assert received["body"]["messages"] == [{"role": "user", "content": "hi"}]
 
@@ -140,7 +140,7 @@ async def test_selecting_the_configured_endpoint_explicitly_is_allowed(jp_fetch,
     script.load([{"content": "fine"}])
     response = await post_chat(jp_fetch, headers={"X-Notebook-Agent-Base-Url": url + "/"})
     assert response.code == 200
-    assert script.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET_KEY}"
+    assert script.requests[0]["headers"]["authorization"] == f"Bearer {SECRET_KEY}"
 
 
 async def test_no_endpoint_configured_says_how_to_fix_it(jp_fetch, monkeypatch):

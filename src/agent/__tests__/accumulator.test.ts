@@ -1,0 +1,52 @@
+import { TurnAccumulator } from '../model/accumulator';
+import type { IChatChunk } from '../model/types';
+
+function delta(d: Record<string, unknown>, finish: string | null = null): IChatChunk {
+  return { choices: [{ index: 0, delta: d, finish_reason: finish }] };
+}
+
+describe('TurnAccumulator', () => {
+  it('joins streamed text and reports each added piece', () => {
+    const acc = new TurnAccumulator();
+    expect(acc.add(delta({ role: 'assistant', content: '' }))).toBe('');
+    expect(acc.add(delta({ content: 'The mean ' }))).toBe('The mean ');
+    expect(acc.add(delta({ content: 'is 5.8' }))).toBe('is 5.8');
+    acc.add(delta({}, 'stop'));
+    expect(acc.result()).toEqual({ text: 'The mean is 5.8', toolCalls: [], finishReason: 'stop', usage: undefined });
+  });
+
+  it('assembles tool calls whose arguments are split across chunks, in index order', () => {
+    const acc = new TurnAccumulator();
+    acc.add(delta({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'run_cell', arguments: '' } }] }));
+    acc.add(delta({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'insert_cell', arguments: '{"sou' } }] }));
+    acc.add(delta({ tool_calls: [{ index: 1, function: { arguments: '{"cell_id":' } }] }));
+    acc.add(delta({ tool_calls: [{ index: 0, function: { arguments: 'rce": "1+1"}' } }] }));
+    acc.add(delta({ tool_calls: [{ index: 1, function: { arguments: ' "x"}' } }] }));
+    acc.add(delta({}, 'tool_calls'));
+    const { toolCalls, finishReason } = acc.result();
+    expect(finishReason).toBe('tool_calls');
+    expect(toolCalls).toEqual([
+      { id: 'a', name: 'insert_cell', arguments: '{"source": "1+1"}' },
+      { id: 'b', name: 'run_cell', arguments: '{"cell_id": "x"}' }
+    ]);
+    expect(JSON.parse(toolCalls[0].arguments)).toEqual({ source: '1+1' });
+  });
+
+  it('synthesizes ids when a server omits them and tolerates chunks without choices', () => {
+    const acc = new TurnAccumulator();
+    acc.add({ choices: [] });
+    acc.add(delta({ tool_calls: [{ index: 0, function: { name: 'read_notebook', arguments: '{}' } }] }));
+    acc.add({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } });
+    const result = acc.result();
+    expect(result.toolCalls).toHaveLength(1);
+    expect(result.toolCalls[0].id).toMatch(/^call_0_/);
+    expect(result.finishReason).toBe('tool_calls');
+    expect(result.usage).toEqual({ promptTokens: 12, completionTokens: 4 });
+  });
+
+  it('maps unknown finish reasons to "unknown"', () => {
+    const acc = new TurnAccumulator();
+    acc.add(delta({ content: 'x' }, 'eos_token'));
+    expect(acc.result().finishReason).toBe('unknown');
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * Turns whatever a model client threw into a message the user can act on.
+ *
+ * Classification is by shape (HTTP `status`, the error body's `type`, the
+ * error's class name) so the core needs no import of the `openai` package.
+ */
+import type { IAgentError } from '../types';
+
+interface IErrorShape {
+  name?: string;
+  message?: string;
+  status?: number;
+  error?: { message?: string; type?: string } | null;
+  constructor?: { name?: string };
+}
+
+/** Error thrown when the client cannot even be built from the settings. */
+export class ModelConfigError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string
+  ) {
+    super(message);
+    this.name = 'ModelConfigError';
+  }
+}
+
+const SETTINGS =
+  'Settings > Settings Editor > Notebook Agent, or the server environment';
+
+/** Classify an error thrown while talking to the model. */
+export function describeModelError(error: unknown): IAgentError {
+  if (error instanceof ModelConfigError) {
+    return { kind: 'not-configured', message: error.message, hint: error.hint };
+  }
+  const shape = (error ?? {}) as IErrorShape;
+  const className = shape.constructor?.name ?? shape.name ?? '';
+  const detail = shape.error?.message ?? shape.message ?? String(error);
+  const type = shape.error?.type;
+  const status = shape.status;
+
+  if (type === 'not_configured') {
+    return {
+      kind: 'not-configured',
+      message: 'No model endpoint is configured.',
+      hint: detail
+    };
+  }
+  if (type === 'endpoint_unreachable') {
+    return {
+      kind: 'unreachable',
+      message: 'The model endpoint could not be reached.',
+      hint: detail
+    };
+  }
+  if (type === 'endpoint_not_allowed') {
+    return {
+      kind: 'forbidden',
+      message: 'The Jupyter server refused to forward to that endpoint.',
+      hint: detail
+    };
+  }
+  if (status === 401) {
+    return {
+      kind: 'auth',
+      message: `The model endpoint rejected the API key (401): ${detail}`,
+      hint:
+        'Check the key: set OPENAI_API_KEY in the environment of the Jupyter ' +
+        `server (or c.NotebookAgent.api_key) and restart it, or check ${SETTINGS}.`
+    };
+  }
+  if (status === 403) {
+    return {
+      kind: 'forbidden',
+      message: `The model endpoint refused the request (403): ${detail}`,
+      hint: 'Check that the key has access to this model.'
+    };
+  }
+  if (status === 404) {
+    return {
+      kind: 'bad-request',
+      message: `The model endpoint answered 404: ${detail}`,
+      hint: `Check the base URL (it usually ends in /v1) and the model name in ${SETTINGS}.`
+    };
+  }
+  if (status === 429) {
+    return {
+      kind: 'rate-limit',
+      message: `The model endpoint is rate limiting requests (429): ${detail}`,
+      hint: 'Wait a moment and try again, or check your plan’s limits.'
+    };
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    return {
+      kind: 'bad-request',
+      message: `The model endpoint rejected the request (${status}): ${detail}`,
+      hint: `Check the model name and its support for tool calling in ${SETTINGS}.`
+    };
+  }
+  if (status !== undefined && status >= 500) {
+    return {
+      kind: 'server',
+      message: `The model endpoint failed (${status}): ${detail}`,
+      hint: 'Try again; if it keeps failing, check the model server’s logs.'
+    };
+  }
+  if (className.includes('Connection') || /fetch|network/i.test(detail)) {
+    return {
+      kind: 'unreachable',
+      message: `The model endpoint could not be reached: ${detail}`,
+      hint: `Check that the model server is running and that the base URL in ${SETTINGS} points to it.`
+    };
+  }
+  return {
+    kind: 'unknown',
+    message: `Something went wrong while talking to the model: ${detail}`,
+    hint: 'Try again; if it keeps failing, check the browser console and the server log.'
+  };
+}
+
+/** True for errors that mean "the user aborted", which are not failures. */
+export function isAbortError(error: unknown): boolean {
+  const shape = (error ?? {}) as IErrorShape;
+  const name = shape.constructor?.name ?? shape.name ?? '';
+  return name === 'AbortError' || name === 'APIUserAbortError';
+}

@@ -1,0 +1,132 @@
+/**
+ * IModelClient over any OpenAI-compatible endpoint, with the `openai` package.
+ *
+ * The package (~400 KB) is imported on first use, never at JupyterLab start.
+ * We use the raw `create({ stream: true })` iterator rather than the SDK's
+ * stream helper, which throws on servers that omit tool-call ids (vLLM).
+ */
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool
+} from 'openai/resources/chat/completions';
+import type { ChatMessage, IToolSpec } from '../types';
+import type { IChatChunk, IChatRequest, IModelClient } from './types';
+
+/** A fetch-compatible function (the browser's, Node's, or a wrapper). */
+export type FetchLike = (
+  input: string | URL | Request,
+  init?: RequestInit
+) => Promise<Response>;
+
+/** How to reach the endpoint. */
+export interface IOpenAIClientOptions {
+  /** Base URL, usually ending in `/v1`. */
+  baseURL: string;
+  /** Model name; empty lets a server-side default apply (the proxy fills it in). */
+  model: string;
+  /** Key sent as a Bearer token; a placeholder when a proxy adds the real one. */
+  apiKey?: string;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** A fetch wrapper, e.g. one that adds Jupyter's auth and XSRF headers. */
+  fetch?: FetchLike;
+}
+
+type OpenAIModule = typeof import('openai');
+type OpenAIClient = InstanceType<OpenAIModule['default']>;
+
+/** Streams chat turns from an OpenAI-compatible endpoint. */
+export class OpenAIChatClient implements IModelClient {
+  private _client: Promise<OpenAIClient> | null = null;
+
+  constructor(private readonly _options: IOpenAIClientOptions) {}
+
+  get model(): string {
+    return this._options.model;
+  }
+
+  async *streamChat(
+    request: IChatRequest,
+    signal: AbortSignal
+  ): AsyncIterable<IChatChunk> {
+    const client = await this._getClient();
+    const stream = await client.chat.completions.create(
+      {
+        model: this._options.model,
+        messages: toOpenAIMessages(request.messages),
+        ...(request.tools.length
+          ? { tools: request.tools.map(toOpenAITool) }
+          : {}),
+        stream: true
+      },
+      { signal }
+    );
+    for await (const chunk of stream) {
+      yield chunk as IChatChunk;
+    }
+  }
+
+  private _getClient(): Promise<OpenAIClient> {
+    if (!this._client) {
+      const options = this._options;
+      this._client = import('openai').then(
+        ({ default: OpenAI }) =>
+          new OpenAI({
+            baseURL: options.baseURL,
+            apiKey: options.apiKey || 'unused',
+            defaultHeaders: options.headers,
+            fetch: options.fetch,
+            dangerouslyAllowBrowser: true
+          })
+      );
+      // A failed import must not poison later attempts.
+      this._client.catch(() => (this._client = null));
+    }
+    return this._client;
+  }
+}
+
+/** Convert our messages to the Chat Completions wire format. */
+export function toOpenAIMessages(
+  messages: ChatMessage[]
+): ChatCompletionMessageParam[] {
+  return messages.map(message => {
+    switch (message.role) {
+      case 'assistant':
+        return {
+          role: 'assistant' as const,
+          content: message.content,
+          ...(message.toolCalls?.length
+            ? {
+                tool_calls: message.toolCalls.map(call => ({
+                  id: call.id,
+                  type: 'function' as const,
+                  function: { name: call.name, arguments: call.arguments }
+                }))
+              }
+            : {})
+        };
+      case 'tool':
+        return {
+          role: 'tool' as const,
+          tool_call_id: message.toolCallId,
+          content: message.content
+        };
+      case 'system':
+        return { role: 'system' as const, content: message.content };
+      case 'user':
+        return { role: 'user' as const, content: message.content };
+    }
+  });
+}
+
+function toOpenAITool(tool: IToolSpec): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters
+    }
+  };
+}

@@ -1,0 +1,236 @@
+/**
+ * AgentSession: the state of one chat, as a small external store.
+ *
+ * The UI reads it with `subscribe()` / `getSnapshot()` (React's
+ * `useSyncExternalStore`); each change produces a new immutable snapshot.
+ * The session owns the model conversation across turns and the abort
+ * controller of the run in progress.
+ */
+import { systemPrompt } from './context/system-prompt';
+import { describeModelError } from './model/errors';
+import type { IModelClient } from './model/types';
+import { runAgent, type IRunOutcome } from './loop/run-agent';
+import type { INotebookPort } from './ports';
+import type { ToolRegistry } from './tools/registry';
+import type { AgentEvent, ChatMessage, IAgentError, IUsage } from './types';
+
+/** One entry of the visible transcript. */
+export type TranscriptItem =
+  | { kind: 'user'; id: string; text: string }
+  | { kind: 'assistant'; id: string; text: string }
+  | {
+      kind: 'tool';
+      id: string;
+      name: string;
+      arguments: string;
+      status: 'running' | 'done' | 'error';
+      output?: string;
+      cellId?: string;
+      durationMs?: number;
+    }
+  | { kind: 'notice'; id: string; text: string };
+
+/** Everything the UI shows. */
+export interface ISessionState {
+  items: ReadonlyArray<TranscriptItem>;
+  status: 'idle' | 'running';
+  error: IAgentError | null;
+  usage: IUsage;
+}
+
+/** What a run needs from the outside world. */
+export interface IRunTarget {
+  /** Builds the model client; may throw a `ModelConfigError`. */
+  model: () => IModelClient;
+  /** The notebook to work in; null when none is open. */
+  notebook: INotebookPort | null;
+}
+
+const NO_NOTEBOOK: IAgentError = {
+  kind: 'no-notebook',
+  message: 'No notebook is open: Notebook Agent works in the active notebook.',
+  hint: 'Open or create a notebook (File > New > Notebook), click into it, and ask again.'
+};
+
+/** The state of one chat. */
+export class AgentSession {
+  private _state: ISessionState = {
+    items: [],
+    status: 'idle',
+    error: null,
+    usage: { promptTokens: 0, completionTokens: 0 }
+  };
+  private _listeners = new Set<() => void>();
+  private _history: ChatMessage[] = [];
+  private _controller: AbortController | null = null;
+  private _nextId = 0;
+
+  constructor(
+    private readonly _options: {
+      tools: ToolRegistry;
+      maxSteps?: () => number;
+    }
+  ) {}
+
+  /** Register a listener; returns the function that removes it. */
+  subscribe = (listener: () => void): (() => void) => {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  };
+
+  /** The current immutable snapshot. */
+  getSnapshot = (): ISessionState => this._state;
+
+  /** The model conversation (for tests and persistence). */
+  get history(): ReadonlyArray<ChatMessage> {
+    return this._history;
+  }
+
+  /**
+   * Start a run for `prompt`. Returns null without changing the transcript
+   * when the run cannot start (no notebook, no model configured, already
+   * running): the error is in the state and the prompt should be kept.
+   */
+  send(prompt: string, target: IRunTarget): Promise<IRunOutcome> | null {
+    const text = prompt.trim();
+    if (!text || this._state.status === 'running') {
+      return null;
+    }
+    if (!target.notebook) {
+      this._set({ error: NO_NOTEBOOK });
+      return null;
+    }
+    let model: IModelClient;
+    try {
+      model = target.model();
+    } catch (error) {
+      this._set({ error: describeModelError(error) });
+      return null;
+    }
+    const notebook = target.notebook;
+    this._history[0] = { role: 'system', content: systemPrompt({ notebookPath: notebook.path }) };
+    this._history.push({ role: 'user', content: text });
+    const controller = new AbortController();
+    this._controller = controller;
+    this._set({
+      status: 'running',
+      error: null,
+      items: [...this._state.items, { kind: 'user', id: this._id(), text }]
+    });
+    return runAgent({
+      model,
+      tools: this._options.tools,
+      notebook,
+      messages: this._history,
+      signal: controller.signal,
+      maxSteps: this._options.maxSteps?.(),
+      onEvent: event => this._apply(event)
+    }).finally(() => {
+      this._controller = null;
+    });
+  }
+
+  /** Stop the run in progress: aborts the model stream and interrupts a running cell. */
+  stop(): void {
+    this._controller?.abort();
+  }
+
+  /** Forget the conversation (stops a run in progress first). */
+  newChat(): void {
+    this.stop();
+    this._history = [];
+    this._set({
+      items: [],
+      status: 'idle',
+      error: null,
+      usage: { promptTokens: 0, completionTokens: 0 }
+    });
+  }
+
+  /** Show an error that happened outside a run. */
+  reportError(error: IAgentError | null): void {
+    this._set({ error });
+  }
+
+  private _apply(event: AgentEvent): void {
+    const items = [...this._state.items];
+    switch (event.type) {
+      case 'text-delta': {
+        const last = items[items.length - 1];
+        if (last?.kind === 'assistant') {
+          items[items.length - 1] = { ...last, text: last.text + event.text };
+        } else {
+          items.push({ kind: 'assistant', id: this._id(), text: event.text });
+        }
+        this._set({ items });
+        return;
+      }
+      case 'tool-call':
+        items.push({
+          kind: 'tool',
+          id: event.call.id,
+          name: event.call.name,
+          arguments: event.call.arguments,
+          status: 'running'
+        });
+        this._set({ items });
+        return;
+      case 'tool-result': {
+        // Search from the end: some servers reuse call ids across turns.
+        let index = items.length - 1;
+        while (index >= 0 && !(items[index].kind === 'tool' && items[index].id === event.callId)) {
+          index -= 1;
+        }
+        const item = items[index];
+        if (item?.kind === 'tool') {
+          items[index] = {
+            ...item,
+            status: event.result.ok ? 'done' : 'error',
+            output: event.result.output,
+            cellId: event.result.cellId,
+            durationMs: event.durationMs
+          };
+        }
+        this._set({ items });
+        return;
+      }
+      case 'usage': {
+        const usage = this._state.usage;
+        this._set({
+          usage: {
+            promptTokens: usage.promptTokens + event.usage.promptTokens,
+            completionTokens: usage.completionTokens + event.usage.completionTokens
+          }
+        });
+        return;
+      }
+      case 'end': {
+        const notice =
+          event.reason === 'stopped'
+            ? 'Stopped.'
+            : event.reason === 'step-limit'
+              ? 'Stopped: the step limit was reached. Ask to continue, or raise the limit in the settings.'
+              : null;
+        if (notice) {
+          items.push({ kind: 'notice', id: this._id(), text: notice });
+        }
+        this._set({ items, status: 'idle', error: event.error ?? null });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private _set(patch: Partial<ISessionState>): void {
+    this._state = { ...this._state, ...patch };
+    for (const listener of this._listeners) {
+      listener();
+    }
+  }
+
+  private _id(): string {
+    this._nextId += 1;
+    return `item-${this._nextId}`;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Message and event types shared by the headless agent core.
+ *
+ * These are our own shapes (not the `openai` package's) so the core stays
+ * independent of any one client; the OpenAI client converts at its edge.
+ */
+
+/** A tool call requested by the model. `arguments` is the raw JSON text it sent. */
+export interface IToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One message of the conversation sent to the model. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls?: IToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/** Token usage reported by the endpoint, when it reports any. */
+export interface IUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Why the model ended its turn. */
+export type FinishReason =
+  | 'stop'
+  | 'tool_calls'
+  | 'length'
+  | 'content_filter'
+  | 'unknown';
+
+/** A tool the model may call, as sent in the request. */
+export interface IToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** The result of running one tool: the observation the model reads next. */
+export interface IToolResult {
+  /** False when the tool failed or refused; the text says why. */
+  ok: boolean;
+  /** The observation, as text for the model. */
+  output: string;
+  /** The notebook cell the tool acted on, so the UI can link to it. */
+  cellId?: string;
+}
+
+/** How a run of the agent ended. */
+export type RunEndReason = 'completed' | 'stopped' | 'step-limit' | 'error';
+
+/** Classified failure, with a message for the user and what to do about it. */
+export interface IAgentError {
+  kind:
+    | 'not-configured'
+    | 'auth'
+    | 'unreachable'
+    | 'forbidden'
+    | 'rate-limit'
+    | 'bad-request'
+    | 'server'
+    | 'no-notebook'
+    | 'unknown';
+  /** What happened, in the user's terms. */
+  message: string;
+  /** What the user can do about it. */
+  hint: string;
+}
+
+/** Events the loop emits while it runs; the session turns them into UI state. */
+export type AgentEvent =
+  | { type: 'step-start'; step: number }
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; call: IToolCall }
+  | {
+      type: 'tool-result';
+      callId: string;
+      result: IToolResult;
+      durationMs: number;
+    }
+  | { type: 'usage'; usage: IUsage }
+  | { type: 'end'; reason: RunEndReason; error?: IAgentError };
