@@ -104,7 +104,8 @@ export function describeModelError(error: unknown): IAgentError {
       hint: 'Try again; if it keeps failing, check the model server’s logs.'
     };
   }
-  if (className.includes('Connection') || /fetch|network/i.test(detail)) {
+  // Class names are minified in the browser bundle, so match the messages too.
+  if (className.includes('Connection') || /connection|fetch|network|timed out/i.test(detail)) {
     return {
       kind: 'unreachable',
       message: `The model endpoint could not be reached: ${detail}`,
@@ -122,5 +123,9 @@ export function describeModelError(error: unknown): IAgentError {
 export function isAbortError(error: unknown): boolean {
   const shape = (error ?? {}) as IErrorShape;
   const name = shape.constructor?.name ?? shape.name ?? '';
-  return name === 'AbortError' || name === 'APIUserAbortError';
+  return (
+    name === 'AbortError' ||
+    name === 'APIUserAbortError' ||
+    /^Request was aborted/.test(shape.message ?? '')
+  );
 }

@@ -1,0 +1,92 @@
+/**
+ * The sidebar's content: transcript, errors, and the prompt. It reads the
+ * session store; it holds no agent state of its own.
+ */
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import React, { useEffect, useRef, useSyncExternalStore } from 'react';
+import type { AgentSession } from '../agent/session';
+import type { ServerStatus } from '../jupyter/server-status';
+import type { EndpointMode } from '../jupyter/settings';
+import { MarkdownView } from './markdown-view';
+import { PromptBox } from './prompt-box';
+import { SetupNotice } from './setup-notice';
+import { ToolCallCard } from './tool-call-card';
+
+/** Props of `ChatView`. */
+export interface IChatViewProps {
+  session: AgentSession;
+  rendermime: IRenderMimeRegistry;
+  serverStatus: ServerStatus;
+  mode: EndpointMode;
+  modelLabel: string;
+  onSend: (prompt: string) => boolean;
+  onShowCell: (cellId: string) => void;
+  inputRef: React.RefObject<HTMLTextAreaElement>;
+}
+
+/** The whole chat. */
+export function ChatView(props: IChatViewProps): JSX.Element {
+  const { session, rendermime } = props;
+  const state = useSyncExternalStore(session.subscribe, session.getSnapshot);
+  const bottom = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [state.items]);
+  const running = state.status === 'running';
+
+  return (
+    <div className="jp-AgentSidebar-chat">
+      <div className="jp-AgentSidebar-header">
+        <span className="jp-AgentSidebar-title">Notebook Agent</span>
+        <span className="jp-AgentSidebar-model" title="Model">
+          {props.modelLabel}
+        </span>
+        <button className="jp-AgentSidebar-link" onClick={() => session.newChat()} disabled={running}>
+          New chat
+        </button>
+      </div>
+      <div className="jp-AgentSidebar-transcript" aria-live="polite">
+        <SetupNotice status={props.serverStatus} mode={props.mode} />
+        {state.items.length === 0 && (
+          <p className="jp-AgentSidebar-empty">
+            Ask for an analysis of the active notebook: the agent writes cells, runs them in its kernel, reads the
+            results and answers.
+          </p>
+        )}
+        {state.items.map(item => {
+          switch (item.kind) {
+            case 'user':
+              return (
+                <div key={item.id} className="jp-AgentSidebar-user">
+                  {item.text}
+                </div>
+              );
+            case 'assistant':
+              return (
+                <div key={item.id} className="jp-AgentSidebar-assistant">
+                  <MarkdownView text={item.text} rendermime={rendermime} />
+                </div>
+              );
+            case 'tool':
+              return <ToolCallCard key={`${item.id}-${state.items.indexOf(item)}`} item={item} onShowCell={props.onShowCell} />;
+            case 'notice':
+              return (
+                <div key={item.id} className="jp-AgentSidebar-note">
+                  {item.text}
+                </div>
+              );
+          }
+        })}
+        {running && <div className="jp-AgentSidebar-working">Working…</div>}
+        {state.error && (
+          <div className="jp-AgentSidebar-error" role="alert">
+            <strong>{state.error.message}</strong>
+            <p>{state.error.hint}</p>
+          </div>
+        )}
+        <div ref={bottom} />
+      </div>
+      <PromptBox running={running} onSend={props.onSend} onStop={() => session.stop()} inputRef={props.inputRef} />
+    </div>
+  );
+}

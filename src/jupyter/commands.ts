@@ -1,0 +1,15 @@
+/**
+ * Command ids: part of the public contract (README), stable across versions.
+ */
+export namespace CommandIDs {
+  /** Open and focus the sidebar. */
+  export const open = 'notebook-agent:open';
+  /** Stop the run in progress. */
+  export const stop = 'notebook-agent:stop';
+  /** Start a new chat. */
+  export const newChat = 'notebook-agent:new-chat';
+  /** Create a notebook from a prompt (args: `prompt`, `path`). */
+  export const generateNotebook = 'notebook-agent:generate-notebook';
+  /** Ask the agent to fix the active cell of the current notebook. */
+  export const fixCell = 'notebook-agent:fix-cell';
+}

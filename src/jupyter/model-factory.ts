@@ -1,0 +1,65 @@
+/**
+ * Builds the model client from the settings.
+ *
+ * Proxy mode (the default) talks to the Jupyter server's own proxy, which
+ * adds the key; requests carry Jupyter's auth and XSRF headers like every
+ * other JupyterLab request. Direct mode calls the endpoint from the browser.
+ */
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+import { ModelConfigError } from '../agent/model/errors';
+import { OpenAIChatClient, type FetchLike } from '../agent/model/openai-client';
+import type { IModelClient } from '../agent/model/types';
+import type { IAgentSettings } from './settings';
+
+/** Header with which proxy mode selects one of the server's allowed endpoints. */
+const BASE_URL_HEADER = 'X-Notebook-Agent-Base-Url';
+
+/** The proxy's base URL on this Jupyter server. */
+export function proxyBaseUrl(serverSettings: ServerConnection.ISettings): string {
+  return URLExt.join(serverSettings.baseUrl, 'notebook-agent', 'v1');
+}
+
+/** A fetch that authenticates to the Jupyter server the way JupyterLab does. */
+export function jupyterFetch(serverSettings: ServerConnection.ISettings): FetchLike {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    // The client's placeholder key must not reach Jupyter's auth; the proxy adds the real one.
+    headers.delete('Authorization');
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    return ServerConnection.makeRequest(url, { ...init, headers }, serverSettings);
+  };
+}
+
+/** Create the client for the current settings; throws `ModelConfigError` when it cannot. */
+export function createModelClient(
+  settings: IAgentSettings,
+  serverSettings: ServerConnection.ISettings
+): IModelClient {
+  if (settings.endpointMode === 'direct') {
+    if (!settings.baseUrl) {
+      throw new ModelConfigError(
+        'Direct mode is selected but no base URL is set.',
+        'Set "Base URL" (for example https://api.openai.com/v1) in Settings > Settings Editor > ' +
+          'Notebook Agent, or set "Endpoint mode" back to "proxy" to use the Jupyter server’s endpoint.'
+      );
+    }
+    if (!settings.model) {
+      throw new ModelConfigError(
+        'Direct mode is selected but no model is set.',
+        'Set "Model" in Settings > Settings Editor > Notebook Agent.'
+      );
+    }
+    return new OpenAIChatClient({
+      baseURL: settings.baseUrl,
+      model: settings.model,
+      apiKey: settings.apiKey
+    });
+  }
+  return new OpenAIChatClient({
+    baseURL: proxyBaseUrl(serverSettings),
+    model: settings.model,
+    headers: settings.baseUrl ? { [BASE_URL_HEADER]: settings.baseUrl } : undefined,
+    fetch: jupyterFetch(serverSettings)
+  });
+}

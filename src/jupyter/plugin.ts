@@ -1,0 +1,173 @@
+/**
+ * The main plugin: wires the session, the sidebar, the commands and the
+ * settings together. The work itself lives in the agent core and the port.
+ */
+import {
+  ILabShell,
+  type JupyterFrontEnd,
+  type JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
+import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { AgentSession } from '../agent/session';
+import { notebookTools } from '../agent/tools/notebook-tools';
+import { ToolRegistry } from '../agent/tools/registry';
+import { AgentSidebar } from '../widgets/agent-sidebar';
+import { agentIcon } from '../widgets/icon';
+import { CommandIDs } from './commands';
+import { createModelClient } from './model-factory';
+import { LiveNotebookPort } from './notebook-port';
+import { fetchServerStatus, type ServerStatus } from './server-status';
+import { DEFAULT_SETTINGS, PLUGIN_ID, readSettings, type IAgentSettings } from './settings';
+
+/** Notebook Agent's main plugin. */
+export const agentPlugin: JupyterFrontEndPlugin<void> = {
+  id: PLUGIN_ID,
+  description: 'An agent that writes and runs cells in the active notebook.',
+  autoStart: true,
+  requires: [INotebookTracker, IRenderMimeRegistry],
+  optional: [ISettingRegistry, ICommandPalette, ILabShell],
+  activate: (
+    app: JupyterFrontEnd,
+    tracker: INotebookTracker,
+    rendermime: IRenderMimeRegistry,
+    settingRegistry: ISettingRegistry | null,
+    palette: ICommandPalette | null
+  ) => {
+    let settings: IAgentSettings = { ...DEFAULT_SETTINGS };
+    let serverStatus: ServerStatus = { kind: 'unknown' };
+    const serverSettings = app.serviceManager.serverSettings;
+    const ports = new WeakMap<NotebookPanel, LiveNotebookPort>();
+    const portFor = (panel: NotebookPanel | null) => {
+      if (!panel) {
+        return null;
+      }
+      let port = ports.get(panel);
+      if (!port) {
+        port = new LiveNotebookPort(panel);
+        ports.set(panel, port);
+      }
+      return port;
+    };
+
+    const session = new AgentSession({
+      tools: new ToolRegistry(notebookTools()),
+      maxSteps: () => settings.maxSteps
+    });
+
+    const send = (prompt: string, panel: NotebookPanel | null = tracker.currentWidget) =>
+      session.send(prompt, {
+        model: () => createModelClient(settings, serverSettings),
+        notebook: portFor(panel)
+      });
+
+    const sidebar = new AgentSidebar({
+      session,
+      rendermime,
+      onSend: prompt => send(prompt) !== null,
+      onShowCell: cellId => showCell(app, tracker, cellId)
+    });
+    app.shell.add(sidebar, 'right', { rank: 900 });
+
+    const refreshConfiguration = () => {
+      const model =
+        settings.endpointMode === 'direct'
+          ? settings.model || 'no model set'
+          : settings.model ||
+            (serverStatus.kind === 'configured' ? (serverStatus.model ?? 'server default') : '');
+      sidebar.setConfiguration(serverStatus, settings.endpointMode, model);
+    };
+    void fetchServerStatus(serverSettings).then(status => {
+      serverStatus = status;
+      refreshConfiguration();
+    });
+    if (settingRegistry) {
+      void settingRegistry.load(PLUGIN_ID).then(loaded => {
+        const apply = () => {
+          settings = readSettings(loaded);
+          refreshConfiguration();
+        };
+        apply();
+        loaded.changed.connect(apply);
+      });
+    }
+
+    app.commands.addCommand(CommandIDs.open, {
+      label: 'Open Notebook Agent',
+      icon: agentIcon,
+      execute: () => {
+        app.shell.activateById(sidebar.id);
+        sidebar.focusPrompt();
+      }
+    });
+    app.commands.addCommand(CommandIDs.stop, {
+      label: 'Stop Notebook Agent',
+      isEnabled: () => session.getSnapshot().status === 'running',
+      execute: () => session.stop()
+    });
+    app.commands.addCommand(CommandIDs.newChat, {
+      label: 'New Notebook Agent Chat',
+      execute: () => session.newChat()
+    });
+    app.commands.addCommand(CommandIDs.generateNotebook, {
+      label: 'Generate Notebook with Notebook Agent…',
+      icon: agentIcon,
+      execute: async args => {
+        const prompt = typeof args.prompt === 'string' ? args.prompt : '';
+        const panel = (await app.commands.execute('notebook:create-new', {
+          kernelName: typeof args.kernelName === 'string' ? args.kernelName : undefined
+        })) as NotebookPanel;
+        await panel.context.ready;
+        if (typeof args.path === 'string' && args.path) {
+          await panel.context.rename(args.path.split('/').pop()!);
+        }
+        app.shell.activateById(sidebar.id);
+        if (prompt) {
+          const run = send(prompt, panel);
+          await run;
+          if (run && !panel.isDisposed) {
+            await panel.context.save();
+          }
+        } else {
+          sidebar.focusPrompt();
+        }
+      }
+    });
+    app.commands.addCommand(CommandIDs.fixCell, {
+      label: 'Fix This Cell with Notebook Agent',
+      icon: agentIcon,
+      isEnabled: () => tracker.activeCell?.model.type === 'code',
+      execute: () => {
+        const cell = tracker.activeCell;
+        if (!cell || cell.model.type !== 'code') {
+          return;
+        }
+        app.shell.activateById(sidebar.id);
+        send(
+          `Cell ${cell.model.id} does not work as intended. Read the notebook, find the cause, ` +
+            'then insert a corrected version directly below it (after_cell_id ' +
+            `${cell.model.id}), run it, and explain the fix. Do not modify the original cell.`
+        );
+      }
+    });
+    if (palette) {
+      for (const command of [CommandIDs.open, CommandIDs.newChat, CommandIDs.stop, CommandIDs.generateNotebook]) {
+        palette.addItem({ command, category: 'Notebook Agent' });
+      }
+    }
+  }
+};
+
+/** Bring a cell into view in whichever notebook holds it. */
+function showCell(app: JupyterFrontEnd, tracker: INotebookTracker, cellId: string): void {
+  tracker.forEach(panel => {
+    const index = panel.content.widgets.findIndex(cell => cell.model.id === cellId);
+    if (index >= 0) {
+      app.shell.activateById(panel.id);
+      panel.content.activeCellIndex = index;
+      void panel.content.scrollToItem(index);
+    }
+  });
+}

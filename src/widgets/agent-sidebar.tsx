@@ -1,0 +1,69 @@
+/**
+ * The Lumino widget that hosts the chat in JupyterLab's right sidebar.
+ */
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import { ReactWidget } from '@jupyterlab/ui-components';
+import React, { createRef } from 'react';
+import type { AgentSession } from '../agent/session';
+import { ChatView } from '../components/chat-view';
+import type { ServerStatus } from '../jupyter/server-status';
+import type { EndpointMode } from '../jupyter/settings';
+import { agentIcon } from './icon';
+
+/** The sidebar widget id, part of the public contract. */
+export const SIDEBAR_ID = 'notebook-agent-sidebar';
+
+/** The agent sidebar. */
+export class AgentSidebar extends ReactWidget {
+  private _status: ServerStatus = { kind: 'unknown' };
+  private _mode: EndpointMode = 'proxy';
+  private _modelLabel = '';
+  private _input = createRef<HTMLTextAreaElement>();
+
+  constructor(private readonly _options: AgentSidebar.IOptions) {
+    super();
+    this.id = SIDEBAR_ID;
+    this.addClass('jp-AgentSidebar');
+    this.title.icon = agentIcon;
+    this.title.caption = 'Notebook Agent';
+  }
+
+  /** Update what the sidebar shows of the configuration. */
+  setConfiguration(status: ServerStatus, mode: EndpointMode, modelLabel: string): void {
+    this._status = status;
+    this._mode = mode;
+    this._modelLabel = modelLabel;
+    this.update();
+  }
+
+  /** Move keyboard focus to the prompt. */
+  focusPrompt(): void {
+    this._input.current?.focus();
+  }
+
+  protected render(): JSX.Element {
+    return (
+      <ChatView
+        session={this._options.session}
+        rendermime={this._options.rendermime}
+        serverStatus={this._status}
+        mode={this._mode}
+        modelLabel={this._modelLabel}
+        onSend={this._options.onSend}
+        onShowCell={this._options.onShowCell}
+        inputRef={this._input}
+      />
+    );
+  }
+}
+
+/** Types of `AgentSidebar`. */
+export namespace AgentSidebar {
+  /** Construction options. */
+  export interface IOptions {
+    session: AgentSession;
+    rendermime: IRenderMimeRegistry;
+    onSend: (prompt: string) => boolean;
+    onShowCell: (cellId: string) => void;
+  }
+}

@@ -1,0 +1,8 @@
+"""Jupyter server configuration for the UI tests (Galata's test setup)."""
+
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
+c.ServerApp.allow_root = True  # noqa: F821
+# Kernels used by tests start from a clean state without user site customizations.
+c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821

@@ -1,0 +1,74 @@
+/**
+ * Playwright configuration for the UI tests.
+ *
+ * Two real Jupyter servers with the installed extension: one whose proxy
+ * points at the scripted model server (through the documented environment
+ * variables), one with no endpoint configured. Debian's Chromium is used
+ * because test tools cannot download browsers here.
+ */
+const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+const MODEL_PORT = 8765;
+const chromium = {
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-dev-shm-usage'
+  ]
+};
+
+module.exports = {
+  ...baseConfig,
+  timeout: 120000,
+  retries: 0,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    ...baseConfig.use,
+    video: 'off',
+    trace: 'off',
+    launchOptions: chromium
+  },
+  projects: [
+    {
+      name: 'configured',
+      testIgnore: /unconfigured\.spec\.ts/,
+      use: { baseURL: 'http://localhost:8888' }
+    },
+    {
+      name: 'unconfigured',
+      testMatch: /unconfigured\.spec\.ts/,
+      use: { baseURL: 'http://localhost:8889' }
+    }
+  ],
+  webServer: [
+    {
+      command: `python ../tests/scripted_model_server.py --port ${MODEL_PORT}`,
+      url: `http://127.0.0.1:${MODEL_PORT}/v1/models`,
+      reuseExistingServer: false
+    },
+    {
+      command: 'jupyter lab --config jupyter_server_test_config.py',
+      url: 'http://localhost:8888/lab',
+      timeout: 120000,
+      reuseExistingServer: false,
+      env: {
+        OPENAI_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
+        OPENAI_API_KEY: 'sk-ui-test-key-kept-on-server',
+        NOTEBOOK_AGENT_MODEL: 'scripted-model'
+      }
+    },
+    {
+      command:
+        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py --port 8889',
+      url: 'http://localhost:8889/lab',
+      timeout: 120000,
+      reuseExistingServer: false
+    }
+  ]
+};
