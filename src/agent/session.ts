@@ -108,7 +108,10 @@ export class AgentSession {
       return null;
     }
     const notebook = target.notebook;
-    this._history[0] = { role: 'system', content: systemPrompt({ notebookPath: notebook.path }) };
+    this._history[0] = {
+      role: 'system',
+      content: systemPrompt({ notebookPath: notebook.path })
+    };
     this._history.push({ role: 'user', content: text });
     const controller = new AbortController();
     this._controller = controller;
@@ -178,7 +181,10 @@ export class AgentSession {
       case 'tool-result': {
         // Search from the end: some servers reuse call ids across turns.
         let index = items.length - 1;
-        while (index >= 0 && !(items[index].kind === 'tool' && items[index].id === event.callId)) {
+        while (
+          index >= 0 &&
+          !(items[index].kind === 'tool' && items[index].id === event.callId)
+        ) {
           index -= 1;
         }
         const item = items[index];
@@ -199,7 +205,8 @@ export class AgentSession {
         this._set({
           usage: {
             promptTokens: usage.promptTokens + event.usage.promptTokens,
-            completionTokens: usage.completionTokens + event.usage.completionTokens
+            completionTokens:
+              usage.completionTokens + event.usage.completionTokens
           }
         });
         return;

@@ -27,11 +27,7 @@ export interface IUsage {
 
 /** Why the model ended its turn. */
 export type FinishReason =
-  | 'stop'
-  | 'tool_calls'
-  | 'length'
-  | 'content_filter'
-  | 'unknown';
+  'stop' | 'tool_calls' | 'length' | 'content_filter' | 'unknown';
 
 /** A tool the model may call, as sent in the request. */
 export interface IToolSpec {

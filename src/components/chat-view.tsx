@@ -41,7 +41,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-model" title="Model">
           {props.modelLabel}
         </span>
-        <button className="jp-AgentSidebar-link" onClick={() => session.newChat()} disabled={running}>
+        <button
+          className="jp-AgentSidebar-link"
+          onClick={() => session.newChat()}
+          disabled={running}
+        >
           New chat
         </button>
       </div>
@@ -49,8 +53,8 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <SetupNotice status={props.serverStatus} mode={props.mode} />
         {state.items.length === 0 && (
           <p className="jp-AgentSidebar-empty">
-            Ask for an analysis of the active notebook: the agent writes cells, runs them in its kernel, reads the
-            results and answers.
+            Ask for an analysis of the active notebook: the agent writes cells,
+            runs them in its kernel, reads the results and answers.
           </p>
         )}
         {state.items.map(item => {
@@ -68,7 +72,13 @@ export function ChatView(props: IChatViewProps): JSX.Element {
                 </div>
               );
             case 'tool':
-              return <ToolCallCard key={`${item.id}-${state.items.indexOf(item)}`} item={item} onShowCell={props.onShowCell} />;
+              return (
+                <ToolCallCard
+                  key={`${item.id}-${state.items.indexOf(item)}`}
+                  item={item}
+                  onShowCell={props.onShowCell}
+                />
+              );
             case 'notice':
               return (
                 <div key={item.id} className="jp-AgentSidebar-note">
@@ -86,7 +96,12 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         )}
         <div ref={bottom} />
       </div>
-      <PromptBox running={running} onSend={props.onSend} onStop={() => session.stop()} inputRef={props.inputRef} />
+      <PromptBox
+        running={running}
+        onSend={props.onSend}
+        onStop={() => session.stop()}
+        inputRef={props.inputRef}
+      />
     </div>
   );
 }

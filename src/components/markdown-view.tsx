@@ -14,7 +14,10 @@ export interface IMarkdownViewProps {
 }
 
 /** Sanitized markdown. */
-export function MarkdownView({ text, rendermime }: IMarkdownViewProps): JSX.Element {
+export function MarkdownView({
+  text,
+  rendermime
+}: IMarkdownViewProps): JSX.Element {
   const host = useRef<HTMLDivElement>(null);
   const renderer = useRef<IRenderMime.IRenderer | null>(null);
   const latest = useRef(text);
@@ -36,7 +39,10 @@ export function MarkdownView({ text, rendermime }: IMarkdownViewProps): JSX.Elem
       return;
     }
     // Streaming re-renders often; only the newest text matters.
-    const model = new MimeModel({ data: { 'text/markdown': text }, trusted: false });
+    const model = new MimeModel({
+      data: { 'text/markdown': text },
+      trusted: false
+    });
     void current.renderModel(model).catch(() => {
       if (latest.current === text && host.current) {
         host.current.textContent = text;

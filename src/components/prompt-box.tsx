@@ -13,7 +13,12 @@ export interface IPromptBoxProps {
 }
 
 /** The prompt box with its Send and Stop buttons. */
-export function PromptBox({ running, onSend, onStop, inputRef }: IPromptBoxProps): JSX.Element {
+export function PromptBox({
+  running,
+  onSend,
+  onStop,
+  inputRef
+}: IPromptBoxProps): JSX.Element {
   const [text, setText] = useState('');
   const send = () => {
     if (!running && text.trim() && onSend(text)) {
@@ -31,7 +36,11 @@ export function PromptBox({ running, onSend, onStop, inputRef }: IPromptBoxProps
         value={text}
         onChange={event => setText(event.target.value)}
         onKeyDown={event => {
-          if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+          if (
+            event.key === 'Enter' &&
+            !event.shiftKey &&
+            !event.nativeEvent.isComposing
+          ) {
             event.preventDefault();
             send();
           } else if (event.key === 'Escape' && running) {
@@ -46,7 +55,11 @@ export function PromptBox({ running, onSend, onStop, inputRef }: IPromptBoxProps
             Stop
           </button>
         ) : (
-          <button className="jp-mod-styled jp-mod-accept" disabled={!text.trim()} onClick={send}>
+          <button
+            className="jp-mod-styled jp-mod-accept"
+            disabled={!text.trim()}
+            onClick={send}
+          >
             Send
           </button>
         )}

@@ -13,7 +13,10 @@ export interface ISetupNoticeProps {
 }
 
 /** Setup instructions, or nothing when an endpoint is configured. */
-export function SetupNotice({ status, mode }: ISetupNoticeProps): JSX.Element | null {
+export function SetupNotice({
+  status,
+  mode
+}: ISetupNoticeProps): JSX.Element | null {
   if (mode === 'direct') {
     return null;
   }
@@ -21,15 +24,18 @@ export function SetupNotice({ status, mode }: ISetupNoticeProps): JSX.Element | 
     return (
       <div className="jp-AgentSidebar-notice" role="status">
         <strong>No model endpoint is configured.</strong>
-        <p>Start JupyterLab with an OpenAI-compatible endpoint in its environment, for example:</p>
+        <p>
+          Start JupyterLab with an OpenAI-compatible endpoint in its
+          environment, for example:
+        </p>
         <pre>
-          OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… NOTEBOOK_AGENT_MODEL=gpt-4o-mini
-          jupyter lab
+          OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-…
+          NOTEBOOK_AGENT_MODEL=gpt-4o-mini jupyter lab
         </pre>
         <p>
-          Local servers work too (Ollama: <code>http://localhost:11434/v1</code>, llama.cpp or vLLM:{' '}
-          <code>http://localhost:8000/v1</code>). Or set “Endpoint mode” to direct in Settings &gt; Notebook
-          Agent.
+          Local servers work too (Ollama: <code>http://localhost:11434/v1</code>
+          , llama.cpp or vLLM: <code>http://localhost:8000/v1</code>). Or set
+          “Endpoint mode” to direct in Settings &gt; Notebook Agent.
         </p>
       </div>
     );
@@ -39,8 +45,10 @@ export function SetupNotice({ status, mode }: ISetupNoticeProps): JSX.Element | 
       <div className="jp-AgentSidebar-notice" role="status">
         <strong>The Notebook Agent server extension is not running.</strong>
         <p>
-          Run <code>jupyter server extension enable jupyterlab_notebook_agent</code> and restart JupyterLab, or
-          set “Endpoint mode” to direct in Settings &gt; Notebook Agent.
+          Run{' '}
+          <code>jupyter server extension enable jupyterlab_notebook_agent</code>{' '}
+          and restart JupyterLab, or set “Endpoint mode” to direct in Settings
+          &gt; Notebook Agent.
         </p>
       </div>
     );

@@ -27,18 +27,25 @@ const STATES: Record<ToolItem['status'], string> = {
 function parseArguments(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+    return value && typeof value === 'object'
+      ? (value as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }
 }
 
 /** A collapsible card for one tool call. */
-export function ToolCallCard({ item, onShowCell }: IToolCallCardProps): JSX.Element {
+export function ToolCallCard({
+  item,
+  onShowCell
+}: IToolCallCardProps): JSX.Element {
   const [open, setOpen] = useState(item.status === 'error');
   const args = parseArguments(item.arguments);
   const code = typeof args.source === 'string' ? args.source : null;
-  const preview = item.output ? item.output.slice(0, 1200) + (item.output.length > 1200 ? '…' : '') : '';
+  const preview = item.output
+    ? item.output.slice(0, 1200) + (item.output.length > 1200 ? '…' : '')
+    : '';
   return (
     <div
       className={`jp-AgentSidebar-tool jp-AgentSidebar-tool-${item.status}`}
@@ -50,10 +57,14 @@ export function ToolCallCard({ item, onShowCell }: IToolCallCardProps): JSX.Elem
         aria-expanded={open}
         onClick={() => setOpen(!open)}
       >
-        <span className="jp-AgentSidebar-toolTitle">{TITLES[item.name] ?? item.name}</span>
+        <span className="jp-AgentSidebar-toolTitle">
+          {TITLES[item.name] ?? item.name}
+        </span>
         <span className="jp-AgentSidebar-toolState">
           {STATES[item.status]}
-          {item.durationMs !== undefined ? ` · ${(item.durationMs / 1000).toFixed(1)} s` : ''}
+          {item.durationMs !== undefined
+            ? ` · ${(item.durationMs / 1000).toFixed(1)} s`
+            : ''}
         </span>
       </button>
       {code !== null && <pre className="jp-AgentSidebar-toolCode">{code}</pre>}
@@ -64,7 +75,10 @@ export function ToolCallCard({ item, onShowCell }: IToolCallCardProps): JSX.Elem
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
       )}
       {item.cellId && onShowCell && (
-        <button className="jp-AgentSidebar-link" onClick={() => onShowCell(item.cellId!)}>
+        <button
+          className="jp-AgentSidebar-link"
+          onClick={() => onShowCell(item.cellId!)}
+        >
           Show cell
         </button>
       )}

@@ -16,18 +16,31 @@ import type { IAgentSettings } from './settings';
 const BASE_URL_HEADER = 'X-Notebook-Agent-Base-Url';
 
 /** The proxy's base URL on this Jupyter server. */
-export function proxyBaseUrl(serverSettings: ServerConnection.ISettings): string {
+export function proxyBaseUrl(
+  serverSettings: ServerConnection.ISettings
+): string {
   return URLExt.join(serverSettings.baseUrl, 'notebook-agent', 'v1');
 }
 
 /** A fetch that authenticates to the Jupyter server the way JupyterLab does. */
-export function jupyterFetch(serverSettings: ServerConnection.ISettings): FetchLike {
+export function jupyterFetch(
+  serverSettings: ServerConnection.ISettings
+): FetchLike {
   return (input, init) => {
     const headers = new Headers(init?.headers);
     // The client's placeholder key must not reach Jupyter's auth; the proxy adds the real one.
     headers.delete('Authorization');
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    return ServerConnection.makeRequest(url, { ...init, headers }, serverSettings);
+    const url =
+      typeof input === 'string'
+        ? input
+        : input instanceof URL
+          ? input.href
+          : input.url;
+    return ServerConnection.makeRequest(
+      url,
+      { ...init, headers },
+      serverSettings
+    );
   };
 }
 
@@ -59,7 +72,9 @@ export function createModelClient(
   return new OpenAIChatClient({
     baseURL: proxyBaseUrl(serverSettings),
     model: settings.model,
-    headers: settings.baseUrl ? { [BASE_URL_HEADER]: settings.baseUrl } : undefined,
+    headers: settings.baseUrl
+      ? { [BASE_URL_HEADER]: settings.baseUrl }
+      : undefined,
     fetch: jupyterFetch(serverSettings)
   });
 }

@@ -35,7 +35,8 @@ export class LiveNotebookPort implements INotebookPort {
       const code = cell.type === 'code' ? (cell as ICodeCellModel) : null;
       cells.push({
         id: cell.id,
-        type: cell.type === 'code' || cell.type === 'markdown' ? cell.type : 'raw',
+        type:
+          cell.type === 'code' || cell.type === 'markdown' ? cell.type : 'raw',
         source: cell.sharedModel.getSource(),
         executionCount: code?.executionCount ?? null,
         outputs: code ? toCellOutputs(code.outputs.toJSON()) : []
@@ -69,7 +70,9 @@ export class LiveNotebookPort implements INotebookPort {
     const index = this._indexOf(cellId);
     const cell = notebook.widgets[index];
     if (cell.model.type !== 'code') {
-      throw new NotebookPortError(`Cell ${cellId} is a ${cell.model.type} cell; only code cells can run.`);
+      throw new NotebookPortError(
+        `Cell ${cellId} is a ${cell.model.type} cell; only code cells can run.`
+      );
     }
     const sessionContext = this._panel.sessionContext;
     await sessionContext.ready;
@@ -97,7 +100,11 @@ export class LiveNotebookPort implements INotebookPort {
     const outputs = toCellOutputs(code.outputs.toJSON());
     return {
       cellId,
-      status: aborted ? 'aborted' : outputs.some(o => o.type === 'error') ? 'error' : 'ok',
+      status: aborted
+        ? 'aborted'
+        : outputs.some(o => o.type === 'error')
+          ? 'error'
+          : 'ok',
       executionCount: code.executionCount ?? null,
       outputs
     };
@@ -142,19 +149,33 @@ export function toCellOutputs(outputs: nbformat.IOutput[]): CellOutput[] {
     switch (output.output_type) {
       case 'stream': {
         const stream = output as nbformat.IStream;
-        result.push({ type: 'stream', name: stream.name, text: text(stream.text) });
+        result.push({
+          type: 'stream',
+          name: stream.name,
+          text: text(stream.text)
+        });
         break;
       }
       case 'error': {
         const error = output as nbformat.IError;
-        result.push({ type: 'error', ename: error.ename, evalue: error.evalue, traceback: error.traceback ?? [] });
+        result.push({
+          type: 'error',
+          ename: error.ename,
+          evalue: error.evalue,
+          traceback: error.traceback ?? []
+        });
         break;
       }
       case 'execute_result':
       case 'display_data':
         result.push({
           type: output.output_type,
-          data: { ...((output as nbformat.IDisplayData).data as Record<string, unknown>) }
+          data: {
+            ...((output as nbformat.IDisplayData).data as Record<
+              string,
+              unknown
+            >)
+          }
         });
         break;
       default:

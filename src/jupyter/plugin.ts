@@ -20,7 +20,12 @@ import { CommandIDs } from './commands';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
 import { fetchServerStatus, type ServerStatus } from './server-status';
-import { DEFAULT_SETTINGS, PLUGIN_ID, readSettings, type IAgentSettings } from './settings';
+import {
+  DEFAULT_SETTINGS,
+  PLUGIN_ID,
+  readSettings,
+  type IAgentSettings
+} from './settings';
 
 /** Notebook Agent's main plugin. */
 export const agentPlugin: JupyterFrontEndPlugin<void> = {
@@ -57,7 +62,10 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       maxSteps: () => settings.maxSteps
     });
 
-    const send = (prompt: string, panel: NotebookPanel | null = tracker.currentWidget) =>
+    const send = (
+      prompt: string,
+      panel: NotebookPanel | null = tracker.currentWidget
+    ) =>
       session.send(prompt, {
         model: () => createModelClient(settings, serverSettings),
         notebook: portFor(panel)
@@ -76,7 +84,9 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         settings.endpointMode === 'direct'
           ? settings.model || 'no model set'
           : settings.model ||
-            (serverStatus.kind === 'configured' ? (serverStatus.model ?? 'server default') : '');
+            (serverStatus.kind === 'configured'
+              ? (serverStatus.model ?? 'server default')
+              : '');
       sidebar.setConfiguration(serverStatus, settings.endpointMode, model);
     };
     void fetchServerStatus(serverSettings).then(status => {
@@ -117,7 +127,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       execute: async args => {
         const prompt = typeof args.prompt === 'string' ? args.prompt : '';
         const panel = (await app.commands.execute('notebook:create-new', {
-          kernelName: typeof args.kernelName === 'string' ? args.kernelName : undefined
+          kernelName:
+            typeof args.kernelName === 'string' ? args.kernelName : undefined
         })) as NotebookPanel;
         await panel.context.ready;
         if (typeof args.path === 'string' && args.path) {
@@ -153,7 +164,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     if (palette) {
-      for (const command of [CommandIDs.open, CommandIDs.newChat, CommandIDs.stop, CommandIDs.generateNotebook]) {
+      for (const command of [
+        CommandIDs.open,
+        CommandIDs.newChat,
+        CommandIDs.stop,
+        CommandIDs.generateNotebook
+      ]) {
         palette.addItem({ command, category: 'Notebook Agent' });
       }
     }
@@ -161,9 +177,15 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
 };
 
 /** Bring a cell into view in whichever notebook holds it. */
-function showCell(app: JupyterFrontEnd, tracker: INotebookTracker, cellId: string): void {
+function showCell(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  cellId: string
+): void {
   tracker.forEach(panel => {
-    const index = panel.content.widgets.findIndex(cell => cell.model.id === cellId);
+    const index = panel.content.widgets.findIndex(
+      cell => cell.model.id === cellId
+    );
     if (index >= 0) {
       app.shell.activateById(panel.id);
       panel.content.activeCellIndex = index;

@@ -7,16 +7,27 @@ import { ServerConnection } from '@jupyterlab/services';
 
 /** What the sidebar knows of the server's model configuration. */
 export type ServerStatus =
-  | { kind: 'configured'; baseUrl: string; model: string | null; hasKey: boolean }
+  | {
+      kind: 'configured';
+      baseUrl: string;
+      model: string | null;
+      hasKey: boolean;
+    }
   | { kind: 'not-configured' }
   | { kind: 'no-extension' }
   | { kind: 'unknown' };
 
 /** Fetch the server's configuration. */
-export async function fetchServerStatus(serverSettings: ServerConnection.ISettings): Promise<ServerStatus> {
+export async function fetchServerStatus(
+  serverSettings: ServerConnection.ISettings
+): Promise<ServerStatus> {
   const url = URLExt.join(serverSettings.baseUrl, 'notebook-agent', 'config');
   try {
-    const response = await ServerConnection.makeRequest(url, {}, serverSettings);
+    const response = await ServerConnection.makeRequest(
+      url,
+      {},
+      serverSettings
+    );
     if (response.status === 404) {
       return { kind: 'no-extension' };
     }
@@ -30,7 +41,12 @@ export async function fetchServerStatus(serverSettings: ServerConnection.ISettin
       has_key: boolean;
     };
     return data.configured
-      ? { kind: 'configured', baseUrl: data.base_url ?? '', model: data.model, hasKey: data.has_key }
+      ? {
+          kind: 'configured',
+          baseUrl: data.base_url ?? '',
+          model: data.model,
+          hasKey: data.has_key
+        }
       : { kind: 'not-configured' };
   } catch {
     return { kind: 'unknown' };

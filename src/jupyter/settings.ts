@@ -28,7 +28,9 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
 };
 
 /** Read the composite settings, falling back to defaults field by field. */
-export function readSettings(settings: ISettingRegistry.ISettings | null): IAgentSettings {
+export function readSettings(
+  settings: ISettingRegistry.ISettings | null
+): IAgentSettings {
   if (!settings) {
     return { ...DEFAULT_SETTINGS };
   }

@@ -29,7 +29,11 @@ export class AgentSidebar extends ReactWidget {
   }
 
   /** Update what the sidebar shows of the configuration. */
-  setConfiguration(status: ServerStatus, mode: EndpointMode, modelLabel: string): void {
+  setConfiguration(
+    status: ServerStatus,
+    mode: EndpointMode,
+    modelLabel: string
+  ): void {
     this._status = status;
     this._mode = mode;
     this._modelLabel = modelLabel;

@@ -5,4 +5,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import agentSvg from '../../style/icons/agent.svg';
 
 /** The sidebar and command icon. */
-export const agentIcon = new LabIcon({ name: 'notebook-agent:agent', svgstr: agentSvg });
+export const agentIcon = new LabIcon({
+  name: 'notebook-agent:agent',
+  svgstr: agentSvg
+});

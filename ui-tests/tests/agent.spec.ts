@@ -29,9 +29,15 @@ test.describe('Notebook Agent sidebar', () => {
     request
   }) => {
     await page.notebook.createNew('roundtrip.ipynb');
-    await page.notebook.setCell(0, 'code', 'import random\nsecret = random.randint(10**6, 10**7)\nsecret');
+    await page.notebook.setCell(
+      0,
+      'code',
+      'import random\nsecret = random.randint(10**6, 10**7)\nsecret'
+    );
     await page.notebook.runCell(0, true);
-    const secret = Number((await page.notebook.getCellTextOutput(0))![0].trim());
+    const secret = Number(
+      (await page.notebook.getCellTextOutput(0))![0].trim()
+    );
     expect(secret).toBeGreaterThanOrEqual(10 ** 6);
 
     await script(request, [
@@ -39,11 +45,21 @@ test.describe('Notebook Agent sidebar', () => {
       {
         content: 'I will compute it in a new cell.',
         tool_calls: [
-          { name: 'insert_cell', arguments: { source: 'print(secret * 3 + 1)', after_cell_id: '{{cell_id}}' } }
+          {
+            name: 'insert_cell',
+            arguments: {
+              source: 'print(secret * 3 + 1)',
+              after_cell_id: '{{cell_id}}'
+            }
+          }
         ],
         chunk_size: 4
       },
-      { tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }] },
+      {
+        tool_calls: [
+          { name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }
+        ]
+      },
       { content: 'Done: **the new cell** printed the value.' }
     ]);
 
@@ -52,27 +68,41 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.press('Enter');
 
     const sidebar = page.locator(`#${SIDEBAR}`);
-    await expect(sidebar.locator('.jp-AgentSidebar-assistant strong')).toHaveText('the new cell', { timeout: 60000 });
+    await expect(
+      sidebar.locator('.jp-AgentSidebar-assistant strong')
+    ).toHaveText('the new cell', { timeout: 60000 });
     await expect(sidebar.getByRole('button', { name: 'Send' })).toBeVisible();
 
     // The new cell sits below the user's, ran in the same kernel, and shows the right value.
     expect(await page.notebook.getCellCount()).toBe(2);
-    expect(await page.notebook.getCellTextInput(1)).toBe('print(secret * 3 + 1)');
+    expect(await page.notebook.getCellTextInput(1)).toBe(
+      'print(secret * 3 + 1)'
+    );
     const expected = String(secret * 3 + 1);
-    expect((await page.notebook.getCellTextOutput(1))![0].trim()).toBe(expected);
-    await expect(page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-InputPrompt')).toHaveText('[2]:');
-
-    // The tool cards show what happened.
-    await expect(sidebar.locator('.jp-AgentSidebar-tool[data-tool="run_cell"][data-status="done"]')).toContainText(
+    expect((await page.notebook.getCellTextOutput(1))![0].trim()).toBe(
       expected
     );
+    await expect(
+      page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-InputPrompt')
+    ).toHaveText('[2]:');
+
+    // The tool cards show what happened.
+    await expect(
+      sidebar.locator(
+        '.jp-AgentSidebar-tool[data-tool="run_cell"][data-status="done"]'
+      )
+    ).toContainText(expected);
 
     // The model's next request carried the kernel's output as the tool result; the proxy added the key.
     const requests = await received(request);
     expect(requests).toHaveLength(4);
-    expect(requests[0].headers.authorization).toBe('Bearer sk-ui-test-key-kept-on-server');
+    expect(requests[0].headers.authorization).toBe(
+      'Bearer sk-ui-test-key-kept-on-server'
+    );
     expect(requests[0].body.model).toBe('scripted-model');
-    const toolResults = requests[3].body.messages.filter(m => m.role === 'tool');
+    const toolResults = requests[3].body.messages.filter(
+      m => m.role === 'tool'
+    );
     expect(toolResults).toHaveLength(3);
     expect(toolResults[2].content).toContain(expected);
     expect(toolResults[0].content).toContain('secret = random.randint');
@@ -82,35 +112,69 @@ test.describe('Notebook Agent sidebar', () => {
     }
   });
 
-  test('Stop interrupts a long-running cell and the agent stops', async ({ page, request }) => {
+  test('Stop interrupts a long-running cell and the agent stops', async ({
+    page,
+    request
+  }) => {
     await page.notebook.createNew('stop.ipynb');
     await page.notebook.setCell(0, 'code', 'x = 1');
     await page.notebook.runCell(0, true);
     await script(request, [
-      { tool_calls: [{ name: 'insert_cell', arguments: { source: 'import time\nfor i in range(600):\n    time.sleep(0.1)' } }] },
-      { tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }] },
+      {
+        tool_calls: [
+          {
+            name: 'insert_cell',
+            arguments: {
+              source: 'import time\nfor i in range(600):\n    time.sleep(0.1)'
+            }
+          }
+        ]
+      },
+      {
+        tool_calls: [
+          { name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }
+        ]
+      },
       { content: 'never reached' }
     ]);
     const prompt = await openAgent(page);
     await prompt.fill('Sleep for a minute');
     await prompt.press('Enter');
     const sidebar = page.locator(`#${SIDEBAR}`);
-    await expect(sidebar.locator('.jp-AgentSidebar-tool[data-tool="run_cell"][data-status="running"]')).toBeVisible({
+    await expect(
+      sidebar.locator(
+        '.jp-AgentSidebar-tool[data-tool="run_cell"][data-status="running"]'
+      )
+    ).toBeVisible({
       timeout: 30000
     });
     await sidebar.getByRole('button', { name: 'Stop' }).click();
-    await expect(sidebar.locator('.jp-AgentSidebar-note')).toHaveText('Stopped.', { timeout: 15000 });
+    await expect(sidebar.locator('.jp-AgentSidebar-note')).toHaveText(
+      'Stopped.',
+      { timeout: 15000 }
+    );
     await expect(sidebar.getByRole('button', { name: 'Send' })).toBeVisible();
     // The kernel was interrupted: the cell shows KeyboardInterrupt, well before its 60 s.
-    await expect(page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')).toContainText(
-      'KeyboardInterrupt'
-    );
+    await expect(
+      page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
+    ).toContainText('KeyboardInterrupt');
     expect(await received(request)).toHaveLength(2);
   });
 
-  test('a rejected key (401) is explained and nothing is inserted', async ({ page, request }) => {
+  test('a rejected key (401) is explained and nothing is inserted', async ({
+    page,
+    request
+  }) => {
     await page.notebook.createNew('auth.ipynb');
-    await script(request, [{ status: 401, error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }]);
+    await script(request, [
+      {
+        status: 401,
+        error: {
+          message: 'Incorrect API key provided',
+          type: 'invalid_request_error'
+        }
+      }
+    ]);
     const prompt = await openAgent(page);
     await prompt.fill('Do something');
     await prompt.press('Enter');
@@ -120,7 +184,10 @@ test.describe('Notebook Agent sidebar', () => {
     expect(await page.notebook.getCellCount()).toBe(1);
   });
 
-  test('with no notebook open, the sidebar says so, keeps the prompt, and calls no model', async ({ page, request }) => {
+  test('with no notebook open, the sidebar says so, keeps the prompt, and calls no model', async ({
+    page,
+    request
+  }) => {
     await script(request, [{ content: 'should not be requested' }]);
     const prompt = await openAgent(page);
     await prompt.fill('Analyse my data');
@@ -132,19 +199,32 @@ test.describe('Notebook Agent sidebar', () => {
     expect(await received(request)).toHaveLength(0);
   });
 
-  test('an unreachable endpoint (direct mode) is explained and nothing is inserted', async ({ page, request }) => {
+  test('an unreachable endpoint (direct mode) is explained and nothing is inserted', async ({
+    page,
+    request
+  }) => {
     await page.notebook.createNew('unreachable.ipynb');
-    await setAgentSettings(page, { endpointMode: 'direct', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' });
+    await setAgentSettings(page, {
+      endpointMode: 'direct',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm'
+    });
     await script(request, [{ content: 'should not be requested' }]);
     const prompt = await openAgent(page);
     await prompt.fill('Do something');
     await prompt.press('Enter');
     const alert = page.locator(`#${SIDEBAR}`).getByRole('alert');
-    await expect(alert).toContainText('could not be reached', { timeout: 60000 });
+    await expect(alert).toContainText('could not be reached', {
+      timeout: 60000
+    });
     await expect(alert).toContainText('base URL');
     expect(await page.notebook.getCellCount()).toBe(1);
 
-    await setAgentSettings(page, { endpointMode: 'direct', baseUrl: '', model: '' });
+    await setAgentSettings(page, {
+      endpointMode: 'direct',
+      baseUrl: '',
+      model: ''
+    });
     await prompt.fill('Do something else');
     await prompt.press('Enter');
     await expect(alert).toContainText('no base URL is set');
@@ -154,9 +234,17 @@ test.describe('Notebook Agent sidebar', () => {
 });
 
 /** Change the extension's settings live, as the Settings Editor does. */
-async function setAgentSettings(page: IJupyterLabPageFixture, values: Record<string, unknown>) {
+async function setAgentSettings(
+  page: IJupyterLabPageFixture,
+  values: Record<string, unknown>
+) {
   await page.evaluate(async v => {
-    const registry = await window.galata.getPlugin('@jupyterlab/apputils-extension:settings');
-    await registry!.upload('jupyterlab-notebook-agent:plugin', JSON.stringify(v));
+    const registry = await window.galata.getPlugin(
+      '@jupyterlab/apputils-extension:settings'
+    );
+    await registry!.upload(
+      'jupyterlab-notebook-agent:plugin',
+      JSON.stringify(v)
+    );
   }, values);
 }

@@ -9,7 +9,9 @@ const SIDEBAR = 'notebook-agent-sidebar';
 
 test.use({ kernels: null, sessions: null });
 
-test('with no endpoint configured, the sidebar says exactly how to configure one', async ({ page }) => {
+test('with no endpoint configured, the sidebar says exactly how to configure one', async ({
+  page
+}) => {
   await page.notebook.createNew('unconfigured.ipynb');
   await page.sidebar.openTab(SIDEBAR);
   const sidebar = page.locator(`#${SIDEBAR}`);

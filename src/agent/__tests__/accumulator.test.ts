@@ -1,7 +1,10 @@
 import { TurnAccumulator } from '../model/accumulator';
 import type { IChatChunk } from '../model/types';
 
-function delta(d: Record<string, unknown>, finish: string | null = null): IChatChunk {
+function delta(
+  d: Record<string, unknown>,
+  finish: string | null = null
+): IChatChunk {
   return { choices: [{ index: 0, delta: d, finish_reason: finish }] };
 }
 
@@ -12,16 +15,53 @@ describe('TurnAccumulator', () => {
     expect(acc.add(delta({ content: 'The mean ' }))).toBe('The mean ');
     expect(acc.add(delta({ content: 'is 5.8' }))).toBe('is 5.8');
     acc.add(delta({}, 'stop'));
-    expect(acc.result()).toEqual({ text: 'The mean is 5.8', toolCalls: [], finishReason: 'stop', usage: undefined });
+    expect(acc.result()).toEqual({
+      text: 'The mean is 5.8',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: undefined
+    });
   });
 
   it('assembles tool calls whose arguments are split across chunks, in index order', () => {
     const acc = new TurnAccumulator();
-    acc.add(delta({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'run_cell', arguments: '' } }] }));
-    acc.add(delta({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'insert_cell', arguments: '{"sou' } }] }));
-    acc.add(delta({ tool_calls: [{ index: 1, function: { arguments: '{"cell_id":' } }] }));
-    acc.add(delta({ tool_calls: [{ index: 0, function: { arguments: 'rce": "1+1"}' } }] }));
-    acc.add(delta({ tool_calls: [{ index: 1, function: { arguments: ' "x"}' } }] }));
+    acc.add(
+      delta({
+        tool_calls: [
+          {
+            index: 1,
+            id: 'b',
+            type: 'function',
+            function: { name: 'run_cell', arguments: '' }
+          }
+        ]
+      })
+    );
+    acc.add(
+      delta({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'a',
+            type: 'function',
+            function: { name: 'insert_cell', arguments: '{"sou' }
+          }
+        ]
+      })
+    );
+    acc.add(
+      delta({
+        tool_calls: [{ index: 1, function: { arguments: '{"cell_id":' } }]
+      })
+    );
+    acc.add(
+      delta({
+        tool_calls: [{ index: 0, function: { arguments: 'rce": "1+1"}' } }]
+      })
+    );
+    acc.add(
+      delta({ tool_calls: [{ index: 1, function: { arguments: ' "x"}' } }] })
+    );
     acc.add(delta({}, 'tool_calls'));
     const { toolCalls, finishReason } = acc.result();
     expect(finishReason).toBe('tool_calls');
@@ -35,8 +75,17 @@ describe('TurnAccumulator', () => {
   it('synthesizes ids when a server omits them and tolerates chunks without choices', () => {
     const acc = new TurnAccumulator();
     acc.add({ choices: [] });
-    acc.add(delta({ tool_calls: [{ index: 0, function: { name: 'read_notebook', arguments: '{}' } }] }));
-    acc.add({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } });
+    acc.add(
+      delta({
+        tool_calls: [
+          { index: 0, function: { name: 'read_notebook', arguments: '{}' } }
+        ]
+      })
+    );
+    acc.add({
+      choices: [],
+      usage: { prompt_tokens: 12, completion_tokens: 4 }
+    });
     const result = acc.result();
     expect(result.toolCalls).toHaveLength(1);
     expect(result.toolCalls[0].id).toMatch(/^call_0_/);

@@ -1,4 +1,10 @@
-import { formatOutput, formatOutputs, formatRunResult, stripAnsi, truncateMiddle } from '../context/observations';
+import {
+  formatOutput,
+  formatOutputs,
+  formatRunResult,
+  stripAnsi,
+  truncateMiddle
+} from '../context/observations';
 
 describe('observations', () => {
   it('keeps head and tail of long text and says how much was elided', () => {
@@ -12,9 +18,9 @@ describe('observations', () => {
   });
 
   it('strips ANSI colours from tracebacks', () => {
-    expect(stripAnsi('\u001b[0;31mZeroDivisionError\u001b[0m: division by zero')).toBe(
-      'ZeroDivisionError: division by zero'
-    );
+    expect(
+      stripAnsi('\u001b[0;31mZeroDivisionError\u001b[0m: division by zero')
+    ).toBe('ZeroDivisionError: division by zero');
     const error = formatOutput({
       type: 'error',
       ename: 'ZeroDivisionError',
@@ -26,7 +32,10 @@ describe('observations', () => {
 
   it('describes images instead of pasting base64', () => {
     const png = 'iVBORw0KGgo'.repeat(1000);
-    const text = formatOutput({ type: 'display_data', data: { 'image/png': png, 'text/plain': '<Figure size 640x480>' } });
+    const text = formatOutput({
+      type: 'display_data',
+      data: { 'image/png': png, 'text/plain': '<Figure size 640x480>' }
+    });
     expect(text).toContain('<Figure size 640x480>');
     expect(text).toMatch(/\[image\/png image, \d+ KB\]/);
     expect(text).not.toContain('iVBORw0KGgo');
@@ -39,7 +48,9 @@ describe('observations', () => {
       executionCount: 7,
       outputs: [{ type: 'stream', name: 'stdout', text: '42\n' }]
     });
-    expect(text).toBe('cell_id: abc ran (execution count 7) without error.\nOutput:\n42\n');
+    expect(text).toBe(
+      'cell_id: abc ran (execution count 7) without error.\nOutput:\n42\n'
+    );
     expect(formatOutputs([])).toBe('(no output)');
   });
 });

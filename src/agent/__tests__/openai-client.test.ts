@@ -29,22 +29,43 @@ function freePort(): Promise<number> {
 }
 
 async function script(turns: unknown[]): Promise<void> {
-  await fetch(`${root}/_script`, { method: 'POST', body: JSON.stringify({ turns }) });
+  await fetch(`${root}/_script`, {
+    method: 'POST',
+    body: JSON.stringify({ turns })
+  });
 }
 
-async function received(): Promise<Array<{ headers: Record<string, string>; body: { messages: Array<Record<string, unknown>>; tools?: unknown[] } }>> {
-  return (await fetch(`${root}/_requests`)).json();
+interface IRecorded {
+  headers: Record<string, string>;
+  body: { messages: Array<Record<string, unknown>>; tools?: unknown[] };
+}
+
+async function received(): Promise<IRecorded[]> {
+  return (await (await fetch(`${root}/_requests`)).json()) as IRecorded[];
 }
 
 beforeAll(async () => {
   const port = await freePort();
   root = `http://127.0.0.1:${port}`;
   baseURL = `${root}/v1`;
-  const file = path.join(__dirname, '..', '..', '..', 'tests', 'scripted_model_server.py');
-  server = spawn(process.env.PYTHON ?? 'python3', [file, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const file = path.join(
+    __dirname,
+    '..',
+    '..',
+    '..',
+    'tests',
+    'scripted_model_server.py'
+  );
+  server = spawn(
+    process.env.PYTHON ?? 'python3',
+    [file, '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  );
   await new Promise<void>((resolve, reject) => {
     server.stdout!.once('data', () => resolve());
-    server.once('exit', code => reject(new Error(`scripted server exited with ${code}`)));
+    server.once('exit', code =>
+      reject(new Error(`scripted server exited with ${code}`))
+    );
   });
 });
 
@@ -55,15 +76,34 @@ afterAll(() => {
 describe('OpenAIChatClient over HTTP', () => {
   it('drives the loop with tool calls streamed over SSE and sends the observations back', async () => {
     await script([
-      { tool_calls: [{ name: 'insert_cell', arguments: { source: 'print(6 * 7)' } }], chunk_size: 3 },
-      { tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }] },
+      {
+        tool_calls: [
+          { name: 'insert_cell', arguments: { source: 'print(6 * 7)' } }
+        ],
+        chunk_size: 3
+      },
+      {
+        tool_calls: [
+          { name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }
+        ]
+      },
       { content: 'It printed 42.' }
     ]);
     const notebook = new FakeNotebook({
-      execute: source => [{ type: 'stream', name: 'stdout', text: source === 'print(6 * 7)' ? '42\n' : '?\n' }]
+      execute: source => [
+        {
+          type: 'stream',
+          name: 'stdout',
+          text: source === 'print(6 * 7)' ? '42\n' : '?\n'
+        }
+      ]
     });
     const messages: ChatMessage[] = [{ role: 'user', content: 'compute 6*7' }];
-    const client = new OpenAIChatClient({ baseURL, model: 'scripted-model', apiKey: 'sk-test' });
+    const client = new OpenAIChatClient({
+      baseURL,
+      model: 'scripted-model',
+      apiKey: 'sk-test'
+    });
     const outcome = await runAgent({
       model: client,
       tools: new ToolRegistry(notebookTools()),
@@ -73,7 +113,10 @@ describe('OpenAIChatClient over HTTP', () => {
       onEvent: () => undefined
     });
     expect(outcome).toEqual({ reason: 'completed', steps: 3 });
-    expect(notebook.cells[0]).toMatchObject({ source: 'print(6 * 7)', executionCount: 1 });
+    expect(notebook.cells[0]).toMatchObject({
+      source: 'print(6 * 7)',
+      executionCount: 1
+    });
     const requests = await received();
     expect(requests).toHaveLength(3);
     expect(requests[0].headers.authorization).toBe('Bearer sk-test');
@@ -84,15 +127,35 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(toolReply.content).toContain('42');
     expect(last[last.length - 2]).toMatchObject({
       role: 'assistant',
-      tool_calls: [{ type: 'function', function: { name: 'run_cell', arguments: `{"cell_id": "${notebook.cells[0].id}"}` } }]
+      tool_calls: [
+        {
+          type: 'function',
+          function: {
+            name: 'run_cell',
+            arguments: `{"cell_id": "${notebook.cells[0].id}"}`
+          }
+        }
+      ]
     });
-    expect(messages[messages.length - 1]).toEqual({ role: 'assistant', content: 'It printed 42.' });
+    expect(messages[messages.length - 1]).toEqual({
+      role: 'assistant',
+      content: 'It printed 42.'
+    });
   });
 
   it('classifies a 401 from the endpoint as a key problem', async () => {
-    await script([{ status: 401, error: { message: 'Incorrect API key provided' } }]);
-    const client = new OpenAIChatClient({ baseURL, model: 'm', apiKey: 'wrong' });
-    const stream = client.streamChat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }, new AbortController().signal);
+    await script([
+      { status: 401, error: { message: 'Incorrect API key provided' } }
+    ]);
+    const client = new OpenAIChatClient({
+      baseURL,
+      model: 'm',
+      apiKey: 'wrong'
+    });
+    const stream = client.streamChat(
+      { messages: [{ role: 'user', content: 'hi' }], tools: [] },
+      new AbortController().signal
+    );
     const error = await (async () => {
       try {
         for await (const chunk of stream) {
@@ -110,10 +173,16 @@ describe('OpenAIChatClient over HTTP', () => {
 
   it('classifies an unreachable endpoint', async () => {
     const port = await freePort();
-    const client = new OpenAIChatClient({ baseURL: `http://127.0.0.1:${port}/v1`, model: 'm' });
+    const client = new OpenAIChatClient({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      model: 'm'
+    });
     let caught: unknown = null;
     try {
-      for await (const chunk of client.streamChat({ messages: [{ role: 'user', content: 'hi' }], tools: [] }, new AbortController().signal)) {
+      for await (const chunk of client.streamChat(
+        { messages: [{ role: 'user', content: 'hi' }], tools: [] },
+        new AbortController().signal
+      )) {
         void chunk;
       }
     } catch (e) {

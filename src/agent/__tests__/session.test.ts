@@ -11,7 +11,9 @@ describe('AgentSession', () => {
   it('refuses to start without a notebook, says how to fix it, and calls no model', () => {
     const session = new AgentSession({ tools: tools() });
     const model = new ScriptedModel([{ text: 'never' }]);
-    expect(session.send('hello', { model: () => model, notebook: null })).toBeNull();
+    expect(
+      session.send('hello', { model: () => model, notebook: null })
+    ).toBeNull();
     const state = session.getSnapshot();
     expect(state.error?.kind).toBe('no-notebook');
     expect(state.error?.hint).toContain('Open or create a notebook');
@@ -24,7 +26,10 @@ describe('AgentSession', () => {
     const notebook = new FakeNotebook();
     const result = session.send('hello', {
       model: () => {
-        throw new ModelConfigError('No base URL is set for direct mode.', 'Set one in the settings.');
+        throw new ModelConfigError(
+          'No base URL is set for direct mode.',
+          'Set one in the settings.'
+        );
       },
       notebook
     });
@@ -39,9 +44,15 @@ describe('AgentSession', () => {
 
   it('builds a transcript of user text, tool cards and streamed answer, notifying subscribers', async () => {
     const session = new AgentSession({ tools: tools() });
-    const notebook = new FakeNotebook({ execute: () => [{ type: 'stream', name: 'stdout', text: '3\n' }] });
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: '3\n' }]
+    });
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'insert_cell', arguments: { source: 'print(1+2)' } }] },
+      {
+        toolCalls: [
+          { name: 'insert_cell', arguments: { source: 'print(1+2)' } }
+        ]
+      },
       { toolCalls: [{ name: 'run_cell', arguments: { cell_id: 'cell-1' } }] },
       { text: 'It is 3.' }
     ]);
@@ -53,8 +64,17 @@ describe('AgentSession', () => {
     expect(state).not.toBe(before);
     expect(notifications).toBeGreaterThan(5);
     expect(state.status).toBe('idle');
-    expect(state.items.map(i => i.kind)).toEqual(['user', 'tool', 'tool', 'assistant']);
-    expect(state.items[2]).toMatchObject({ name: 'run_cell', status: 'done', cellId: 'cell-1' });
+    expect(state.items.map(i => i.kind)).toEqual([
+      'user',
+      'tool',
+      'tool',
+      'assistant'
+    ]);
+    expect(state.items[2]).toMatchObject({
+      name: 'run_cell',
+      status: 'done',
+      cellId: 'cell-1'
+    });
     expect(state.items[3]).toMatchObject({ text: 'It is 3.' });
     expect(state.usage).toEqual({ promptTokens: 30, completionTokens: 9 });
     // The conversation continues in the next turn, with the system prompt first.

@@ -10,8 +10,17 @@ import { describeModelError, isAbortError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
 import type { ToolRegistry } from '../tools/registry';
-import type { AgentEvent, ChatMessage, IAgentError, RunEndReason } from '../types';
-import { DEFAULT_MAX_STEPS, isFinalAnswer, reachedStepLimit } from './stop-conditions';
+import type {
+  AgentEvent,
+  ChatMessage,
+  IAgentError,
+  RunEndReason
+} from '../types';
+import {
+  DEFAULT_MAX_STEPS,
+  isFinalAnswer,
+  reachedStepLimit
+} from './stop-conditions';
 
 /** Everything one run needs. */
 export interface IRunAgentOptions {
@@ -37,7 +46,9 @@ export interface IRunOutcome {
 }
 
 /** Run the agent until it answers, is stopped, or runs out of steps. */
-export async function runAgent(options: IRunAgentOptions): Promise<IRunOutcome> {
+export async function runAgent(
+  options: IRunAgentOptions
+): Promise<IRunOutcome> {
   const { model, tools, notebook, messages, signal, onEvent } = options;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const now = options.now ?? (() => Date.now());
@@ -68,7 +79,11 @@ export async function runAgent(options: IRunAgentOptions): Promise<IRunOutcome> 
         keepPartialAnswer(messages, accumulator.result().text);
         return end({ reason: 'stopped', steps: step });
       }
-      return end({ reason: 'error', steps: step, error: describeModelError(error) });
+      return end({
+        reason: 'error',
+        steps: step,
+        error: describeModelError(error)
+      });
     }
 
     const turn = accumulator.result();
@@ -88,14 +103,27 @@ export async function runAgent(options: IRunAgentOptions): Promise<IRunOutcome> 
       // Every tool call must get a tool message, even when stopped, or the
       // conversation is invalid for the next request.
       if (signal.aborted) {
-        messages.push({ role: 'tool', toolCallId: call.id, content: 'Not run: the user stopped the agent.' });
+        messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          content: 'Not run: the user stopped the agent.'
+        });
         continue;
       }
       onEvent({ type: 'tool-call', call });
       const started = now();
       const result = await tools.call(call, { notebook, signal });
-      onEvent({ type: 'tool-result', callId: call.id, result, durationMs: now() - started });
-      messages.push({ role: 'tool', toolCallId: call.id, content: result.output });
+      onEvent({
+        type: 'tool-result',
+        callId: call.id,
+        result,
+        durationMs: now() - started
+      });
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        content: result.output
+      });
     }
   }
   return end({ reason: 'step-limit', steps: step });
@@ -103,6 +131,9 @@ export async function runAgent(options: IRunAgentOptions): Promise<IRunOutcome> 
 
 function keepPartialAnswer(messages: ChatMessage[], text: string): void {
   if (text) {
-    messages.push({ role: 'assistant', content: `${text}\n\n[stopped by the user]` });
+    messages.push({
+      role: 'assistant',
+      content: `${text}\n\n[stopped by the user]`
+    });
   }
 }

@@ -105,7 +105,10 @@ export function describeModelError(error: unknown): IAgentError {
     };
   }
   // Class names are minified in the browser bundle, so match the messages too.
-  if (className.includes('Connection') || /connection|fetch|network|timed out/i.test(detail)) {
+  if (
+    className.includes('Connection') ||
+    /connection|fetch|network|timed out/i.test(detail)
+  ) {
     return {
       kind: 'unreachable',
       message: `The model endpoint could not be reached: ${detail}`,

@@ -5,6 +5,7 @@
  * We use the raw `create({ stream: true })` iterator rather than the SDK's
  * stream helper, which throws on servers that omit tool-call ids (vLLM).
  */
+import type OpenAI from 'openai';
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool
@@ -32,8 +33,7 @@ export interface IOpenAIClientOptions {
   fetch?: FetchLike;
 }
 
-type OpenAIModule = typeof import('openai');
-type OpenAIClient = InstanceType<OpenAIModule['default']>;
+type OpenAIClient = OpenAI;
 
 /** Streams chat turns from an OpenAI-compatible endpoint. */
 export class OpenAIChatClient implements IModelClient {

@@ -41,5 +41,8 @@ export interface IModelClient {
    * Stream the chunks of one turn. Aborting `signal` ends the stream; errors
    * (HTTP, network) are thrown and classified by `describeModelError`.
    */
-  streamChat(request: IChatRequest, signal: AbortSignal): AsyncIterable<IChatChunk>;
+  streamChat(
+    request: IChatRequest,
+    signal: AbortSignal
+  ): AsyncIterable<IChatChunk>;
 }

@@ -14,7 +14,10 @@ import {
 } from '../ports';
 
 /** Decides what running a cell outputs. */
-export type FakeExecutor = (source: string, signal?: AbortSignal) => Promise<CellOutput[]> | CellOutput[];
+export type FakeExecutor = (
+  source: string,
+  signal?: AbortSignal
+) => Promise<CellOutput[]> | CellOutput[];
 
 /** An in-memory notebook. */
 export class FakeNotebook implements INotebookPort {
@@ -24,7 +27,13 @@ export class FakeNotebook implements INotebookPort {
   private _count = 0;
   private _nextId = 0;
 
-  constructor(options: { path?: string; cells?: Array<Partial<ICellSnapshot>>; execute?: FakeExecutor } = {}) {
+  constructor(
+    options: {
+      path?: string;
+      cells?: Array<Partial<ICellSnapshot>>;
+      execute?: FakeExecutor;
+    } = {}
+  ) {
     this.path = options.path ?? 'test.ipynb';
     for (const cell of options.cells ?? []) {
       this.cells.push({
@@ -47,7 +56,9 @@ export class FakeNotebook implements INotebookPort {
     if (options.afterCellId !== undefined) {
       const after = this.cells.findIndex(c => c.id === options.afterCellId);
       if (after < 0) {
-        throw new NotebookPortError(`There is no cell with id ${options.afterCellId}.`);
+        throw new NotebookPortError(
+          `There is no cell with id ${options.afterCellId}.`
+        );
       }
       index = after + 1;
     }
@@ -68,7 +79,9 @@ export class FakeNotebook implements INotebookPort {
       throw new NotebookPortError(`There is no cell with id ${cellId}.`);
     }
     if (cell.type !== 'code') {
-      throw new NotebookPortError(`Cell ${cellId} is a ${cell.type} cell; only code cells run.`);
+      throw new NotebookPortError(
+        `Cell ${cellId} is a ${cell.type} cell; only code cells run.`
+      );
     }
     this._count += 1;
     cell.executionCount = this._count;
@@ -77,12 +90,22 @@ export class FakeNotebook implements INotebookPort {
     } catch (error) {
       if (signal?.aborted) {
         this.interrupts += 1;
-        return { cellId, status: 'aborted', executionCount: cell.executionCount, outputs: cell.outputs };
+        return {
+          cellId,
+          status: 'aborted',
+          executionCount: cell.executionCount,
+          outputs: cell.outputs
+        };
       }
       throw error;
     }
     const status = cell.outputs.some(o => o.type === 'error') ? 'error' : 'ok';
-    return { cellId, status, executionCount: cell.executionCount, outputs: [...cell.outputs] };
+    return {
+      cellId,
+      status,
+      executionCount: cell.executionCount,
+      outputs: [...cell.outputs]
+    };
   }
 
   async interrupt(): Promise<void> {

@@ -9,7 +9,11 @@ import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
 export type ScriptedTurn =
   | { text: string }
   | {
-      toolCalls: Array<{ name: string; arguments: string | Record<string, unknown>; id?: string }>;
+      toolCalls: Array<{
+        name: string;
+        arguments: string | Record<string, unknown>;
+        id?: string;
+      }>;
       text?: string;
     }
   | { error: unknown }
@@ -25,7 +29,10 @@ export class ScriptedModel implements IModelClient {
 
   constructor(private _turns: ScriptedTurn[]) {}
 
-  async *streamChat(request: IChatRequest, signal: AbortSignal): AsyncIterable<IChatChunk> {
+  async *streamChat(
+    request: IChatRequest,
+    signal: AbortSignal
+  ): AsyncIterable<IChatChunk> {
     this.requests.push(JSON.parse(JSON.stringify(request)));
     const turn = this._turns.shift();
     if (!turn) {
@@ -58,30 +65,62 @@ function pieces(text: string, size: number): string[] {
 }
 
 /** The chunks a well-behaved OpenAI-compatible server streams for a turn. */
-export function toChunks(turn: Exclude<ScriptedTurn, { error: unknown } | { chunks: IChatChunk[] }>): IChatChunk[] {
-  const chunks: IChatChunk[] = [{ choices: [{ index: 0, delta: { content: '' } }] }];
+export function toChunks(
+  turn: Exclude<ScriptedTurn, { error: unknown } | { chunks: IChatChunk[] }>
+): IChatChunk[] {
+  const chunks: IChatChunk[] = [
+    { choices: [{ index: 0, delta: { content: '' } }] }
+  ];
   const text = 'text' in turn ? (turn.text ?? '') : '';
   for (const piece of pieces(text, 5)) {
     chunks.push({ choices: [{ index: 0, delta: { content: piece } }] });
   }
   const calls = 'toolCalls' in turn ? turn.toolCalls : [];
   calls.forEach((call, index) => {
-    const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    const args =
+      typeof call.arguments === 'string'
+        ? call.arguments
+        : JSON.stringify(call.arguments);
     chunks.push({
       choices: [
         {
           index: 0,
           delta: {
-            tool_calls: [{ index, id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: '' } }]
+            tool_calls: [
+              {
+                index,
+                id: call.id ?? `call_${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: '' }
+              }
+            ]
           }
         }
       ]
     });
     for (const piece of pieces(args, 6)) {
-      chunks.push({ choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] } }] });
+      chunks.push({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index, function: { arguments: piece } }] }
+          }
+        ]
+      });
     }
   });
-  chunks.push({ choices: [{ index: 0, delta: {}, finish_reason: calls.length ? 'tool_calls' : 'stop' }] });
-  chunks.push({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 3 } });
+  chunks.push({
+    choices: [
+      {
+        index: 0,
+        delta: {},
+        finish_reason: calls.length ? 'tool_calls' : 'stop'
+      }
+    ]
+  });
+  chunks.push({
+    choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: 3 }
+  });
   return chunks;
 }

@@ -4,7 +4,11 @@
  * Every result names the cells it touched by id, so the model can refer to
  * them in its next call.
  */
-import { formatCell, formatRunResult, truncateMiddle } from '../context/observations';
+import {
+  formatCell,
+  formatRunResult,
+  truncateMiddle
+} from '../context/observations';
 import { defineTool, type ITool } from './registry';
 
 /** Character budget for a whole `read_notebook` observation. */

@@ -42,11 +42,13 @@ export class ToolRegistry {
 
   /** The tool specs to send to the model. */
   get specs(): IToolSpec[] {
-    return [...this._tools.values()].map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters
-    }));
+    return [...this._tools.values()].map(
+      ({ name, description, parameters }) => ({
+        name,
+        description,
+        parameters
+      })
+    );
   }
 
   /** Run one tool call; never throws. */

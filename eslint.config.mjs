@@ -1,0 +1,100 @@
+// ESLint for the extension, the headless core and the UI tests.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      'lib/',
+      '**/node_modules/',
+      'jupyterlab_notebook_agent/labextension/',
+      'ui-tests/test-results/',
+      'ui-tests/playwright-report/'
+    ]
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  prettier,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      '@typescript-eslint/naming-convention': [
+        'error',
+        {
+          selector: 'interface',
+          format: ['PascalCase'],
+          custom: { regex: '^I[A-Z]', match: true }
+        }
+      ],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-namespace': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { args: 'none' }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'inline-type-imports' }
+      ],
+      'no-console': ['error', { allow: ['warn', 'error', 'debug'] }],
+      curly: ['error', 'all'],
+      eqeqeq: 'error',
+      'prefer-arrow-callback': 'error'
+    }
+  },
+  {
+    // The agent core is headless: it must run in Node and in the browser.
+    files: ['src/agent/**/*.ts'],
+    ignores: ['src/agent/**/__tests__/**'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@jupyterlab/*',
+                '@lumino/*',
+                'react',
+                'react/*',
+                'react-dom',
+                'react-dom/*'
+              ],
+              message:
+                'src/agent is the headless core: it imports nothing from JupyterLab, Lumino or React. Put glue in src/jupyter.'
+            }
+          ]
+        }
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'window',
+          'document',
+          'navigator',
+          'localStorage',
+          'sessionStorage',
+          'HTMLElement'
+        ].map(name => ({
+          name,
+          message: 'src/agent must not touch the DOM.'
+        })),
+        ...['process', 'Buffer', '__dirname', 'require'].map(name => ({
+          name,
+          message:
+            'src/agent must also run in the browser: no Node-only globals.'
+        }))
+      ]
+    }
+  },
+  {
+    files: ['src/agent/**/__tests__/**/*.ts', 'ui-tests/**/*.ts'],
+    languageOptions: { globals: { ...globals.node, ...globals.jest } }
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { globals: { ...globals.node }, sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' }
+  }
+);

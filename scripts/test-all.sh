@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The one test command: installs what the tests need on a fresh Debian
+# machine (Chromium, npm and Python packages), builds and installs the
+# extension, then runs lint, type-checks, unit, Python and UI tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+step() { printf '\n=== %s\n' "$*"; }
+
+step "Chromium for the UI tests"
+CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM_PATH" ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q chromium
+fi
+"$CHROMIUM_PATH" --version
+
+step "npm packages"
+npm ci --no-audit --no-fund
+(cd ui-tests && npm ci --no-audit --no-fund)
+
+step "Build the extension and install it with the Python test dependencies"
+npm run build:prod
+python -m pip install -q -e ".[test]"
+jupyter labextension develop --overwrite . > /dev/null
+jupyter labextension list 2>&1 | grep -E "jupyterlab-notebook-agent .*enabled.*OK"
+jupyter server extension list 2>&1 | grep -E "jupyterlab_notebook_agent .*enabled"
+
+step "Lint"
+npm run lint
+ruff check .
+ruff format --check .
+
+step "Type-check (the extension, and src/agent without the DOM)"
+npm run typecheck
+
+step "Unit tests of the agent core (Node)"
+npx jest
+
+step "Server extension tests (pytest, real Jupyter server)"
+python -m pytest
+
+step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
+(cd ui-tests && npx playwright test)
