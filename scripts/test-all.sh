@@ -23,6 +23,10 @@ npm ci --no-audit --no-fund
 
 step "Build the extension and install it with the Python test dependencies"
 npm run build:prod
+# A symlink left by an earlier `labextension develop` (from another checkout)
+# would make pip's uninstall of the old editable install follow it: drop it.
+share="$(python -c 'import sys; print(sys.prefix)')/share/jupyter/labextensions/jupyterlab-notebook-agent"
+if [ -L "$share" ]; then rm "$share"; fi
 python -m pip install -q -e ".[test]"
 jupyter labextension develop --overwrite . > /dev/null
 jupyter labextension list 2>&1 | grep -E "jupyterlab-notebook-agent .*enabled.*OK"

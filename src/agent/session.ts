@@ -192,7 +192,7 @@ export class AgentSession {
           items[index] = {
             ...item,
             status: event.result.ok ? 'done' : 'error',
-            output: event.result.output,
+            output: event.result.preview ?? event.result.output,
             cellId: event.result.cellId,
             durationMs: event.durationMs
           };

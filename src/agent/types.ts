@@ -45,6 +45,8 @@ export interface IToolResult {
   output: string;
   /** The notebook cell the tool acted on, so the UI can link to it. */
   cellId?: string;
+  /** What the user sees in the tool card, when it differs from `output`. */
+  preview?: string;
 }
 
 /** How a run of the agent ended. */

@@ -6,6 +6,7 @@
  */
 import {
   formatCell,
+  formatOutputs,
   formatRunResult,
   truncateMiddle
 } from '../context/observations';
@@ -110,7 +111,11 @@ export const runCell = defineTool<IRunArgs>({
     return {
       ok: result.status === 'ok',
       cellId: result.cellId,
-      output: formatRunResult(result)
+      output: formatRunResult(result),
+      preview:
+        result.status === 'aborted'
+          ? `Interrupted.\n${formatOutputs(result.outputs)}`
+          : formatOutputs(result.outputs)
     };
   }
 });

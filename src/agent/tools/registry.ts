@@ -5,7 +5,7 @@
  * arguments, a tool that throws) becomes an error observation the model can
  * read and correct; it never ends the run.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
 
@@ -30,13 +30,11 @@ export function defineTool<TArgs>(tool: ITool<TArgs>): ITool<TArgs> {
 /** The tools of one agent, validated and called by name. */
 export class ToolRegistry {
   private _tools = new Map<string, ITool<unknown>>();
-  private _validators = new Map<string, ValidateFunction>();
+  private _validators: Promise<Map<string, ValidateFunction>> | null = null;
 
   constructor(tools: ReadonlyArray<ITool<never>>) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
     for (const tool of tools) {
       this._tools.set(tool.name, tool as ITool<unknown>);
-      this._validators.set(tool.name, ajv.compile(tool.parameters));
     }
   }
 
@@ -74,7 +72,7 @@ export class ToolRegistry {
           JSON.stringify(tool.parameters)
       };
     }
-    const validate = this._validators.get(call.name)!;
+    const validate = (await this._getValidators()).get(call.name)!;
     if (!validate(args)) {
       const problems = (validate.errors ?? [])
         .map(e => `${e.instancePath || 'arguments'} ${e.message}`)
@@ -94,5 +92,20 @@ export class ToolRegistry {
         output: `Error: ${call.name} failed: ${(error as Error).message ?? String(error)}`
       };
     }
+  }
+
+  /** Schema validators, compiled on first use: ajv is not needed at start-up. */
+  private _getValidators(): Promise<Map<string, ValidateFunction>> {
+    if (!this._validators) {
+      this._validators = import('ajv').then(({ default: Ajv }) => {
+        const ajv = new Ajv({ allErrors: true, strict: false });
+        const validators = new Map<string, ValidateFunction>();
+        for (const tool of this._tools.values()) {
+          validators.set(tool.name, ajv.compile(tool.parameters));
+        }
+        return validators;
+      });
+    }
+    return this._validators;
   }
 }
