@@ -1,10 +1,12 @@
 /**
- * INotebookPort: everything the agent may do to a notebook.
+ * INotebookPort: everything the agent may do to a notebook and its kernel.
  *
- * The live implementation drives an open JupyterLab notebook and its kernel;
- * a fake one backs the unit tests; a server-backed one will serve the
- * headless runner. Cells are addressed by id, never by index, so the agent
- * keeps acting on the right cell while the user edits around it.
+ * The live implementation drives an open JupyterLab notebook
+ * (src/jupyter/notebook-port.ts); a server-backed one drives a notebook file
+ * and a kernel session through a Jupyter server (src/headless/server-port.ts);
+ * a fake one backs the unit tests (src/agent/testing/fake-notebook.ts).
+ * Cells are addressed by id, never by index, so the agent keeps acting on the
+ * right cell while the user edits around it.
  */
 
 /** Kind of a notebook cell. */
@@ -16,6 +18,7 @@ export type CellOutput =
   | {
       type: 'execute_result' | 'display_data';
       data: Record<string, unknown>;
+      metadata?: Record<string, unknown>;
     }
   | { type: 'error'; ename: string; evalue: string; traceback: string[] };
 
@@ -27,6 +30,11 @@ export interface ICellSnapshot {
   /** Null for cells that never ran (and for non-code cells). */
   executionCount: number | null;
   outputs: CellOutput[];
+  /**
+   * The source as it was when the cell last ran in this session, when the
+   * port knows it; a cell whose source differs is stale.
+   */
+  lastRunSource?: string | null;
 }
 
 /** Where to insert a new cell. */
@@ -37,13 +45,54 @@ export interface IInsertOptions {
   afterCellId?: string;
 }
 
-/** What running a cell produced. */
+/** How long to watch an execution. */
+export interface IRunOptions {
+  /** Aborting interrupts the kernel and resolves as `aborted`. */
+  signal?: AbortSignal;
+  /**
+   * After this long, resolve with status `running` and the outputs so far;
+   * the execution goes on and `waitForCell` can pick it up again.
+   */
+  softTimeoutMs?: number;
+  /** After this long (from the start of the execution), interrupt the kernel and resolve as `timeout`. */
+  hardTimeoutMs?: number;
+}
+
+/**
+ * How an execution ended, or that it has not ended yet.
+ * - `ok` / `error`: finished, without or with an error output;
+ * - `running`: the soft timeout passed, outputs are partial;
+ * - `aborted`: stopped by the user (the kernel was interrupted);
+ * - `timeout`: the hard timeout passed (the kernel was interrupted);
+ * - `kernel-died`: the kernel died or restarted during the execution.
+ */
+export type RunStatus =
+  'ok' | 'error' | 'running' | 'aborted' | 'timeout' | 'kernel-died';
+
+/** What running a cell (or scratch code) produced so far. */
 export interface IRunResult {
-  cellId: string;
-  /** `aborted`: the run was interrupted or cancelled before it finished. */
-  status: 'ok' | 'error' | 'aborted';
+  /** The cell, or null for scratch code. */
+  cellId: string | null;
+  status: RunStatus;
   executionCount: number | null;
   outputs: CellOutput[];
+  /** Milliseconds from the start of the execution to this result. */
+  elapsedMs?: number;
+  /** True when the code asked for input() and got none (stdin is disabled for agent runs). */
+  stdinRefused?: boolean;
+}
+
+/** Kernel state as the agent needs it. */
+export type KernelState =
+  'idle' | 'busy' | 'starting' | 'restarting' | 'dead' | 'none' | 'unknown';
+
+/** An entry of a directory listing. */
+export interface IFileEntry {
+  /** Path relative to the server root. */
+  path: string;
+  type: 'file' | 'directory' | 'notebook';
+  /** Bytes, when known. */
+  size?: number | null;
 }
 
 /**
@@ -59,17 +108,47 @@ export class NotebookPortError extends Error {
 
 /** A notebook and its kernel, as the agent sees them. */
 export interface INotebookPort {
-  /** The notebook's path, for messages. */
+  /** The notebook's path relative to the server root, for messages. */
   readonly path: string;
   /** All cells, in order. */
   getCells(): Promise<ICellSnapshot[]>;
   /** Insert a cell; resolves with the new cell (and so its id). */
   insertCell(options: IInsertOptions): Promise<ICellSnapshot>;
+  /** Replace a cell's source (its outputs stay until it runs again). */
+  editCell(cellId: string, source: string): Promise<ICellSnapshot>;
+  /** Delete a cell. */
+  deleteCell(cellId: string): Promise<void>;
   /**
-   * Run a code cell in the notebook's kernel and wait until it finishes.
-   * Aborting the signal interrupts the kernel and resolves as `aborted`.
+   * Run a code cell in the notebook's kernel with stdin disabled, watching
+   * it as `options` say. Outputs land in the cell as if the user ran it.
    */
-  runCell(cellId: string, signal?: AbortSignal): Promise<IRunResult>;
+  runCell(cellId: string, options?: IRunOptions): Promise<IRunResult>;
+  /** Keep watching a cell whose run returned `running`. */
+  waitForCell(cellId: string, options?: IRunOptions): Promise<IRunResult>;
+  /**
+   * Run scratch code in the kernel without adding a cell. `silent` runs
+   * it without incrementing the execution count or adding to history.
+   */
+  executeCode(
+    code: string,
+    options?: IRunOptions & { silent?: boolean }
+  ): Promise<IRunResult>;
   /** Interrupt whatever the kernel is running. */
   interrupt(): Promise<void>;
+  /** Restart the kernel (all variables are lost). */
+  restartKernel(): Promise<void>;
+  /** The kernel's state now. */
+  kernelState(): KernelState;
+  /** List a directory, relative to the server root ('' is the root). */
+  listFiles(path: string): Promise<IFileEntry[]>;
+  /** Read a text file, relative to the server root. */
+  readFile(path: string): Promise<string>;
+  /**
+   * Start grouping cell changes: until `endUndoGroup`, every insert, edit
+   * and delete is one undo step (one Undo restores the notebook as it was).
+   * Ports without an undo history do nothing.
+   */
+  beginUndoGroup(): void;
+  /** End the group started by `beginUndoGroup`. */
+  endUndoGroup(): void;
 }

@@ -87,7 +87,7 @@ export function formatOutputs(
 export function formatRunResult(result: IRunResult): string {
   const head =
     result.status === 'aborted'
-      ? `cell_id: ${result.cellId} — the run was interrupted before it finished.`
+      ? `cell_id: ${result.cellId ?? '(scratch)'} — the run was interrupted before it finished.`
       : `cell_id: ${result.cellId} ran (execution count ${result.executionCount ?? '?'}) ` +
         (result.status === 'ok' ? 'without error.' : 'and raised an error.');
   return `${head}\nOutput:\n${formatOutputs(result.outputs)}`;

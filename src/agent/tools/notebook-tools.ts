@@ -107,10 +107,10 @@ export const runCell = defineTool<IRunArgs>({
     additionalProperties: false
   },
   async execute(args, { notebook, signal }) {
-    const result = await notebook.runCell(args.cell_id, signal);
+    const result = await notebook.runCell(args.cell_id, { signal });
     return {
       ok: result.status === 'ok',
-      cellId: result.cellId,
+      cellId: result.cellId ?? undefined,
       output: formatRunResult(result),
       preview:
         result.status === 'aborted'
