@@ -9,9 +9,16 @@
 import { systemPrompt } from './context/system-prompt';
 import { describeModelError } from './model/errors';
 import type { IModelClient } from './model/types';
+import {
+  DEFAULT_APPROVAL_MODE,
+  type ApprovalDecision,
+  type ApprovalMode,
+  type IApprovalRequest
+} from './loop/approval';
 import { runAgent, type IRunOutcome } from './loop/run-agent';
 import type { INotebookPort } from './ports';
 import type { ToolRegistry } from './tools/registry';
+import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
 import type { AgentEvent, ChatMessage, IAgentError, IUsage } from './types';
 
 /** One entry of the visible transcript. */
@@ -36,6 +43,8 @@ export interface ISessionState {
   status: 'idle' | 'running';
   error: IAgentError | null;
   usage: IUsage;
+  /** A call waiting for the user's approval. */
+  pendingApproval: IApprovalRequest | null;
 }
 
 /** What a run needs from the outside world. */
@@ -58,8 +67,11 @@ export class AgentSession {
     items: [],
     status: 'idle',
     error: null,
-    usage: { promptTokens: 0, completionTokens: 0 }
+    usage: { promptTokens: 0, completionTokens: 0 },
+    pendingApproval: null
   };
+  private _resolveApproval: ((decision: ApprovalDecision) => void) | null =
+    null;
   private _listeners = new Set<() => void>();
   private _history: ChatMessage[] = [];
   private _controller: AbortController | null = null;
@@ -69,6 +81,8 @@ export class AgentSession {
     private readonly _options: {
       tools: ToolRegistry;
       maxSteps?: () => number;
+      approvalMode?: () => ApprovalMode;
+      runSettings?: () => IRunSettings;
     }
   ) {}
 
@@ -127,10 +141,21 @@ export class AgentSession {
       messages: this._history,
       signal: controller.signal,
       maxSteps: this._options.maxSteps?.(),
+      approvalMode: this._options.approvalMode?.() ?? DEFAULT_APPROVAL_MODE,
+      runSettings: this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS,
+      approve: (request, signal) => this._askApproval(request, signal),
       onEvent: event => this._apply(event)
     }).finally(() => {
       this._controller = null;
     });
+  }
+
+  /** Answer the pending approval request (approve, approve edited code, or reject). */
+  resolveApproval(decision: ApprovalDecision): void {
+    const resolve = this._resolveApproval;
+    this._resolveApproval = null;
+    this._set({ pendingApproval: null });
+    resolve?.(decision);
   }
 
   /** Stop the run in progress: aborts the model stream and interrupts a running cell. */
@@ -146,13 +171,29 @@ export class AgentSession {
       items: [],
       status: 'idle',
       error: null,
-      usage: { promptTokens: 0, completionTokens: 0 }
+      usage: { promptTokens: 0, completionTokens: 0 },
+      pendingApproval: null
     });
   }
 
   /** Show an error that happened outside a run. */
   reportError(error: IAgentError | null): void {
     this._set({ error });
+  }
+
+  private _askApproval(
+    request: IApprovalRequest,
+    signal: AbortSignal
+  ): Promise<ApprovalDecision> {
+    return new Promise(resolve => {
+      this._resolveApproval = resolve;
+      this._set({ pendingApproval: request });
+      signal.addEventListener('abort', () => {
+        if (this._resolveApproval === resolve) {
+          this.resolveApproval({ approved: false, reason: 'stopped' });
+        }
+      });
+    });
   }
 
   private _apply(event: AgentEvent): void {
@@ -217,11 +258,19 @@ export class AgentSession {
             ? 'Stopped.'
             : event.reason === 'step-limit'
               ? 'Stopped: the step limit was reached. Ask to continue, or raise the limit in the settings.'
-              : null;
+              : event.reason === 'repeated-failure'
+                ? `Stopped: the same error happened three times in a row (${event.detail}). ` +
+                  'Check the cells above, then ask again with more detail.'
+                : null;
         if (notice) {
           items.push({ kind: 'notice', id: this._id(), text: notice });
         }
-        this._set({ items, status: 'idle', error: event.error ?? null });
+        this._set({
+          items,
+          status: 'idle',
+          error: event.error ?? null,
+          pendingApproval: null
+        });
         return;
       }
       default:

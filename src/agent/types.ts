@@ -50,7 +50,8 @@ export interface IToolResult {
 }
 
 /** How a run of the agent ended. */
-export type RunEndReason = 'completed' | 'stopped' | 'step-limit' | 'error';
+export type RunEndReason =
+  'completed' | 'stopped' | 'step-limit' | 'repeated-failure' | 'error';
 
 /** Classified failure, with a message for the user and what to do about it. */
 export interface IAgentError {
@@ -82,4 +83,13 @@ export type AgentEvent =
       durationMs: number;
     }
   | { type: 'usage'; usage: IUsage }
-  | { type: 'end'; reason: RunEndReason; error?: IAgentError };
+  | { type: 'approval-request'; request: IApprovalRequestInfo }
+  | { type: 'end'; reason: RunEndReason; error?: IAgentError; detail?: string };
+
+/** What the UI shows of a pending approval (see loop/approval.ts). */
+export interface IApprovalRequestInfo {
+  call: IToolCall;
+  title: string;
+  code: string | null;
+  cellId?: string;
+}

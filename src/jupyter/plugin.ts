@@ -12,7 +12,7 @@ import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { AgentSession } from '../agent/session';
-import { notebookTools } from '../agent/tools/notebook-tools';
+import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
@@ -58,7 +58,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     };
 
     const session = new AgentSession({
-      tools: new ToolRegistry(notebookTools()),
+      tools: new ToolRegistry(agentTools()),
       maxSteps: () => settings.maxSteps
     });
 

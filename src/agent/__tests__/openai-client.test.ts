@@ -10,7 +10,7 @@ import { runAgent } from '../loop/run-agent';
 import { describeModelError } from '../model/errors';
 import { OpenAIChatClient } from '../model/openai-client';
 import { FakeNotebook } from '../testing/fake-notebook';
-import { notebookTools } from '../tools/notebook-tools';
+import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ChatMessage } from '../types';
 
@@ -106,7 +106,7 @@ describe('OpenAIChatClient over HTTP', () => {
     });
     const outcome = await runAgent({
       model: client,
-      tools: new ToolRegistry(notebookTools()),
+      tools: new ToolRegistry(agentTools()),
       notebook,
       messages,
       signal: new AbortController().signal,
@@ -120,7 +120,7 @@ describe('OpenAIChatClient over HTTP', () => {
     const requests = await received();
     expect(requests).toHaveLength(3);
     expect(requests[0].headers.authorization).toBe('Bearer sk-test');
-    expect(requests[0].body.tools).toHaveLength(3);
+    expect(requests[0].body.tools).toHaveLength(agentTools().length);
     const last = requests[2].body.messages;
     const toolReply = last[last.length - 1];
     expect(toolReply.role).toBe('tool');

@@ -2,10 +2,10 @@ import { ModelConfigError } from '../model/errors';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
-import { notebookTools } from '../tools/notebook-tools';
+import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 
-const tools = () => new ToolRegistry(notebookTools());
+const tools = () => new ToolRegistry(agentTools());
 
 describe('AgentSession', () => {
   it('refuses to start without a notebook, says how to fix it, and calls no model', () => {
@@ -43,7 +43,10 @@ describe('AgentSession', () => {
   });
 
   it('builds a transcript of user text, tool cards and streamed answer, notifying subscribers', async () => {
-    const session = new AgentSession({ tools: tools() });
+    const session = new AgentSession({
+      tools: tools(),
+      approvalMode: () => 'run-everything'
+    });
     const notebook = new FakeNotebook({
       execute: () => [{ type: 'stream', name: 'stdout', text: '3\n' }]
     });

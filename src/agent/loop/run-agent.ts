@@ -2,14 +2,17 @@
  * The agent loop: plan, act, observe, refine.
  *
  * Call the model with the conversation and the tools; run every tool call it
- * asks for and append the observations as tool messages; repeat until it
- * answers without tool calls, the user stops it, or the step limit is hit.
+ * asks for (asking the user first where the approval policy says so) and
+ * append the observations as tool messages; repeat until it answers without
+ * tool calls, the user stops it, the same failure repeats, or the step limit
+ * is hit. All cell changes of a run are one undo step.
  */
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
 import type { ToolRegistry } from '../tools/registry';
+import { RunState, type IRunSettings } from '../tools/run-state';
 import type {
   AgentEvent,
   ChatMessage,
@@ -17,7 +20,14 @@ import type {
   RunEndReason
 } from '../types';
 import {
+  DEFAULT_APPROVAL_MODE,
+  type ApprovalMode,
+  type Approver
+} from './approval';
+import { executeToolCall } from './execute-tool-call';
+import {
   DEFAULT_MAX_STEPS,
+  FailureStreak,
   isFinalAnswer,
   reachedStepLimit
 } from './stop-conditions';
@@ -34,6 +44,10 @@ export interface IRunAgentOptions {
   /** Receives progress as it happens. */
   onEvent: (event: AgentEvent) => void;
   maxSteps?: number;
+  approvalMode?: ApprovalMode;
+  /** Asks the user; without one, every call is approved (headless use). */
+  approve?: Approver;
+  runSettings?: IRunSettings;
   /** Clock for tool durations (tests inject one). */
   now?: () => number;
 }
@@ -43,17 +57,36 @@ export interface IRunOutcome {
   reason: RunEndReason;
   steps: number;
   error?: IAgentError;
+  /** For `repeated-failure`: the failure that repeated. */
+  detail?: string;
 }
 
 /** Run the agent until it answers, is stopped, or runs out of steps. */
 export async function runAgent(
   options: IRunAgentOptions
 ): Promise<IRunOutcome> {
+  const { notebook } = options;
+  notebook.beginUndoGroup();
+  try {
+    return await loop(options);
+  } finally {
+    notebook.endUndoGroup();
+  }
+}
+
+async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   const { model, tools, notebook, messages, signal, onEvent } = options;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const now = options.now ?? (() => Date.now());
+  const state = new RunState(options.runSettings);
+  const failures = new FailureStreak();
   const end = (outcome: IRunOutcome): IRunOutcome => {
-    onEvent({ type: 'end', reason: outcome.reason, error: outcome.error });
+    onEvent({
+      type: 'end',
+      reason: outcome.reason,
+      error: outcome.error,
+      detail: outcome.detail
+    });
     return outcome;
   };
 
@@ -99,20 +132,33 @@ export async function runAgent(
       return end({ reason: 'completed', steps: step });
     }
 
+    let repeated = false;
     for (const call of turn.toolCalls) {
       // Every tool call must get a tool message, even when stopped, or the
       // conversation is invalid for the next request.
-      if (signal.aborted) {
+      if (signal.aborted || repeated) {
+        const why = repeated
+          ? 'the same error repeated'
+          : 'the user stopped the agent';
         messages.push({
           role: 'tool',
           toolCallId: call.id,
-          content: 'Not run: the user stopped the agent.'
+          content: `Not run: ${why}.`
         });
         continue;
       }
       onEvent({ type: 'tool-call', call });
       const started = now();
-      const result = await tools.call(call, { notebook, signal });
+      const result = await executeToolCall(call, {
+        tools,
+        notebook,
+        signal,
+        state,
+        approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
+        approve: options.approve,
+        onApprovalRequest: request =>
+          onEvent({ type: 'approval-request', request })
+      });
       onEvent({
         type: 'tool-result',
         callId: call.id,
@@ -123,6 +169,18 @@ export async function runAgent(
         role: 'tool',
         toolCallId: call.id,
         content: result.output
+      });
+      repeated = failures.record(
+        result.ok,
+        result.output,
+        tools.get(call.name)?.kind === 'run'
+      );
+    }
+    if (repeated) {
+      return end({
+        reason: 'repeated-failure',
+        steps: step,
+        detail: failures.signature
       });
     }
   }

@@ -6,6 +6,9 @@ import type { IAssistantTurn } from '../model/accumulator';
 /** Default maximum number of model calls in one run. */
 export const DEFAULT_MAX_STEPS = 30;
 
+/** How many identical failures in a row end a run. */
+export const MAX_REPEATED_FAILURES = 3;
+
 /** The model answered without asking for tools: the task is done. */
 export function isFinalAnswer(turn: IAssistantTurn): boolean {
   return turn.toolCalls.length === 0;
@@ -14,4 +17,50 @@ export function isFinalAnswer(turn: IAssistantTurn): boolean {
 /** The run used all of its steps. */
 export function reachedStepLimit(step: number, maxSteps: number): boolean {
   return step >= maxSteps;
+}
+
+const ERROR_LINE =
+  /^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Warning)\b.*$/m;
+
+/**
+ * What makes two failures "the same": the exception line when there is one
+ * (without cell ids or execution counts, which change every attempt).
+ */
+export function failureSignature(output: string): string {
+  const line = ERROR_LINE.exec(output)?.[0] ?? output.split('\n')[0];
+  return line
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27,}/gi, '<id>')
+    .replace(/\d+/g, '<n>')
+    .trim();
+}
+
+/**
+ * Tracks consecutive failures with the same signature. Edits and reads
+ * between attempts (insert a fix, run it, fail again) do not break a streak;
+ * only code that runs without error does.
+ */
+export class FailureStreak {
+  private _signature = '';
+  private _count = 0;
+
+  /** Record a tool result; returns true when the streak reached the limit. */
+  record(ok: boolean, output: string, ranCode: boolean): boolean {
+    if (ok && !ranCode) {
+      return false;
+    }
+    if (ok) {
+      this._signature = '';
+      this._count = 0;
+      return false;
+    }
+    const signature = failureSignature(output);
+    this._count = signature === this._signature ? this._count + 1 : 1;
+    this._signature = signature;
+    return this._count >= MAX_REPEATED_FAILURES;
+  }
+
+  /** The repeated failure, for the user. */
+  get signature(): string {
+    return this._signature;
+  }
 }

@@ -8,6 +8,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
+import { RunState } from './run-state';
 
 /** What a tool may use while it runs. */
 export interface IToolContext {
@@ -15,11 +16,28 @@ export interface IToolContext {
   notebook: INotebookPort;
   /** Aborted when the user stops the run. */
   signal: AbortSignal;
+  /** What the tools of this run remember; a fresh one when omitted. */
+  state?: RunState;
 }
+
+/**
+ * What a tool does, for the approval policy: `read` never changes anything,
+ * `edit` changes cells, `run` executes code, `restart` loses the kernel's state.
+ */
+export type ToolKind = 'read' | 'edit' | 'run' | 'restart';
 
 /** A tool the model can call. */
 export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
-  execute(args: TArgs, context: IToolContext): Promise<IToolResult>;
+  kind: ToolKind;
+  /**
+   * The argument that holds code. When a model sends raw code instead of a
+   * JSON object (a known failure of real models), it is taken as this one.
+   */
+  codeArgument?: string;
+  execute(
+    args: TArgs,
+    context: IToolContext & { state: RunState }
+  ): Promise<IToolResult>;
 }
 
 /** Define a tool; typed helper so `execute` sees its argument type. */
@@ -35,6 +53,35 @@ export class ToolRegistry {
   constructor(tools: ReadonlyArray<ITool<never>>) {
     for (const tool of tools) {
       this._tools.set(tool.name, tool as ITool<unknown>);
+    }
+  }
+
+  /** The tool named `name`, if any. */
+  get(name: string): ITool<unknown> | undefined {
+    return this._tools.get(name);
+  }
+
+  /** Parse a call's arguments as its tool will receive them, or say why not. */
+  parseArguments(call: IToolCall): { args: unknown } | { error: string } {
+    const tool = this._tools.get(call.name);
+    if (!tool) {
+      return { error: `there is no tool named "${call.name}"` };
+    }
+    const text = call.arguments.trim();
+    if (text === '') {
+      return { args: {} };
+    }
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === 'string' && tool.codeArgument) {
+        return { args: { [tool.codeArgument]: value } };
+      }
+      return { args: value };
+    } catch (error) {
+      if (tool.codeArgument && !text.startsWith('{')) {
+        return { args: { [tool.codeArgument]: stripFence(text) } };
+      }
+      return { error: (error as Error).message };
     }
   }
 
@@ -60,18 +107,17 @@ export class ToolRegistry {
           `Available tools: ${[...this._tools.keys()].join(', ')}.`
       };
     }
-    let args: unknown;
-    try {
-      args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
-    } catch (error) {
+    const parsed = this.parseArguments(call);
+    if ('error' in parsed) {
       return {
         ok: false,
         output:
           `Error: the arguments of ${call.name} are not valid JSON ` +
-          `(${(error as Error).message}). Send a JSON object matching: ` +
+          `(${parsed.error}). Send a JSON object matching: ` +
           JSON.stringify(tool.parameters)
       };
     }
+    const args = parsed.args;
     const validate = (await this._getValidators()).get(call.name)!;
     if (!validate(args)) {
       const problems = (validate.errors ?? [])
@@ -85,7 +131,10 @@ export class ToolRegistry {
       };
     }
     try {
-      return await tool.execute(args, context);
+      return await tool.execute(args, {
+        ...context,
+        state: context.state ?? new RunState()
+      });
     } catch (error) {
       return {
         ok: false,
@@ -108,4 +157,10 @@ export class ToolRegistry {
     }
     return this._validators;
   }
+}
+
+/** Raw code sometimes comes wrapped in a markdown fence: unwrap it. */
+function stripFence(text: string): string {
+  const match = /^```[\w-]*\n([\s\S]*?)\n?```$/.exec(text.trim());
+  return match ? match[1] : text;
 }

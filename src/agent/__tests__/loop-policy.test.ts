@@ -1,0 +1,248 @@
+import {
+  needsApproval,
+  type Approver,
+  type IApprovalRequest
+} from '../loop/approval';
+import { runAgent } from '../loop/run-agent';
+import { failureSignature } from '../loop/stop-conditions';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import type { AgentEvent, ChatMessage } from '../types';
+
+function run(
+  turns: ScriptedTurn[],
+  notebook: FakeNotebook,
+  options: {
+    approve?: Approver;
+    mode?: 'run-everything' | 'ask-before-running' | 'ask-before-edits';
+  } = {}
+) {
+  const model = new ScriptedModel(turns);
+  const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
+  const events: AgentEvent[] = [];
+  const done = runAgent({
+    model,
+    tools: new ToolRegistry(agentTools()),
+    notebook,
+    messages,
+    signal: new AbortController().signal,
+    onEvent: e => events.push(e),
+    approvalMode: options.mode,
+    approve: options.approve
+  });
+  return { done, model, messages, events };
+}
+
+const toolContents = (messages: ChatMessage[]) =>
+  messages.filter(m => m.role === 'tool').map(m => m.content as string);
+
+describe('approval policy', () => {
+  it('asks before running code by default, shows the exact code, and never for reading', () => {
+    expect(needsApproval('run', 'ask-before-running')).toBe(true);
+    expect(needsApproval('edit', 'ask-before-running')).toBe(false);
+    expect(needsApproval('read', 'ask-before-edits')).toBe(false);
+    expect(needsApproval('edit', 'ask-before-edits')).toBe(true);
+    expect(needsApproval('run', 'run-everything')).toBe(false);
+    expect(needsApproval('restart', 'run-everything')).toBe(true);
+  });
+
+  it('runs an approved cell, and shows the user the cell’s code', async () => {
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: '4\n' }]
+    });
+    const requests: IApprovalRequest[] = [];
+    const { done, messages } = run(
+      [
+        {
+          toolCalls: [
+            { name: 'insert_cell', arguments: { source: 'print(2+2)' } }
+          ]
+        },
+        { toolCalls: [{ name: 'run_cell', arguments: { cell_id: 'cell-1' } }] },
+        { text: '4' }
+      ],
+      notebook,
+      { approve: async request => (requests.push(request), { approved: true }) }
+    );
+    await done;
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      title: 'Run this cell',
+      code: 'print(2+2)',
+      cellId: 'cell-1'
+    });
+    expect(toolContents(messages)[1]).toContain('4');
+    expect(notebook.cells[0].executionCount).toBe(1);
+  });
+
+  it('a rejection with a reason goes back to the model and nothing runs', async () => {
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: 'ran\n' }]
+    });
+    const { done, messages, model } = run(
+      [
+        {
+          toolCalls: [
+            {
+              name: 'run_code',
+              arguments: { code: 'import os; os.remove("data.csv")' }
+            }
+          ]
+        },
+        { text: 'ok' }
+      ],
+      notebook,
+      {
+        approve: async () => ({
+          approved: false,
+          reason: 'never delete my data'
+        })
+      }
+    );
+    await done;
+    const [observation] = toolContents(messages);
+    expect(observation).toContain(
+      'The user rejected this run_code call and said: "never delete my data"'
+    );
+    expect(toolContents(model.requests[1].messages as ChatMessage[])).toEqual([
+      observation
+    ]);
+  });
+
+  it('code the user edited is what runs (in the cell, for run_cell)', async () => {
+    const ran: string[] = [];
+    const notebook = new FakeNotebook({
+      cells: [{ id: 'a', source: 'df.plot()' }],
+      execute: source => (ran.push(source), [])
+    });
+    const { done, messages } = run(
+      [
+        { toolCalls: [{ name: 'run_cell', arguments: { cell_id: 'a' } }] },
+        {
+          toolCalls: [{ name: 'run_code', arguments: { code: 'df.head(100)' } }]
+        },
+        { text: 'done' }
+      ],
+      notebook,
+      {
+        approve: async request => ({
+          approved: true,
+          code:
+            request.call.name === 'run_cell'
+              ? 'df.plot(kind="bar")'
+              : 'df.head(5)'
+        })
+      }
+    );
+    await done;
+    expect(ran).toEqual(['df.plot(kind="bar")', 'df.head(5)']);
+    expect(notebook.cells[0].source).toBe('df.plot(kind="bar")');
+    expect(
+      toolContents(messages).every(c => c.includes('The user edited the code'))
+    ).toBe(true);
+  });
+
+  it('ask-before-edits asks before inserting; run-everything never asks except to restart', async () => {
+    const asked: string[] = [];
+    const approve: Approver = async request => (
+      asked.push(request.call.name),
+      { approved: true }
+    );
+    const edits = run(
+      [
+        {
+          toolCalls: [{ name: 'insert_cell', arguments: { source: 'x = 1' } }]
+        },
+        { text: 'ok' }
+      ],
+      new FakeNotebook(),
+      { approve, mode: 'ask-before-edits' }
+    );
+    await edits.done;
+    expect(asked).toEqual(['insert_cell']);
+    asked.length = 0;
+    const everything = run(
+      [
+        {
+          toolCalls: [
+            { id: '1', name: 'run_code', arguments: { code: '1' } },
+            { id: '2', name: 'restart_kernel', arguments: {} }
+          ]
+        },
+        { text: 'ok' }
+      ],
+      new FakeNotebook(),
+      { approve, mode: 'run-everything' }
+    );
+    await everything.done;
+    expect(asked).toEqual(['restart_kernel']);
+  });
+});
+
+describe('stop conditions', () => {
+  it('the same error three times in a row ends the run with the error for the user', async () => {
+    const notebook = new FakeNotebook({
+      execute: () => [
+        {
+          type: 'error',
+          ename: 'KeyError',
+          evalue: "'price'",
+          traceback: ["KeyError: 'price'"]
+        }
+      ]
+    });
+    const attempt = (i: number): ScriptedTurn => ({
+      toolCalls: [
+        {
+          id: `i${i}`,
+          name: 'insert_cell',
+          arguments: { source: `df["price"] * ${i}` }
+        },
+        { id: `r${i}`, name: 'run_cell', arguments: { cell_id: `cell-${i}` } }
+      ]
+    });
+    const { done, model, events } = run(
+      [attempt(1), attempt(2), attempt(3), attempt(4)],
+      notebook,
+      {
+        mode: 'run-everything'
+      }
+    );
+    const outcome = await done;
+    expect(outcome.reason).toBe('repeated-failure');
+    expect(outcome.detail).toBe("KeyError: 'price'");
+    expect(model.requests).toHaveLength(3);
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'end',
+      reason: 'repeated-failure'
+    });
+  });
+
+  it('different errors do not trip the guard, and signatures ignore ids and counts', () => {
+    expect(
+      failureSignature(
+        'cell_id: 1f2e3d4c-aaaa-bbbb-cccc-123456789abc ran (execution count 3)\nNameError: x'
+      )
+    ).toBe('NameError: x');
+    expect(failureSignature('Error: there is no cell with id 12')).toBe(
+      'Error: there is no cell with id <n>'
+    );
+  });
+
+  it('groups all cell changes of a run into one undo step', async () => {
+    const notebook = new FakeNotebook();
+    const { done } = run(
+      [
+        { toolCalls: [{ name: 'insert_cell', arguments: { source: 'a' } }] },
+        { toolCalls: [{ name: 'insert_cell', arguments: { source: 'b' } }] },
+        { text: 'ok' }
+      ],
+      notebook
+    );
+    await done;
+    expect(notebook.undoGroups).toEqual(['begin', 'end']);
+    expect(notebook.cells).toHaveLength(2);
+  });
+});

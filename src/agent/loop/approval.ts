@@ -1,0 +1,67 @@
+/**
+ * The approval policy, separate from the tools: which calls the user must
+ * approve before they happen, and what they see when asked.
+ */
+import type { ToolKind } from '../tools/registry';
+import type { IToolCall } from '../types';
+
+/**
+ * - `run-everything`: never ask (except before a kernel restart);
+ * - `ask-before-running`: ask before any code runs (the default);
+ * - `ask-before-edits`: ask before any code runs and before any cell changes.
+ */
+export type ApprovalMode =
+  'run-everything' | 'ask-before-running' | 'ask-before-edits';
+
+/** The default mode. */
+export const DEFAULT_APPROVAL_MODE: ApprovalMode = 'ask-before-running';
+
+/** Whether a call of this kind needs the user's approval in this mode. */
+export function needsApproval(kind: ToolKind, mode: ApprovalMode): boolean {
+  switch (kind) {
+    case 'restart':
+      return true;
+    case 'run':
+      return mode !== 'run-everything';
+    case 'edit':
+      return mode === 'ask-before-edits';
+    default:
+      return false;
+  }
+}
+
+/** What the user is asked to approve. */
+export interface IApprovalRequest {
+  call: IToolCall;
+  kind: ToolKind;
+  /** A one-line description, e.g. "Run cell 3f2a…". */
+  title: string;
+  /** Exactly the code (or command) that will run or be written, when there is one. */
+  code: string | null;
+  /** The cell concerned, if any. */
+  cellId?: string;
+}
+
+/** The user's answer. `code`: the code as the user edited it. */
+export type ApprovalDecision =
+  { approved: true; code?: string } | { approved: false; reason?: string };
+
+/** Asks the user; aborting the signal means the run was stopped. */
+export type Approver = (
+  request: IApprovalRequest,
+  signal: AbortSignal
+) => Promise<ApprovalDecision>;
+
+/** The tool message for a rejected call. */
+export function rejectionMessage(
+  request: IApprovalRequest,
+  reason?: string
+): string {
+  return (
+    `The user rejected this ${request.call.name} call` +
+    (reason?.trim()
+      ? ` and said: "${reason.trim()}"`
+      : ' without giving a reason') +
+    '. Do not retry it unchanged: adjust your plan, or ask the user what they want.'
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * The agent's toolset, in the order the model sees it.
+ */
+import { deleteCell, editCell, insertCell } from './notebook-edit-tools';
+import { readCell, readNotebook, readOutput } from './notebook-read-tools';
+import {
+  inspectVariables,
+  installPackage,
+  interruptKernel,
+  restartKernel,
+  runCell,
+  runCode,
+  wait
+} from './kernel-tools';
+import { listFiles, readFile, runShell } from './file-tools';
+import type { ITool } from './registry';
+
+/** Every tool of the notebook agent. */
+export function agentTools(): ITool<never>[] {
+  return [
+    readNotebook,
+    readCell,
+    readOutput,
+    insertCell,
+    editCell,
+    deleteCell,
+    runCell,
+    wait,
+    runCode,
+    inspectVariables,
+    interruptKernel,
+    restartKernel,
+    installPackage,
+    listFiles,
+    readFile,
+    runShell
+  ] as ITool<never>[];
+}

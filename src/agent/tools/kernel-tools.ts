@@ -1,0 +1,269 @@
+/**
+ * Kernel tools: run a cell (watched: partial output after a soft timeout,
+ * interrupted after a hard one), keep waiting, run scratch code, inspect
+ * variables, interrupt, restart, install packages.
+ */
+import { formatOutputs, formatRunResult } from '../context/observations';
+import type { IRunResult } from '../ports';
+import type { IToolResult } from '../types';
+import { defineTool } from './registry';
+import type { RunState } from './run-state';
+
+/** Longest single `wait` the model may ask for. */
+const MAX_WAIT_S = 300;
+
+function runObservation(result: IRunResult, state: RunState): IToolResult {
+  if (result.cellId) {
+    if (result.status === 'running') {
+      state.running.add(result.cellId);
+    } else {
+      state.running.delete(result.cellId);
+    }
+  }
+  const ok = result.status === 'ok' || result.status === 'running';
+  return {
+    ok,
+    cellId: result.cellId ?? undefined,
+    output: formatRunResult(result),
+    preview:
+      result.status === 'ok' || result.status === 'error'
+        ? formatOutputs(result.outputs)
+        : `${result.status}\n${formatOutputs(result.outputs)}`
+  };
+}
+
+/** `run_cell`: run a code cell in the notebook's kernel. */
+export const runCell = defineTool<{ cell_id: string }>({
+  name: 'run_cell',
+  kind: 'run',
+  description:
+    "Run a code cell in the notebook's kernel and return its outputs (text, results, " +
+    'errors). Long runs return partial output after a while: then call wait to keep ' +
+    'waiting or interrupt_kernel to stop it. input() is not available.',
+  parameters: {
+    type: 'object',
+    properties: {
+      cell_id: { type: 'string', description: 'The id of the cell to run.' }
+    },
+    required: ['cell_id'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, signal, state }) {
+    const result = await notebook.runCell(args.cell_id, {
+      signal,
+      softTimeoutMs: state.settings.softTimeoutMs,
+      hardTimeoutMs: state.settings.hardTimeoutMs
+    });
+    return runObservation(result, state);
+  }
+});
+
+/** `wait`: keep watching a cell that is still running. */
+export const wait = defineTool<{ cell_id: string; seconds?: number }>({
+  name: 'wait',
+  kind: 'read',
+  description:
+    'Keep waiting for a cell that run_cell reported as still running, up to seconds ' +
+    `(default 30, at most ${MAX_WAIT_S}); returns its outputs so far or its final result.`,
+  parameters: {
+    type: 'object',
+    properties: {
+      cell_id: { type: 'string' },
+      seconds: { type: 'number', minimum: 1, maximum: MAX_WAIT_S }
+    },
+    required: ['cell_id'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, signal, state }) {
+    const result = await notebook.waitForCell(args.cell_id, {
+      signal,
+      softTimeoutMs: (args.seconds ?? 30) * 1000,
+      hardTimeoutMs: state.settings.hardTimeoutMs
+    });
+    return runObservation(result, state);
+  }
+});
+
+/** `run_code`: scratch code in the kernel, without adding a cell. */
+export const runCode = defineTool<{ code: string }>({
+  name: 'run_code',
+  kind: 'run',
+  codeArgument: 'code',
+  description:
+    'Run a short piece of code in the kernel without adding a cell, for quick ' +
+    'inspection (e.g. df.dtypes, df.head()). It shares the notebook’s variables. ' +
+    'Use cells (insert_cell + run_cell) for work the user should keep.',
+  parameters: {
+    type: 'object',
+    properties: { code: { type: 'string' } },
+    required: ['code'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, signal, state }) {
+    const result = await notebook.executeCode(args.code, {
+      signal,
+      silent: false,
+      softTimeoutMs: state.settings.softTimeoutMs,
+      hardTimeoutMs: state.settings.hardTimeoutMs
+    });
+    return runObservation(result, state);
+  }
+});
+
+/**
+ * Python that prints the user's variables as JSON: names, types, shapes or
+ * lengths, and a short repr. It defines nothing that outlives it.
+ */
+export const INSPECT_VARIABLES_CODE = `
+def _notebook_agent_inspect():
+    import json, types
+    ip = get_ipython()
+    hidden = getattr(ip, 'user_ns_hidden', {})
+    rows = []
+    for name, value in list(ip.user_ns.items()):
+        if name.startswith('_') or name in hidden or name in ('In', 'Out', 'exit', 'quit', 'get_ipython'):
+            continue
+        if isinstance(value, (types.ModuleType, types.FunctionType, type)):
+            continue
+        row = {'name': name, 'type': type(value).__module__.split('.')[0] + '.' + type(value).__name__}
+        shape = getattr(value, 'shape', None)
+        if isinstance(shape, tuple):
+            row['shape'] = list(shape)
+        else:
+            try:
+                row['len'] = len(value)
+            except Exception:
+                pass
+        try:
+            text = repr(value)
+            row['repr'] = text if len(text) <= 80 else text[:77] + '...'
+        except Exception:
+            row['repr'] = '<unrepresentable>'
+        rows.append(row)
+    print(json.dumps(rows[:200]))
+_notebook_agent_inspect()
+del _notebook_agent_inspect
+`.trim();
+
+/** `inspect_variables`: what the kernel holds now. */
+export const inspectVariables = defineTool<Record<string, never>>({
+  name: 'inspect_variables',
+  kind: 'read',
+  description:
+    "List the kernel's user variables: names, types, shapes or lengths, and a short repr.",
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute(_args, { notebook, signal }) {
+    const result = await notebook.executeCode(INSPECT_VARIABLES_CODE, {
+      signal,
+      silent: true,
+      softTimeoutMs: 15_000,
+      hardTimeoutMs: 30_000
+    });
+    const text = result.outputs
+      .map(o => (o.type === 'stream' && o.name === 'stdout' ? o.text : ''))
+      .join('');
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = JSON.parse(text.trim() || '[]');
+    } catch {
+      return {
+        ok: false,
+        output: `Could not inspect variables:\n${formatOutputs(result.outputs)}`
+      };
+    }
+    if (!rows.length) {
+      return { ok: true, output: 'The kernel has no user variables yet.' };
+    }
+    const lines = rows.map(row => {
+      const size = row.shape
+        ? ` shape ${JSON.stringify(row.shape)}`
+        : row.len !== undefined
+          ? ` len ${row.len}`
+          : '';
+      return `${row.name}: ${row.type}${size} = ${row.repr}`;
+    });
+    return { ok: true, output: lines.join('\n') };
+  }
+});
+
+/** `interrupt_kernel`: stop what the kernel is running. */
+export const interruptKernel = defineTool<Record<string, never>>({
+  name: 'interrupt_kernel',
+  kind: 'read',
+  description:
+    'Interrupt the kernel (like the stop button), e.g. a cell that runs too long.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute(_args, { notebook, state }) {
+    await notebook.interrupt();
+    const running = [...state.running];
+    return {
+      ok: true,
+      output:
+        'Interrupted the kernel.' +
+        (running.length
+          ? ` Cells that were running: ${running.join(', ')} (call wait to see how they ended).`
+          : '')
+    };
+  }
+});
+
+/** `restart_kernel`: start over with an empty kernel (always asks the user). */
+export const restartKernel = defineTool<Record<string, never>>({
+  name: 'restart_kernel',
+  kind: 'restart',
+  description:
+    'Restart the kernel: every variable is lost and cells must run again. The user is asked first.',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  async execute(_args, { notebook, state }) {
+    await notebook.restartKernel();
+    state.running.clear();
+    return {
+      ok: true,
+      output:
+        'The kernel restarted: all variables are gone; re-run the cells you need.'
+    };
+  }
+});
+
+/** `install_package`: `%pip install` in the notebook's own kernel environment. */
+export const installPackage = defineTool<{ packages: string }>({
+  name: 'install_package',
+  kind: 'run',
+  codeArgument: 'packages',
+  description:
+    "Install Python packages into the notebook kernel's environment with %pip install " +
+    '(e.g. "seaborn scikit-learn"). Restarting the kernel may be needed for some upgrades.',
+  parameters: {
+    type: 'object',
+    properties: {
+      packages: {
+        type: 'string',
+        description: 'Space-separated pip requirement specifiers.'
+      }
+    },
+    required: ['packages'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, signal, state }) {
+    const specs = args.packages.split(/\s+/).filter(Boolean);
+    if (
+      !specs.length ||
+      specs.some(spec => !/^[A-Za-z0-9][A-Za-z0-9._\-\[\],<>=!~]*$/.test(spec))
+    ) {
+      return {
+        ok: false,
+        output: `Refused: "${args.packages}" is not a list of package names.`
+      };
+    }
+    const result = await notebook.executeCode(
+      `%pip install ${specs.join(' ')}`,
+      {
+        signal,
+        silent: false,
+        softTimeoutMs: Math.max(state.settings.softTimeoutMs, 120_000),
+        hardTimeoutMs: state.settings.hardTimeoutMs
+      }
+    );
+    return runObservation(result, state);
+  }
+});

@@ -1,0 +1,151 @@
+/**
+ * Editing tools: insert, edit and delete cells. They never overwrite the
+ * user's work behind their back: an edit needs the cell to be unchanged
+ * since the agent read it, and only the agent's own cells can be deleted.
+ */
+import { defineTool } from './registry';
+
+interface IInsertArgs {
+  source: string;
+  cell_type?: 'code' | 'markdown';
+  after_cell_id?: string;
+}
+
+/** `insert_cell`: add a code or markdown cell. */
+export const insertCell = defineTool<IInsertArgs>({
+  name: 'insert_cell',
+  kind: 'edit',
+  codeArgument: 'source',
+  description:
+    'Insert a new cell after the cell with after_cell_id, or at the end when it is ' +
+    'omitted. Returns the new cell_id. Inserting does not run the cell: call run_cell next.',
+  parameters: {
+    type: 'object',
+    properties: {
+      source: { type: 'string', description: 'The cell source.' },
+      cell_type: {
+        type: 'string',
+        enum: ['code', 'markdown'],
+        description: 'Default: code.'
+      },
+      after_cell_id: {
+        type: 'string',
+        description: 'Insert after this cell; omit to append at the end.'
+      }
+    },
+    required: ['source'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, state }) {
+    const cell = await notebook.insertCell({
+      type: args.cell_type ?? 'code',
+      source: args.source,
+      afterCellId: args.after_cell_id
+    });
+    state.created.add(cell.id);
+    state.seen.set(cell.id, cell.source);
+    const where = args.after_cell_id
+      ? `after cell ${args.after_cell_id}`
+      : 'at the end of the notebook';
+    return {
+      ok: true,
+      cellId: cell.id,
+      output:
+        `Inserted ${cell.type} cell cell_id: ${cell.id} ${where}.` +
+        (cell.type === 'code' ? ' It has not run yet.' : '')
+    };
+  }
+});
+
+interface IEditArgs {
+  cell_id: string;
+  source: string;
+}
+
+/** `edit_cell`: replace a cell's source, if the user has not changed it since the agent read it. */
+export const editCell = defineTool<IEditArgs>({
+  name: 'edit_cell',
+  kind: 'edit',
+  codeArgument: 'source',
+  description:
+    'Replace the whole source of a cell you have read (with read_notebook or read_cell). ' +
+    'Refused if the user changed the cell since you read it. Editing does not run it.',
+  parameters: {
+    type: 'object',
+    properties: {
+      cell_id: { type: 'string' },
+      source: { type: 'string', description: 'The new, complete source.' }
+    },
+    required: ['cell_id', 'source'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, state }) {
+    const cells = await notebook.getCells();
+    const cell = cells.find(c => c.id === args.cell_id);
+    if (!cell) {
+      return {
+        ok: false,
+        output: `Error: there is no cell with id ${args.cell_id} (it may have been deleted). Call read_notebook.`
+      };
+    }
+    const seen = state.seen.get(cell.id);
+    if (seen === undefined) {
+      return {
+        ok: false,
+        cellId: cell.id,
+        output: `Refused: read cell ${cell.id} with read_cell before editing it.`
+      };
+    }
+    if (seen !== cell.source) {
+      // The model now knows the current source: a deliberate retry may go through.
+      state.seen.set(cell.id, cell.source);
+      return {
+        ok: false,
+        cellId: cell.id,
+        output:
+          `Refused: the user changed cell ${cell.id} since you read it, so your edit was not applied. ` +
+          `Its current source is:\n${cell.source}\nRe-apply your change to this version if it still makes sense.`
+      };
+    }
+    await notebook.editCell(cell.id, args.source);
+    state.seen.set(cell.id, args.source);
+    return {
+      ok: true,
+      cellId: cell.id,
+      output: `Edited cell_id: ${cell.id}. It has not run since: call run_cell to run it.`
+    };
+  }
+});
+
+/** `delete_cell`: remove a cell the agent created in this run. */
+export const deleteCell = defineTool<{ cell_id: string }>({
+  name: 'delete_cell',
+  kind: 'edit',
+  description:
+    'Delete a cell you inserted during this task (for example a failed attempt). ' +
+    'Cells you did not create cannot be deleted unless the user allowed it.',
+  parameters: {
+    type: 'object',
+    properties: { cell_id: { type: 'string' } },
+    required: ['cell_id'],
+    additionalProperties: false
+  },
+  async execute(args, { notebook, state }) {
+    if (
+      !state.created.has(args.cell_id) &&
+      !state.settings.allowDeleteAnyCell
+    ) {
+      return {
+        ok: false,
+        cellId: args.cell_id,
+        output:
+          `Refused: cell ${args.cell_id} was not created by you in this task; only the user may delete it. ` +
+          'Leave it as it is, or insert a corrected cell after it.'
+      };
+    }
+    await notebook.deleteCell(args.cell_id);
+    state.created.delete(args.cell_id);
+    state.seen.delete(args.cell_id);
+    return { ok: true, output: `Deleted cell ${args.cell_id}.` };
+  }
+});
