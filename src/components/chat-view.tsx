@@ -4,9 +4,11 @@
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import React, { useEffect, useRef, useSyncExternalStore } from 'react';
+import type { ApprovalMode } from '../agent/loop/approval';
 import type { AgentSession } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
+import { ApprovalCard } from './approval-card';
 import { MarkdownView } from './markdown-view';
 import { PromptBox } from './prompt-box';
 import { SetupNotice } from './setup-notice';
@@ -19,6 +21,8 @@ export interface IChatViewProps {
   serverStatus: ServerStatus;
   mode: EndpointMode;
   modelLabel: string;
+  approvalMode: ApprovalMode;
+  onModeChange: (mode: ApprovalMode) => void;
   onSend: (prompt: string) => boolean;
   onShowCell: (cellId: string) => void;
   inputRef: React.RefObject<HTMLTextAreaElement>;
@@ -87,7 +91,16 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               );
           }
         })}
-        {running && <div className="jp-AgentSidebar-working">Working…</div>}
+        {state.pendingApproval && (
+          <ApprovalCard
+            key={state.pendingApproval.call.id}
+            request={state.pendingApproval}
+            onDecide={decision => session.resolveApproval(decision)}
+          />
+        )}
+        {running && !state.pendingApproval && (
+          <div className="jp-AgentSidebar-working">Working…</div>
+        )}
         {state.error && (
           <div className="jp-AgentSidebar-error" role="alert">
             <strong>{state.error.message}</strong>
@@ -95,6 +108,22 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           </div>
         )}
         <div ref={bottom} />
+      </div>
+      <div className="jp-AgentSidebar-mode">
+        <label>
+          Approval:{' '}
+          <select
+            aria-label="Approval mode"
+            value={props.approvalMode}
+            onChange={event =>
+              props.onModeChange(event.target.value as ApprovalMode)
+            }
+          >
+            <option value="ask-before-running">Ask before running code</option>
+            <option value="ask-before-edits">Ask before every edit</option>
+            <option value="run-everything">Run everything</option>
+          </select>
+        </label>
       </div>
       <PromptBox
         running={running}

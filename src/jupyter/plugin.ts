@@ -24,6 +24,7 @@ import {
   DEFAULT_SETTINGS,
   PLUGIN_ID,
   readSettings,
+  runSettings,
   type IAgentSettings
 } from './settings';
 
@@ -42,6 +43,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null
   ) => {
     let settings: IAgentSettings = { ...DEFAULT_SETTINGS };
+    let settingsHandle: ISettingRegistry.ISettings | null = null;
     let serverStatus: ServerStatus = { kind: 'unknown' };
     const serverSettings = app.serviceManager.serverSettings;
     const ports = new WeakMap<NotebookPanel, LiveNotebookPort>();
@@ -51,15 +53,22 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
       let port = ports.get(panel);
       if (!port) {
-        port = new LiveNotebookPort(panel);
+        port = new LiveNotebookPort(panel, app.serviceManager.contents);
         ports.set(panel, port);
       }
       return port;
     };
 
+    // A port per notebook from the moment it opens, so it sees which cells
+    // the user runs (to tell the agent which cells are stale).
+    tracker.widgetAdded.connect((_, panel) => void portFor(panel));
+    tracker.forEach(panel => void portFor(panel));
+
     const session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
-      maxSteps: () => settings.maxSteps
+      maxSteps: () => settings.maxSteps,
+      approvalMode: () => settings.approvalMode,
+      runSettings: () => runSettings(settings)
     });
 
     const send = (
@@ -74,6 +83,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     const sidebar = new AgentSidebar({
       session,
       rendermime,
+      onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
       onSend: prompt => send(prompt) !== null,
       onShowCell: cellId => showCell(app, tracker, cellId)
     });
@@ -87,7 +97,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
             (serverStatus.kind === 'configured'
               ? (serverStatus.model ?? 'server default')
               : '');
-      sidebar.setConfiguration(serverStatus, settings.endpointMode, model);
+      sidebar.setConfiguration(
+        serverStatus,
+        settings.endpointMode,
+        model,
+        settings.approvalMode
+      );
     };
     void fetchServerStatus(serverSettings).then(status => {
       serverStatus = status;
@@ -95,6 +110,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     });
     if (settingRegistry) {
       void settingRegistry.load(PLUGIN_ID).then(loaded => {
+        settingsHandle = loaded;
         const apply = () => {
           settings = readSettings(loaded);
           refreshConfiguration();

@@ -2,6 +2,8 @@
  * The user's settings (schema/plugin.json), read into a plain object.
  */
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
+import type { ApprovalMode } from '../agent/loop/approval';
+import type { IRunSettings } from '../agent/tools/run-state';
 
 /** Settings id, part of the public contract. */
 export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';
@@ -16,6 +18,10 @@ export interface IAgentSettings {
   model: string;
   apiKey: string;
   maxSteps: number;
+  approvalMode: ApprovalMode;
+  softTimeoutSeconds: number;
+  hardTimeoutSeconds: number;
+  allowDeleteAnyCell: boolean;
 }
 
 /** The defaults, as in the schema. */
@@ -24,8 +30,18 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   baseUrl: '',
   model: '',
   apiKey: '',
-  maxSteps: 30
+  maxSteps: 30,
+  approvalMode: 'ask-before-running',
+  softTimeoutSeconds: 30,
+  hardTimeoutSeconds: 600,
+  allowDeleteAnyCell: false
 };
+
+const MODES: ReadonlyArray<ApprovalMode> = [
+  'ask-before-running',
+  'ask-before-edits',
+  'run-everything'
+];
 
 /** Read the composite settings, falling back to defaults field by field. */
 export function readSettings(
@@ -41,6 +57,21 @@ export function readSettings(
     baseUrl: get<string>('baseUrl').trim(),
     model: get<string>('model').trim(),
     apiKey: get<string>('apiKey'),
-    maxSteps: get<number>('maxSteps')
+    maxSteps: get<number>('maxSteps'),
+    approvalMode: MODES.includes(get<ApprovalMode>('approvalMode'))
+      ? get<ApprovalMode>('approvalMode')
+      : DEFAULT_SETTINGS.approvalMode,
+    softTimeoutSeconds: get<number>('softTimeoutSeconds'),
+    hardTimeoutSeconds: get<number>('hardTimeoutSeconds'),
+    allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell')
+  };
+}
+
+/** The run limits the tools use. */
+export function runSettings(settings: IAgentSettings): IRunSettings {
+  return {
+    softTimeoutMs: settings.softTimeoutSeconds * 1000,
+    hardTimeoutMs: settings.hardTimeoutSeconds * 1000,
+    allowDeleteAnyCell: settings.allowDeleteAnyCell
   };
 }

@@ -7,6 +7,7 @@ import React, { createRef } from 'react';
 import type { AgentSession } from '../agent/session';
 import { ChatView } from '../components/chat-view';
 import type { ServerStatus } from '../jupyter/server-status';
+import type { ApprovalMode } from '../agent/loop/approval';
 import type { EndpointMode } from '../jupyter/settings';
 import { agentIcon } from './icon';
 
@@ -18,6 +19,7 @@ export class AgentSidebar extends ReactWidget {
   private _status: ServerStatus = { kind: 'unknown' };
   private _mode: EndpointMode = 'proxy';
   private _modelLabel = '';
+  private _approvalMode: ApprovalMode = 'ask-before-running';
   private _input = createRef<HTMLTextAreaElement>();
 
   constructor(private readonly _options: AgentSidebar.IOptions) {
@@ -32,11 +34,13 @@ export class AgentSidebar extends ReactWidget {
   setConfiguration(
     status: ServerStatus,
     mode: EndpointMode,
-    modelLabel: string
+    modelLabel: string,
+    approvalMode: ApprovalMode
   ): void {
     this._status = status;
     this._mode = mode;
     this._modelLabel = modelLabel;
+    this._approvalMode = approvalMode;
     this.update();
   }
 
@@ -53,6 +57,8 @@ export class AgentSidebar extends ReactWidget {
         serverStatus={this._status}
         mode={this._mode}
         modelLabel={this._modelLabel}
+        approvalMode={this._approvalMode}
+        onModeChange={this._options.onModeChange}
         onSend={this._options.onSend}
         onShowCell={this._options.onShowCell}
         inputRef={this._input}
@@ -69,5 +75,6 @@ export namespace AgentSidebar {
     rendermime: IRenderMimeRegistry;
     onSend: (prompt: string) => boolean;
     onShowCell: (cellId: string) => void;
+    onModeChange: (mode: ApprovalMode) => void;
   }
 }

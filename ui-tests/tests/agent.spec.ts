@@ -68,6 +68,12 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.press('Enter');
 
     const sidebar = page.locator(`#${SIDEBAR}`);
+    // Asked before running code (the default): the card shows exactly what will run.
+    const approval = sidebar.getByRole('group', { name: 'Approval needed' });
+    await expect(
+      approval.getByRole('textbox', { name: 'Code to approve' })
+    ).toHaveValue('print(secret * 3 + 1)');
+    await approval.getByRole('button', { name: 'Run' }).click();
     await expect(
       sidebar.locator('.jp-AgentSidebar-assistant strong')
     ).toHaveText('the new cell', { timeout: 60000 });
@@ -141,6 +147,14 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.fill('Sleep for a minute');
     await prompt.press('Enter');
     const sidebar = page.locator(`#${SIDEBAR}`);
+    await sidebar
+      .getByRole('group', { name: 'Approval needed' })
+      .getByRole('button', { name: 'Run' })
+      .click();
+    // The cell is really running in the kernel: its prompt shows [*].
+    await expect(
+      page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-InputPrompt')
+    ).toHaveText('[*]:');
     await expect(
       sidebar.locator(
         '.jp-AgentSidebar-tool[data-tool="run_cell"][data-status="running"]'

@@ -1,0 +1,95 @@
+/**
+ * An inline approval prompt: exactly what will run (editable), and
+ * Run / Reject with an optional reason that goes back to the agent.
+ */
+import React, { useState } from 'react';
+import type {
+  ApprovalDecision,
+  IApprovalRequest
+} from '../agent/loop/approval';
+
+/** Props of `ApprovalCard`. */
+export interface IApprovalCardProps {
+  request: IApprovalRequest;
+  onDecide: (decision: ApprovalDecision) => void;
+}
+
+/** Ask the user before the agent acts. */
+export function ApprovalCard({
+  request,
+  onDecide
+}: IApprovalCardProps): JSX.Element {
+  const [code, setCode] = useState(request.code ?? '');
+  const [reason, setReason] = useState('');
+  const [rejecting, setRejecting] = useState(false);
+  const verb =
+    request.kind === 'edit'
+      ? 'Apply'
+      : request.kind === 'restart'
+        ? 'Restart'
+        : 'Run';
+  return (
+    <div
+      className="jp-AgentSidebar-approval"
+      role="group"
+      aria-label="Approval needed"
+    >
+      <strong>{request.title}?</strong>
+      {request.code !== null && (
+        <textarea
+          className="jp-AgentSidebar-approvalCode"
+          aria-label="Code to approve"
+          value={code}
+          rows={Math.min(12, Math.max(2, code.split('\n').length))}
+          onChange={event => setCode(event.target.value)}
+        />
+      )}
+      {rejecting && (
+        <input
+          className="jp-AgentSidebar-input"
+          aria-label="Reason for rejecting"
+          placeholder="Why not? (sent to the agent)"
+          value={reason}
+          autoFocus
+          onChange={event => setReason(event.target.value)}
+          onKeyDown={event => {
+            if (event.key === 'Enter') {
+              onDecide({ approved: false, reason });
+            }
+          }}
+        />
+      )}
+      <div className="jp-AgentSidebar-actions">
+        {rejecting ? (
+          <button
+            className="jp-mod-styled jp-mod-warn"
+            onClick={() => onDecide({ approved: false, reason })}
+          >
+            Send rejection
+          </button>
+        ) : (
+          <>
+            <button
+              className="jp-mod-styled jp-mod-reject"
+              onClick={() => setRejecting(true)}
+            >
+              Reject
+            </button>
+            <button
+              className="jp-mod-styled jp-mod-accept"
+              onClick={() =>
+                onDecide(
+                  request.code !== null && code !== request.code
+                    ? { approved: true, code }
+                    : { approved: true }
+                )
+              }
+            >
+              {verb}
+            </button>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
