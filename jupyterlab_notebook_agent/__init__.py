@@ -22,9 +22,14 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     """Register the model proxy under the server's base_url."""
     from .config import NotebookAgent
     from .handlers import setup_handlers
+    from .kernel_websocket import use_nodelay_kernel_websockets
 
     config = NotebookAgent(parent=server_app)
     setup_handlers(server_app.web_app, config)
+    # Every kernel round trip (the agent's and the user's Shift+Enter) drops
+    # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
+    if use_nodelay_kernel_websockets(server_app):
+        server_app.log.info("Notebook Agent: TCP_NODELAY on kernel websockets")
     endpoint = config.resolved_endpoint()
     if endpoint is None:
         server_app.log.info(

@@ -2,77 +2,118 @@
  * Formats notebook outputs as observations for the model, within a budget.
  *
  * Models need to read results, not drown in them: long text keeps its head
- * and tail with the number of elided characters, ANSI colour codes go, and
- * binary outputs (images) are described rather than pasted as base64.
+ * and tail with the number of elided characters, ANSI codes and progress-bar
+ * rewrites go, tracebacks keep the user's frames, DataFrames become shape +
+ * head, and images are described rather than pasted as base64. The pieces
+ * live in text.ts, errors.ts, rich.ts and images.ts; this module combines
+ * them and is what the tools import.
  */
 import type { CellOutput, ICellSnapshot, IRunResult } from '../ports';
+import { formatError } from './errors';
+import { formatRich } from './rich';
+import { cleanStreamText, truncateMiddle } from './text';
+
+export { stripAnsi, truncateMiddle, applyCarriageReturns } from './text';
+export { formatError } from './errors';
+export {
+  collectImages,
+  type ICollectedImage,
+  type IImageResizer
+} from './images';
 
 /** Default character budget for one cell's outputs. */
 export const OUTPUT_BUDGET = 4000;
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+// Below this share an output says too little to be worth showing.
+const MIN_SHARE = 120;
+const STDERR_LABEL = '[stderr]\n';
+const STDOUT_LABEL = '[stdout]\n';
 
-/** Remove ANSI escape sequences (tracebacks are coloured). */
-export function stripAnsi(text: string): string {
-  return text.replace(ANSI, '');
-}
-
-/** Keep the head and tail of `text` within `budget` characters. */
-export function truncateMiddle(text: string, budget: number): string {
-  if (text.length <= budget) {
-    return text;
-  }
-  const head = Math.ceil(budget * 0.6);
-  const tail = budget - head;
-  const elided = text.length - head - tail;
-  return (
-    text.slice(0, head) +
-    `\n… [${elided} characters elided] …\n` +
-    text.slice(text.length - tail)
-  );
-}
-
-function asText(value: unknown): string {
-  return Array.isArray(value) ? value.join('') : String(value ?? '');
-}
-
-/** One output as text. */
-export function formatOutput(output: CellOutput): string {
+/** One output as text, within `budget` characters ('' when it shows nothing). */
+export function formatOutput(
+  output: CellOutput,
+  budget = OUTPUT_BUDGET
+): string {
   switch (output.type) {
     case 'stream':
-      return output.name === 'stderr'
-        ? `[stderr]\n${stripAnsi(output.text)}`
-        : stripAnsi(output.text);
+      return formatStream(output.text, output.name === 'stderr', budget);
     case 'error':
-      return [
-        `${output.ename}: ${output.evalue}`,
-        ...output.traceback.map(line => stripAnsi(line))
-      ].join('\n');
-    default: {
-      const data = output.data;
-      const parts: string[] = [];
-      const mimes = Object.keys(data);
-      if ('text/plain' in data) {
-        parts.push(stripAnsi(asText(data['text/plain'])));
-      }
-      const images = mimes.filter(m => m.startsWith('image/'));
-      for (const mime of images) {
-        const size = asText(data[mime]).length;
-        parts.push(`[${mime} image, ${Math.round((size * 3) / 4 / 1024)} KB]`);
-      }
-      const others = mimes.filter(
-        m => m !== 'text/plain' && !m.startsWith('image/')
-      );
-      if (others.length && !('text/plain' in data)) {
-        parts.push(`[rich output: ${others.join(', ')}]`);
-      }
-      return parts.join('\n');
-    }
+      return formatError(output, budget);
+    default:
+      return formatRich(output, budget);
   }
 }
 
-/** All outputs of a cell, joined and kept within `budget`. */
+function formatStream(text: string, label: boolean | string, budget: number) {
+  const clean = cleanStreamText(text).replace(/\n$/, '');
+  if (!clean.trim()) {
+    return '';
+  }
+  const prefix = typeof label === 'string' ? label : label ? STDERR_LABEL : '';
+  return prefix + truncateMiddle(clean, budget - prefix.length);
+}
+
+/**
+ * One output of a list: stdout right after stderr is labelled too, or it
+ * would read as part of the stderr text.
+ */
+function formatItem(
+  output: CellOutput,
+  previous: CellOutput | undefined,
+  budget: number
+): string {
+  if (
+    output.type === 'stream' &&
+    output.name === 'stdout' &&
+    previous?.type === 'stream'
+  ) {
+    return formatStream(output.text, STDOUT_LABEL, budget);
+  }
+  return formatOutput(output, budget);
+}
+
+/**
+ * Join consecutive writes to the same stream, as the notebook shows them, so
+ * a progress bar split over many messages collapses to its final state.
+ */
+function coalesceStreams(outputs: CellOutput[]): CellOutput[] {
+  const merged: CellOutput[] = [];
+  for (const output of outputs) {
+    const last = merged[merged.length - 1];
+    if (
+      output.type === 'stream' &&
+      last?.type === 'stream' &&
+      last.name === output.name
+    ) {
+      merged[merged.length - 1] = { ...last, text: last.text + output.text };
+    } else {
+      merged.push(output);
+    }
+  }
+  return merged;
+}
+
+/**
+ * Share `budget` between items of the given natural sizes: small items get
+ * all they need, the large ones split what is left evenly.
+ */
+function allocate(sizes: number[], budget: number): number[] {
+  const shares = sizes.map(() => 0);
+  const order = sizes.map((_, i) => i).sort((a, b) => sizes[a] - sizes[b]);
+  let left = budget;
+  order.forEach((index, rank) => {
+    const fair = Math.floor(left / (order.length - rank));
+    shares[index] = Math.min(sizes[index], fair);
+    left -= shares[index];
+  });
+  return shares;
+}
+
+/**
+ * All outputs of a cell as text within `budget` characters. Each output gets
+ * a fair share, so one huge stream cannot push an error out of view; with
+ * too many outputs, the first and last are kept and the rest counted.
+ */
 export function formatOutputs(
   outputs: CellOutput[],
   budget = OUTPUT_BUDGET
@@ -80,17 +121,119 @@ export function formatOutputs(
   if (!outputs.length) {
     return '(no output)';
   }
-  return truncateMiddle(outputs.map(formatOutput).join('\n'), budget);
+  const merged = coalesceStreams(outputs);
+  // Streams that print nothing visible (a lone newline) take no room.
+  const visible = merged.filter(
+    (output, i) => formatItem(output, merged[i - 1], MIN_SHARE) !== ''
+  );
+  let items = visible.map((output, i) => ({
+    output,
+    previous: visible[i - 1]
+  }));
+  if (!items.length) {
+    return '(no output)';
+  }
+  let omitted = '';
+  const fit = Math.max(2, Math.floor(budget / MIN_SHARE));
+  if (items.length > fit) {
+    const head = Math.ceil((fit - 1) / 2);
+    const tail = fit - 1 - head;
+    omitted = `[${items.length - head - tail} more outputs omitted]`;
+    items = [...items.slice(0, head), ...items.slice(items.length - tail)];
+  }
+  const room = budget - (items.length - 1) - (omitted ? omitted.length + 1 : 0);
+  const format = (item: (typeof items)[number], share: number) =>
+    formatItem(item.output, item.previous, share);
+  const natural = items.map(item => format(item, room));
+  const shares = allocate(
+    natural.map(text => text.length),
+    room
+  );
+  const parts = items.map((item, i) =>
+    natural[i].length <= shares[i] ? natural[i] : format(item, shares[i])
+  );
+  if (omitted) {
+    parts.splice(Math.ceil(parts.length / 2), 0, omitted);
+  }
+  // Formatters may round up by a few characters; the budget is a promise.
+  return truncateMiddle(parts.join('\n'), budget);
 }
 
-/** The observation after running a cell. */
-export function formatRunResult(result: IRunResult): string {
-  const head =
-    result.status === 'aborted'
-      ? `cell_id: ${result.cellId ?? '(scratch)'} — the run was interrupted before it finished.`
-      : `cell_id: ${result.cellId} ran (execution count ${result.executionCount ?? '?'}) ` +
-        (result.status === 'ok' ? 'without error.' : 'and raised an error.');
-  return `${head}\nOutput:\n${formatOutputs(result.outputs)}`;
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  if (s < 10) {
+    return `${s.toFixed(1)} s`;
+  }
+  if (s < 120) {
+    return `${Math.round(s)} s`;
+  }
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+/** The first line of a run observation: what happened, in plain words. */
+function statusLine(result: IRunResult): string {
+  const who =
+    result.cellId === null ? 'The scratch code' : `cell_id: ${result.cellId}`;
+  const count =
+    result.executionCount === null
+      ? ''
+      : `execution count ${result.executionCount}`;
+  const after = result.elapsedMs === undefined ? '' : seconds(result.elapsedMs);
+  const detail = (...parts: string[]) => {
+    const text = parts.filter(p => p).join(', ');
+    return text ? ` (${text})` : '';
+  };
+  switch (result.status) {
+    case 'ok':
+      return `${who} finished OK${detail(count, after && `took ${after}`)}.`;
+    case 'error':
+      return `${who} raised an error${detail(count, after && `after ${after}`)}.`;
+    case 'running':
+      return (
+        `${who} is still running${after && ` after ${after}`}; the output ` +
+        'below is partial. Call `wait` to keep waiting for it, or ' +
+        '`interrupt_kernel` to stop it.'
+      );
+    case 'aborted':
+      return (
+        `${who} was interrupted by the user${after && ` after ${after}`}, ` +
+        'before it finished; the output below is partial.'
+      );
+    case 'timeout':
+      return (
+        `${who} hit the hard time limit${after && ` after ${after}`} and the ` +
+        'kernel was interrupted; the output below is partial. Make the code ' +
+        'faster or work on a sample.'
+      );
+    case 'kernel-died':
+      return (
+        `The kernel died while ${who === 'The scratch code' ? 'the scratch code' : who} ` +
+        `was running${after && ` (after ${after})`}. All variables, imports ` +
+        'and loaded data are lost: the kernel restarted or must be restarted ' +
+        '(`restart_kernel`), then re-run the cells that define what you ' +
+        'need. It may have run out of memory: work on less data at once.'
+      );
+  }
+}
+
+/** The observation after running a cell (or scratch code). */
+export function formatRunResult(
+  result: IRunResult,
+  budget = OUTPUT_BUDGET
+): string {
+  const lines = [statusLine(result)];
+  if (result.stdinRefused) {
+    lines.push(
+      'The code called input(), which is not available to the agent: put ' +
+        'the values in the code instead.'
+    );
+  }
+  const finished = result.status === 'ok' || result.status === 'error';
+  lines.push(
+    `${finished ? 'Output' : 'Output so far'}:`,
+    formatOutputs(result.outputs, budget)
+  );
+  return lines.join('\n');
 }
 
 /** A cell as read by `read_notebook`, with a short output summary. */

@@ -1,0 +1,235 @@
+/**
+ * Step-2 behaviours in the live notebook with a real kernel: watched runs,
+ * input(), a dying kernel, the user's edits winning over the agent's, a
+ * rejection reaching the model, and one Undo reverting a whole agent run.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { received, script } from './scripted-model';
+
+const SIDEBAR = 'notebook-agent-sidebar';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  await setAgentSettings(page, {});
+  await page.kernel.shutdownAll();
+});
+
+async function setAgentSettings(
+  page: IJupyterLabPageFixture,
+  values: Record<string, unknown>
+) {
+  await page.evaluate(async v => {
+    const registry = await window.galata.getPlugin(
+      '@jupyterlab/apputils-extension:settings'
+    );
+    await registry!.upload(
+      'jupyterlab-notebook-agent:plugin',
+      JSON.stringify(v)
+    );
+  }, values);
+}
+
+async function ask(page: IJupyterLabPageFixture, text: string) {
+  await page.sidebar.openTab(SIDEBAR);
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  await prompt.fill(text);
+  await prompt.press('Enter');
+  return page.locator(`#${SIDEBAR}`);
+}
+
+async function finished(page: IJupyterLabPageFixture) {
+  await expect(
+    page.locator(`#${SIDEBAR}`).getByRole('button', { name: 'Send' })
+  ).toBeVisible({ timeout: 60000 });
+}
+
+const toolResults = (body: {
+  messages: Array<{ role: string; content: string | null }>;
+}) => body.messages.filter(m => m.role === 'tool').map(m => m.content ?? '');
+
+test('a long cell returns partial output at the soft timeout, then is interrupted on request', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 2
+  });
+  await page.notebook.createNew('long.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            source:
+              'import time\nfor i in range(300):\n    print(i, flush=True)\n    time.sleep(0.1)'
+          }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    { tool_calls: [{ name: 'interrupt_kernel', arguments: {} }] },
+    {
+      tool_calls: [
+        { name: 'wait', arguments: { cell_id: '{{cell_id}}', seconds: 10 } }
+      ]
+    },
+    { content: 'Interrupted it.' }
+  ]);
+  await ask(page, 'Run a long loop');
+  await finished(page);
+  const results = toolResults((await received(request))[4].body);
+  expect(results[1]).toMatch(/still running/i);
+  expect(results[1]).toMatch(/\n1\n/);
+  expect(results[1]).not.toContain('299');
+  expect(results[3]).toContain('KeyboardInterrupt');
+  await expect(
+    page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
+  ).toContainText('KeyboardInterrupt');
+});
+
+test('input() does not hang a run, and a dying kernel is reported', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  await page.notebook.createNew('stdin.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: "name = input('Your name? ')" }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    {
+      tool_calls: [
+        { name: 'run_code', arguments: { code: 'import os; os._exit(1)' } }
+      ]
+    },
+    { content: 'Both reported.' }
+  ]);
+  const started = Date.now();
+  await ask(page, 'Ask my name, then crash');
+  await finished(page);
+  expect(Date.now() - started).toBeLessThan(45000);
+  const results = toolResults((await received(request))[3].body);
+  expect(results[1]).toMatch(/input\(\)/);
+  expect(results[2]).toMatch(/kernel died/i);
+});
+
+test('the user editing a cell while the agent waits makes edit_cell refuse', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, { approvalMode: 'ask-before-edits' });
+  await page.notebook.createNew('edit.ipynb');
+  await page.notebook.setCell(0, 'code', 'value = 1');
+  await script(request, [
+    { tool_calls: [{ name: 'read_notebook', arguments: {} }] },
+    {
+      tool_calls: [
+        {
+          name: 'edit_cell',
+          arguments: { cell_id: '{{cell_id}}', source: 'value = 100' }
+        }
+      ]
+    },
+    { content: 'The user changed it first.' }
+  ]);
+  const sidebar = await ask(page, 'Set value to 100');
+  const approval = sidebar.getByRole('group', { name: 'Approval needed' });
+  await expect(approval).toContainText('Replace the cell with this code');
+  // Meanwhile the user edits the same cell.
+  await page.notebook.setCell(0, 'code', 'value = 2  # mine');
+  await approval.getByRole('button', { name: 'Apply' }).click();
+  await finished(page);
+  expect(await page.notebook.getCellTextInput(0)).toBe('value = 2  # mine');
+  const results = toolResults((await received(request))[2].body);
+  expect(results[1]).toContain('the user changed cell');
+});
+
+test('a rejection with a reason goes back to the model and nothing runs', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('reject.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'run_code',
+          arguments: { code: "open('marker.txt', 'w').write('x')" }
+        }
+      ]
+    },
+    { content: 'Understood.' }
+  ]);
+  const sidebar = await ask(page, 'Write a file');
+  const approval = sidebar.getByRole('group', { name: 'Approval needed' });
+  await approval.getByRole('button', { name: 'Reject' }).click();
+  await approval
+    .getByRole('textbox', { name: 'Reason for rejecting' })
+    .fill('no files please');
+  await approval.getByRole('button', { name: 'Send rejection' }).click();
+  await finished(page);
+  const results = toolResults((await received(request))[1].body);
+  expect(results[0]).toContain('said: "no files please"');
+  expect(await page.filebrowser.contents.fileExists('marker.txt')).toBe(false);
+});
+
+test('one Undo reverts a whole agent run in the live notebook', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  await page.notebook.createNew('undo.ipynb');
+  await page.notebook.setCell(0, 'code', 'x = 1');
+  await script(request, [
+    { tool_calls: [{ name: 'read_notebook', arguments: {} }] },
+    {
+      tool_calls: [
+        {
+          name: 'edit_cell',
+          arguments: { cell_id: '{{cell_id}}', source: 'x = 2' }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'insert_cell', arguments: { source: 'y = x * 10' } }]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: '## Notes', cell_type: 'markdown' }
+        }
+      ]
+    },
+    { content: 'Done.' }
+  ]);
+  await ask(page, 'Change things');
+  await finished(page);
+  expect(await page.notebook.getCellCount()).toBe(3);
+  expect(await page.notebook.getCellTextInput(0)).toBe('x = 2');
+  // One Undo, from the notebook in command mode.
+  await page.notebook.activate('undo.ipynb');
+  await page
+    .locator('.jp-Notebook .jp-Cell')
+    .first()
+    .locator('.jp-InputPrompt')
+    .click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('z');
+  await expect.poll(() => page.notebook.getCellCount()).toBe(1);
+  expect(await page.notebook.getCellTextInput(0)).toBe('x = 1');
+});
