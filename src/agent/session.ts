@@ -83,6 +83,7 @@ export class AgentSession {
       maxSteps?: () => number;
       approvalMode?: () => ApprovalMode;
       runSettings?: () => IRunSettings;
+      contextTokens?: () => number;
     }
   ) {}
 
@@ -143,6 +144,7 @@ export class AgentSession {
       maxSteps: this._options.maxSteps?.(),
       approvalMode: this._options.approvalMode?.() ?? DEFAULT_APPROVAL_MODE,
       runSettings: this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS,
+      contextTokens: this._options.contextTokens?.(),
       approve: (request, signal) => this._askApproval(request, signal),
       onEvent: event => this._apply(event)
     }).finally(() => {

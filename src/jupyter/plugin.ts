@@ -68,7 +68,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       tools: new ToolRegistry(agentTools()),
       maxSteps: () => settings.maxSteps,
       approvalMode: () => settings.approvalMode,
-      runSettings: () => runSettings(settings)
+      runSettings: () => runSettings(settings),
+      contextTokens: () => settings.contextWindowTokens
     });
 
     const send = (

@@ -22,6 +22,7 @@ export interface IAgentSettings {
   softTimeoutSeconds: number;
   hardTimeoutSeconds: number;
   allowDeleteAnyCell: boolean;
+  contextWindowTokens: number;
 }
 
 /** The defaults, as in the schema. */
@@ -34,7 +35,8 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   approvalMode: 'ask-before-running',
   softTimeoutSeconds: 30,
   hardTimeoutSeconds: 600,
-  allowDeleteAnyCell: false
+  allowDeleteAnyCell: false,
+  contextWindowTokens: 32768
 };
 
 const MODES: ReadonlyArray<ApprovalMode> = [
@@ -63,7 +65,8 @@ export function readSettings(
       : DEFAULT_SETTINGS.approvalMode,
     softTimeoutSeconds: get<number>('softTimeoutSeconds'),
     hardTimeoutSeconds: get<number>('hardTimeoutSeconds'),
-    allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell')
+    allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell'),
+    contextWindowTokens: get<number>('contextWindowTokens')
   };
 }
 

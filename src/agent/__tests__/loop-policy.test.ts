@@ -246,3 +246,56 @@ describe('stop conditions', () => {
     expect(notebook.cells).toHaveLength(2);
   });
 });
+
+describe('context budget', () => {
+  it('elides older tool outputs when the history outgrows the window, never the user or system messages', async () => {
+    const big = 'x'.repeat(40000);
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: big }]
+    });
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { id: 'a', name: 'run_code', arguments: { code: 'print(big)' } }
+        ]
+      },
+      {
+        toolCalls: [
+          { id: 'b', name: 'read_file', arguments: { path: 'notes.txt' } }
+        ]
+      },
+      { text: 'done' }
+    ]);
+    notebook.files.set('notes.txt', 'y'.repeat(30000));
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'system prompt' },
+      { role: 'user', content: 'please look' }
+    ];
+    await runAgent({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      notebook,
+      messages,
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      approvalMode: 'run-everything',
+      contextTokens: 8600
+    });
+    const last = model.requests[2].messages;
+    expect(last[0]).toEqual({ role: 'system', content: 'system prompt' });
+    expect(last[1]).toEqual({ role: 'user', content: 'please look' });
+    const tools = last
+      .filter(m => m.role === 'tool')
+      .map(m => m.content as string);
+    expect(tools).toHaveLength(2);
+    // The newest observation is intact; the older one was elided to fit.
+    expect(tools[1]).toContain('y'.repeat(1000));
+    expect(tools[0].length).toBeLessThan(1000);
+    // The session's own history keeps everything.
+    expect(
+      (messages.filter(m => m.role === 'tool')[0].content as string).length
+    ).toBeGreaterThan(3000);
+    // Within the window, the request is the history unchanged.
+    expect(model.requests[0].messages).toEqual([messages[0], messages[1]]);
+  });
+});

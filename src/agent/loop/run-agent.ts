@@ -7,6 +7,7 @@
  * tool calls, the user stops it, the same failure repeats, or the step limit
  * is hit. All cell changes of a run are one undo step.
  */
+import { fitHistory } from '../context/history';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
 import type { IModelClient } from '../model/types';
@@ -48,9 +49,17 @@ export interface IRunAgentOptions {
   /** Asks the user; without one, every call is approved (headless use). */
   approve?: Approver;
   runSettings?: IRunSettings;
+  /** The model's context window in tokens (default 32768). */
+  contextTokens?: number;
   /** Clock for tool durations (tests inject one). */
   now?: () => number;
 }
+
+/** Default context window, in tokens, when the model's is not known. */
+export const DEFAULT_CONTEXT_TOKENS = 32768;
+
+/** Tokens kept free for the tool schemas and the model's answer. */
+const RESERVED_TOKENS = 6000;
 
 /** How the run ended. */
 export interface IRunOutcome {
@@ -100,7 +109,17 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
 
     const accumulator = new TurnAccumulator();
     try {
-      const stream = model.streamChat({ messages, tools: tools.specs }, signal);
+      // Within the window, the request is the history itself (a stable prefix
+      // for prompt caching); past it, older tool outputs are elided first.
+      const budget = Math.max(
+        2000,
+        (options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) - RESERVED_TOKENS
+      );
+      const request = fitHistory(messages, budget);
+      const stream = model.streamChat(
+        { messages: request, tools: tools.specs },
+        signal
+      );
       for await (const chunk of stream) {
         const text = accumulator.add(chunk);
         if (text) {
