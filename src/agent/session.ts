@@ -125,7 +125,10 @@ export class AgentSession {
     const notebook = target.notebook;
     this._history[0] = {
       role: 'system',
-      content: systemPrompt({ notebookPath: notebook.path })
+      content: systemPrompt({
+        notebookPath: notebook.path,
+        toolNames: this._options.tools.specs.map(t => t.name)
+      })
     };
     this._history.push({ role: 'user', content: text });
     const controller = new AbortController();
