@@ -16,6 +16,7 @@ import {
   type IApprovalRequest
 } from './loop/approval';
 import { runAgent, type IRunOutcome } from './loop/run-agent';
+import type { IVisionOptions } from './loop/vision';
 import type { INotebookPort } from './ports';
 import type { ToolRegistry } from './tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
@@ -84,6 +85,7 @@ export class AgentSession {
       approvalMode?: () => ApprovalMode;
       runSettings?: () => IRunSettings;
       contextTokens?: () => number;
+      vision?: () => IVisionOptions;
     }
   ) {}
 
@@ -148,6 +150,7 @@ export class AgentSession {
       approvalMode: this._options.approvalMode?.() ?? DEFAULT_APPROVAL_MODE,
       runSettings: this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS,
       contextTokens: this._options.contextTokens?.(),
+      vision: this._options.vision?.(),
       approve: (request, signal) => this._askApproval(request, signal),
       onEvent: event => this._apply(event)
     }).finally(() => {

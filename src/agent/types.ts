@@ -15,9 +15,26 @@ export interface IToolCall {
 /** One message of the conversation sent to the model. */
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** Images for vision-capable models (plots the agent produced). */
+      images?: IImageAttachment[];
+      /** True for messages the loop adds (observations), not the user's words. */
+      observation?: boolean;
+    }
   | { role: 'assistant'; content: string | null; toolCalls?: IToolCall[] }
   | { role: 'tool'; toolCallId: string; content: string };
+
+/** An image sent to a vision-capable model. */
+export interface IImageAttachment {
+  mime: string;
+  /** Base64, no whitespace. */
+  base64: string;
+  /** Pixel size, when known. */
+  width?: number;
+  height?: number;
+}
 
 /** Token usage reported by the endpoint, when it reports any. */
 export interface IUsage {
@@ -47,6 +64,8 @@ export interface IToolResult {
   cellId?: string;
   /** What the user sees in the tool card, when it differs from `output`. */
   preview?: string;
+  /** Images in the outputs, for vision-capable models. */
+  images?: IImageAttachment[];
 }
 
 /** How a run of the agent ended. */

@@ -17,6 +17,7 @@ import { ToolRegistry } from '../agent/tools/registry';
 import { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
 import { CommandIDs } from './commands';
+import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
 import { fetchServerStatus, type ServerStatus } from './server-status';
@@ -69,7 +70,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       maxSteps: () => settings.maxSteps,
       approvalMode: () => settings.approvalMode,
       runSettings: () => runSettings(settings),
-      contextTokens: () => settings.contextWindowTokens
+      contextTokens: () => settings.contextWindowTokens,
+      vision: () => ({
+        enabled: settings.vision,
+        maxSide: settings.maxImageSide,
+        resizer: canvasImageResizer
+      })
     });
 
     const send = (

@@ -23,6 +23,8 @@ export interface IAgentSettings {
   hardTimeoutSeconds: number;
   allowDeleteAnyCell: boolean;
   contextWindowTokens: number;
+  vision: boolean;
+  maxImageSide: number;
 }
 
 /** The defaults, as in the schema. */
@@ -36,7 +38,9 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   softTimeoutSeconds: 30,
   hardTimeoutSeconds: 600,
   allowDeleteAnyCell: false,
-  contextWindowTokens: 32768
+  contextWindowTokens: 32768,
+  vision: false,
+  maxImageSide: 768
 };
 
 const MODES: ReadonlyArray<ApprovalMode> = [
@@ -66,7 +70,9 @@ export function readSettings(
     softTimeoutSeconds: get<number>('softTimeoutSeconds'),
     hardTimeoutSeconds: get<number>('hardTimeoutSeconds'),
     allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell'),
-    contextWindowTokens: get<number>('contextWindowTokens')
+    contextWindowTokens: get<number>('contextWindowTokens'),
+    vision: get<boolean>('vision'),
+    maxImageSide: get<number>('maxImageSide')
   };
 }
 

@@ -233,3 +233,48 @@ test('one Undo reverts a whole agent run in the live notebook', async ({
   await expect.poll(() => page.notebook.getCellCount()).toBe(1);
   expect(await page.notebook.getCellTextInput(0)).toBe('x = 1');
 });
+
+test('with vision on, a plot reaches the model as a downscaled image, never as base64 text', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    vision: true,
+    maxImageSide: 256
+  });
+  await page.notebook.createNew('vision.ipynb');
+  // A 1200×300 PNG made with the standard library (no plotting package needed).
+  const code = [
+    'import struct, zlib',
+    'from IPython.display import Image, display',
+    'w, h = 1200, 300',
+    "rows = b''.join(b'\\x00' + bytes(v for x in range(w) for v in (x * 255 // w, y * 255 // h, 128)) for y in range(h))",
+    "chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)",
+    "png = b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')",
+    'display(Image(data=png))'
+  ].join('\n');
+  await script(request, [
+    { tool_calls: [{ name: 'run_code', arguments: { code } }] },
+    { content: 'I see a gradient.' }
+  ]);
+  await ask(page, 'Show me a picture');
+  await finished(page);
+  const body = (await received(request))[1].body as unknown as {
+    messages: Array<{
+      role: string;
+      content: string | Array<{ type: string; image_url?: { url: string } }>;
+    }>;
+  };
+  const tool = body.messages.find(m => m.role === 'tool')!;
+  expect(String(tool.content)).toMatch(/image\/png/);
+  expect(String(tool.content)).not.toContain('iVBORw0KGgo');
+  const last = body.messages[body.messages.length - 1];
+  expect(last.role).toBe('user');
+  const part = (
+    last.content as Array<{ type: string; image_url?: { url: string } }>
+  ).find(p => p.type === 'image_url')!;
+  const png = Buffer.from(part.image_url!.url.split(',')[1], 'base64');
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([256, 64]);
+});

@@ -20,12 +20,18 @@ export const estimateTokens: TokenEstimator = text =>
 const MESSAGE_OVERHEAD = 4;
 const STUB_LINE = 100;
 
-/** Tokens of one message, tool calls included. */
+/** What one attached image costs, roughly (a downscaled image, high detail). */
+export const IMAGE_TOKENS = 800;
+
+/** Tokens of one message, tool calls and images included. */
 export function messageTokens(
   message: ChatMessage,
   estimate: TokenEstimator = estimateTokens
 ): number {
   let tokens = MESSAGE_OVERHEAD + estimate(message.content ?? '');
+  if (message.role === 'user') {
+    tokens += (message.images?.length ?? 0) * IMAGE_TOKENS;
+  }
   if (message.role === 'assistant') {
     for (const call of message.toolCalls ?? []) {
       tokens += MESSAGE_OVERHEAD + estimate(call.name + call.arguments);

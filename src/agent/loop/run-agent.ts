@@ -18,6 +18,7 @@ import type {
   AgentEvent,
   ChatMessage,
   IAgentError,
+  IImageAttachment,
   RunEndReason
 } from '../types';
 import {
@@ -26,6 +27,11 @@ import {
   type Approver
 } from './approval';
 import { executeToolCall } from './execute-tool-call';
+import {
+  imageObservation,
+  withLatestImagesOnly,
+  type IVisionOptions
+} from './vision';
 import {
   DEFAULT_MAX_STEPS,
   FailureStreak,
@@ -49,6 +55,8 @@ export interface IRunAgentOptions {
   /** Asks the user; without one, every call is approved (headless use). */
   approve?: Approver;
   runSettings?: IRunSettings;
+  /** Whether and how images reach the model (default: not at all). */
+  vision?: IVisionOptions;
   /** The model's context window in tokens (default 32768). */
   contextTokens?: number;
   /** Clock for tool durations (tests inject one). */
@@ -115,7 +123,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         2000,
         (options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) - RESERVED_TOKENS
       );
-      const request = fitHistory(messages, budget);
+      const request = fitHistory(withLatestImagesOnly(messages), budget);
       const stream = model.streamChat(
         { messages: request, tools: tools.specs },
         signal
@@ -152,6 +160,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     }
 
     let repeated = false;
+    const images: IImageAttachment[] = [];
     for (const call of turn.toolCalls) {
       // Every tool call must get a tool message, even when stopped, or the
       // conversation is invalid for the next request.
@@ -189,11 +198,18 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         toolCallId: call.id,
         content: result.output
       });
+      images.push(...(result.images ?? []));
       repeated = failures.record(
         result.ok,
         result.output,
         tools.get(call.name)?.kind === 'run'
       );
+    }
+    const observation = options.vision
+      ? await imageObservation(images, options.vision)
+      : null;
+    if (observation) {
+      messages.push(observation);
     }
     if (repeated) {
       return end({

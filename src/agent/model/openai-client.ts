@@ -115,7 +115,20 @@ export function toOpenAIMessages(
       case 'system':
         return { role: 'system' as const, content: message.content };
       case 'user':
-        return { role: 'user' as const, content: message.content };
+        return message.images?.length
+          ? {
+              role: 'user' as const,
+              content: [
+                { type: 'text' as const, text: message.content },
+                ...message.images.map(image => ({
+                  type: 'image_url' as const,
+                  image_url: {
+                    url: `data:${image.mime};base64,${image.base64}`
+                  }
+                }))
+              ]
+            }
+          : { role: 'user' as const, content: message.content };
     }
   });
 }

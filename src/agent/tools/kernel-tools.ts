@@ -3,7 +3,11 @@
  * interrupted after a hard one), keep waiting, run scratch code, inspect
  * variables, interrupt, restart, install packages.
  */
-import { formatOutputs, formatRunResult } from '../context/observations';
+import {
+  collectImages,
+  formatOutputs,
+  formatRunResult
+} from '../context/observations';
 import type { IRunResult } from '../ports';
 import type { IToolResult } from '../types';
 import { defineTool } from './registry';
@@ -25,6 +29,7 @@ function runObservation(result: IRunResult, state: RunState): IToolResult {
     ok,
     cellId: result.cellId ?? undefined,
     output: formatRunResult(result),
+    images: collectImages(result.outputs),
     preview:
       result.status === 'ok' || result.status === 'error'
         ? formatOutputs(result.outputs)
@@ -248,7 +253,7 @@ export const installPackage = defineTool<{ packages: string }>({
     const specs = args.packages.split(/\s+/).filter(Boolean);
     if (
       !specs.length ||
-      specs.some(spec => !/^[A-Za-z0-9][A-Za-z0-9._\-\[\],<>=!~]*$/.test(spec))
+      specs.some(spec => !/^[A-Za-z0-9][A-Za-z0-9._\-[\],<>=!~]*$/.test(spec))
     ) {
       return {
         ok: false,
