@@ -332,3 +332,19 @@ describe('file and shell tools', () => {
     expect(ran[0]).toContain('stdin=subprocess.DEVNULL');
   });
 });
+
+describe('busy kernel', () => {
+  it('run_cell says when the kernel was busy with something else', async () => {
+    const notebook = new FakeNotebook({
+      cells: [{ id: 'a', source: '1' }],
+      execute: () => [stdout('1\n')]
+    });
+    notebook.state = 'busy';
+    const { call } = harness(notebook);
+    const result = await call('run_cell', { cell_id: 'a' });
+    expect(result.output).toMatch(
+      /^Note: the kernel was busy with another execution/
+    );
+    expect(result.output).toContain('1');
+  });
+});

@@ -54,12 +54,20 @@ export const runCell = defineTool<{ cell_id: string }>({
     additionalProperties: false
   },
   async execute(args, { notebook, signal, state }) {
+    const busy = notebook.kernelState() === 'busy';
     const result = await notebook.runCell(args.cell_id, {
       signal,
       softTimeoutMs: state.settings.softTimeoutMs,
       hardTimeoutMs: state.settings.hardTimeoutMs
     });
-    return runObservation(result, state);
+    const observation = runObservation(result, state);
+    if (busy) {
+      // The request queued behind whatever the kernel was already running.
+      observation.output =
+        'Note: the kernel was busy with another execution when this cell was sent; it ran after it.\n' +
+        observation.output;
+    }
+    return observation;
   }
 });
 
