@@ -3,17 +3,8 @@
  * through the real proxy and the real `openai` client, with a scripted model.
  */
 import { expect, test } from '@jupyterlab/galata';
-import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
-
-const SIDEBAR = 'notebook-agent-sidebar';
-
-async function openAgent(page: IJupyterLabPageFixture) {
-  await page.sidebar.openTab(SIDEBAR);
-  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
-  await expect(prompt).toBeVisible();
-  return prompt;
-}
+import { SIDEBAR, openAgent, setAgentSettings } from './sidebar';
 
 // Real kernels and sessions, not Galata's tracking proxies (its proxy cannot
 // forward the kernel interrupt request that Stop sends).
@@ -246,19 +237,3 @@ test.describe('Notebook Agent sidebar', () => {
     await setAgentSettings(page, {});
   });
 });
-
-/** Change the extension's settings live, as the Settings Editor does. */
-async function setAgentSettings(
-  page: IJupyterLabPageFixture,
-  values: Record<string, unknown>
-) {
-  await page.evaluate(async v => {
-    const registry = await window.galata.getPlugin(
-      '@jupyterlab/apputils-extension:settings'
-    );
-    await registry!.upload(
-      'jupyterlab-notebook-agent:plugin',
-      JSON.stringify(v)
-    );
-  }, values);
-}

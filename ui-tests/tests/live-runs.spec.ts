@@ -4,10 +4,8 @@
  * rejection reaching the model, and one Undo reverting a whole agent run.
  */
 import { expect, test } from '@jupyterlab/galata';
-import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
-
-const SIDEBAR = 'notebook-agent-sidebar';
+import { ask, finished, setAgentSettings } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -15,35 +13,6 @@ test.afterEach(async ({ page }) => {
   await setAgentSettings(page, {});
   await page.kernel.shutdownAll();
 });
-
-async function setAgentSettings(
-  page: IJupyterLabPageFixture,
-  values: Record<string, unknown>
-) {
-  await page.evaluate(async v => {
-    const registry = await window.galata.getPlugin(
-      '@jupyterlab/apputils-extension:settings'
-    );
-    await registry!.upload(
-      'jupyterlab-notebook-agent:plugin',
-      JSON.stringify(v)
-    );
-  }, values);
-}
-
-async function ask(page: IJupyterLabPageFixture, text: string) {
-  await page.sidebar.openTab(SIDEBAR);
-  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
-  await prompt.fill(text);
-  await prompt.press('Enter');
-  return page.locator(`#${SIDEBAR}`);
-}
-
-async function finished(page: IJupyterLabPageFixture) {
-  await expect(
-    page.locator(`#${SIDEBAR}`).getByRole('button', { name: 'Send' })
-  ).toBeVisible({ timeout: 60000 });
-}
 
 const toolResults = (body: {
   messages: Array<{ role: string; content: string | null }>;

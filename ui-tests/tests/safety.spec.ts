@@ -2,12 +2,12 @@
  * Model output is untrusted, and JupyterLab's start-up stays light.
  */
 import { expect, test } from '@jupyterlab/galata';
+import { SIDEBAR } from './sidebar';
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Page } from '@playwright/test';
 import { received, script } from './scripted-model';
 
-const SIDEBAR = 'notebook-agent-sidebar';
 const STATIC = path.join(
   __dirname,
   '..',

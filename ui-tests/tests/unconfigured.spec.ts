@@ -4,8 +4,7 @@
  * without touching the notebook.
  */
 import { expect, test } from '@jupyterlab/galata';
-
-const SIDEBAR = 'notebook-agent-sidebar';
+import { SIDEBAR } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 

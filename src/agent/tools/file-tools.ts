@@ -9,8 +9,12 @@ import { defineTool } from './registry';
 /** Characters of a file `read_file` returns by default. */
 const FILE_BUDGET = 8000;
 
-function normalizePath(path: string | undefined): string {
-  return (path ?? '').replace(/^\.?\/+/, '').replace(/\/+$/, '');
+const OUTSIDE_ROOT = 'Refused: paths must stay inside the server root (no "..").';
+
+/** A path relative to the server root, or null when it would leave the root. */
+function rootPath(path: string | undefined): string | null {
+  const normalized = (path ?? '').replace(/^\.?\/+/, '').replace(/\/+$/, '');
+  return normalized.split('/').includes('..') ? null : normalized;
 }
 
 /** `list_files`: a directory listing. */
@@ -28,12 +32,9 @@ export const listFiles = defineTool<{ path?: string }>({
     additionalProperties: false
   },
   async execute(args, { notebook }) {
-    const path = normalizePath(args.path);
-    if (path.split('/').includes('..')) {
-      return {
-        ok: false,
-        output: 'Refused: paths must stay inside the server root (no "..").'
-      };
+    const path = rootPath(args.path);
+    if (path === null) {
+      return { ok: false, output: OUTSIDE_ROOT };
     }
     const entries = await notebook.listFiles(path);
     if (!entries.length) {
@@ -69,12 +70,9 @@ export const readFile = defineTool<{ path: string; max_chars?: number }>({
     additionalProperties: false
   },
   async execute(args, { notebook }) {
-    const path = normalizePath(args.path);
-    if (path.split('/').includes('..')) {
-      return {
-        ok: false,
-        output: 'Refused: paths must stay inside the server root (no "..").'
-      };
+    const path = rootPath(args.path);
+    if (path === null) {
+      return { ok: false, output: OUTSIDE_ROOT };
     }
     const text = await notebook.readFile(path);
     return {

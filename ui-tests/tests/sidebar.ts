@@ -1,0 +1,49 @@
+/**
+ * Helpers to use the Notebook Agent sidebar the way a user does.
+ */
+import { expect } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+
+/** The sidebar widget id (public contract). */
+export const SIDEBAR = 'notebook-agent-sidebar';
+
+/** Open the sidebar; resolves with the prompt box. */
+export async function openAgent(page: IJupyterLabPageFixture) {
+  await page.sidebar.openTab(SIDEBAR);
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  await expect(prompt).toBeVisible();
+  return prompt;
+}
+
+/** Type a prompt and press Enter; resolves with the sidebar. */
+export async function ask(page: IJupyterLabPageFixture, text: string) {
+  const prompt = await openAgent(page);
+  await prompt.fill(text);
+  await prompt.press('Enter');
+  return page.locator(`#${SIDEBAR}`);
+}
+
+/** Wait until the run is over (the Send button is back). */
+export async function finished(page: IJupyterLabPageFixture) {
+  await expect(
+    page.locator(`#${SIDEBAR}`).getByRole('button', { name: 'Send' })
+  ).toBeVisible({
+    timeout: 60000
+  });
+}
+
+/** Change the extension's settings live, as the Settings Editor does. */
+export async function setAgentSettings(
+  page: IJupyterLabPageFixture,
+  values: Record<string, unknown>
+) {
+  await page.evaluate(async v => {
+    const registry = await window.galata.getPlugin(
+      '@jupyterlab/apputils-extension:settings'
+    );
+    await registry!.upload(
+      'jupyterlab-notebook-agent:plugin',
+      JSON.stringify(v)
+    );
+  }, values);
+}
