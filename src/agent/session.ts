@@ -16,9 +16,11 @@ import {
   type IApprovalRequest
 } from './loop/approval';
 import { runAgent, type IRunOutcome } from './loop/run-agent';
+import { addAndRunCell, TextProtocolClient } from './loop/text-protocol';
 import type { IVisionOptions } from './loop/vision';
+import type { ToolProtocol } from './model/capabilities';
 import type { INotebookPort } from './ports';
-import type { ToolRegistry } from './tools/registry';
+import { ToolRegistry, type ITool } from './tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
 import type { AgentEvent, ChatMessage, IAgentError, IUsage } from './types';
 
@@ -77,6 +79,7 @@ export class AgentSession {
   private _history: ChatMessage[] = [];
   private _controller: AbortController | null = null;
   private _nextId = 0;
+  private _textTools = new ToolRegistry([addAndRunCell] as ITool<never>[]);
 
   constructor(
     private readonly _options: {
@@ -86,6 +89,8 @@ export class AgentSession {
       runSettings?: () => IRunSettings;
       contextTokens?: () => number;
       vision?: () => IVisionOptions;
+      /** `text` for models without tool calling. */
+      toolProtocol?: () => ToolProtocol;
     }
   ) {}
 
@@ -125,11 +130,17 @@ export class AgentSession {
       return null;
     }
     const notebook = target.notebook;
+    const protocol = this._options.toolProtocol?.() ?? 'native';
+    const tools = protocol === 'text' ? this._textTools : this._options.tools;
+    if (protocol === 'text') {
+      model = new TextProtocolClient(model);
+    }
     this._history[0] = {
       role: 'system',
       content: systemPrompt({
         notebookPath: notebook.path,
-        toolNames: this._options.tools.specs.map(t => t.name)
+        protocol,
+        toolNames: tools.specs.map(t => t.name)
       })
     };
     this._history.push({ role: 'user', content: text });
@@ -142,7 +153,7 @@ export class AgentSession {
     });
     return runAgent({
       model,
-      tools: this._options.tools,
+      tools,
       notebook,
       messages: this._history,
       signal: controller.signal,

@@ -11,6 +11,7 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { capabilitiesFor } from '../agent/model/capabilities';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
@@ -65,12 +66,23 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     tracker.widgetAdded.connect((_, panel) => void portFor(panel));
     tracker.forEach(panel => void portFor(panel));
 
+    /** The model requests will name: the setting, else the server's default. */
+    const modelName = () =>
+      settings.model ||
+      (serverStatus.kind === 'configured' ? (serverStatus.model ?? '') : '');
+
     const session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
       maxSteps: () => settings.maxSteps,
       approvalMode: () => settings.approvalMode,
       runSettings: () => runSettings(settings),
-      contextTokens: () => settings.contextWindowTokens,
+      contextTokens: () =>
+        settings.contextWindowTokens ||
+        capabilitiesFor(modelName()).contextTokens,
+      toolProtocol: () =>
+        settings.toolCalling === 'auto'
+          ? capabilitiesFor(modelName()).tools
+          : settings.toolCalling,
       vision: () => ({
         enabled: settings.vision,
         maxSide: settings.maxImageSide,

@@ -23,6 +23,7 @@ export interface IAgentSettings {
   hardTimeoutSeconds: number;
   allowDeleteAnyCell: boolean;
   contextWindowTokens: number;
+  toolCalling: 'auto' | 'native' | 'text';
   vision: boolean;
   maxImageSide: number;
 }
@@ -38,7 +39,8 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   softTimeoutSeconds: 30,
   hardTimeoutSeconds: 600,
   allowDeleteAnyCell: false,
-  contextWindowTokens: 32768,
+  contextWindowTokens: 0,
+  toolCalling: 'auto',
   vision: false,
   maxImageSide: 768
 };
@@ -71,6 +73,10 @@ export function readSettings(
     hardTimeoutSeconds: get<number>('hardTimeoutSeconds'),
     allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell'),
     contextWindowTokens: get<number>('contextWindowTokens'),
+    toolCalling:
+      (['native', 'text'] as const).find(
+        p => p === get<string>('toolCalling')
+      ) ?? 'auto',
     vision: get<boolean>('vision'),
     maxImageSide: get<number>('maxImageSide')
   };

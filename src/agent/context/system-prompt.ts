@@ -13,6 +13,8 @@ export interface ISystemPromptOptions {
   notebookPath: string;
   /** Names of the tools offered in this run. */
   toolNames?: readonly string[];
+  /** `text`: the model has no tool calling and writes code blocks instead. */
+  protocol?: 'native' | 'text';
 }
 
 const WORKFLOW = [
@@ -28,6 +30,13 @@ const WORKFLOW = [
   '6. Finish with a concise answer in markdown that cites the values the cells showed.'
 ];
 
+/** For models without tool calling (loop/text-protocol.ts adds the how-to). */
+const TEXT_WORKFLOW = [
+  'Work in small steps: plan briefly, run a little code, read its output, fix errors, repeat.',
+  'Variables from the notebook’s earlier cells already exist in the kernel.',
+  'Finish with a concise answer that cites the values the code printed.'
+];
+
 const RULES = [
   'Never delete or overwrite the user’s cells; add new cells instead. Edit a cell only after reading it.',
   'Stay inside the notebook’s directory tree; do not read secrets (keys, ~/.ssh, credentials).',
@@ -41,12 +50,12 @@ export function systemPrompt(options: ISystemPromptOptions): string {
     'You are Notebook Agent, a careful data scientist working inside the Jupyter notebook ' +
       `"${options.notebookPath}" with a live Python kernel.`,
     '',
-    ...WORKFLOW,
+    ...(options.protocol === 'text' ? TEXT_WORKFLOW : WORKFLOW),
     '',
     'Rules:',
     ...RULES.map(rule => `- ${rule}`)
   ];
-  if (options.toolNames?.length) {
+  if (options.toolNames?.length && options.protocol !== 'text') {
     lines.push('', `Tools available: ${options.toolNames.join(', ')}.`);
   }
   return lines.join('\n');

@@ -16,7 +16,11 @@ import type { RunState } from './run-state';
 /** Longest single `wait` the model may ask for. */
 const MAX_WAIT_S = 300;
 
-function runObservation(result: IRunResult, state: RunState): IToolResult {
+/** The observation (and UI preview, images) of a run result. */
+export function runObservation(
+  result: IRunResult,
+  state: RunState
+): IToolResult {
   if (result.cellId) {
     if (result.status === 'running') {
       state.running.add(result.cellId);
