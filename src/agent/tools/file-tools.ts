@@ -9,7 +9,8 @@ import { defineTool } from './registry';
 /** Characters of a file `read_file` returns by default. */
 const FILE_BUDGET = 8000;
 
-const OUTSIDE_ROOT = 'Refused: paths must stay inside the server root (no "..").';
+const OUTSIDE_ROOT =
+  'Refused: paths must stay inside the server root (no "..").';
 
 /** A path relative to the server root, or null when it would leave the root. */
 function rootPath(path: string | undefined): string | null {
