@@ -14,10 +14,22 @@ A turn is one of:
   {"content": "text"}                                  a text answer
   {"tool_calls": [{"name": "...", "arguments": {...}}]}  tool calls (with optional "content")
   {"status": 401, "error": {"message": "..."}}         an HTTP error response
-Optional per turn: "chunk_size" (characters per delta, default 7), "delay" (seconds
-between chunks). In tool-call arguments, the text ``{{cell_id}}`` is replaced with
-the last ``cell_id`` reported in the request's tool messages, so a script can act
-on a cell it inserted without knowing its id in advance.
+                                                       (optional "headers": {"Retry-After": "1"})
+  {"sse": "<raw SSE text>"}                            this raw text as the response body,
+                                                       as-is (framing tests: comments, CRLF,
+                                                       multi-line data, error events, no [DONE])
+Optional per turn: "chunk_size" (characters per delta, default 7; for "sse", characters
+per HTTP chunk, default the whole body in one), "delay" (seconds between chunks),
+"reject_stream_options" (answer 400 to a request that has ``stream_options``, as servers
+that reject unknown parameters do, and keep the turn for the next request). In tool-call arguments, the text
+``{{cell_id}}`` is replaced with the last ``cell_id`` reported in the request's tool
+messages, so a script can act on a cell it inserted without knowing its id in advance.
+
+Routes match on the path without its query string (Azure adds ?api-version=…).
+A streamed turn's record gets "completed" (False until the last frame was sent)
+and, if the client went away first, "disconnected_after_chunks" (frames sent)
+and "disconnected_at" (time.monotonic() in this process); the server notices a
+closed connection while it waits between chunks, not only on its next write.
 
 Run: python tests/scripted_model_server.py --port 8765
 """
@@ -27,6 +39,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import select
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +48,13 @@ from typing import Any
 
 CELL_ID = re.compile(r"cell_id\W{1,4}([A-Za-z0-9_-]+)")
 MODEL_ID = "scripted-model"
+# What OpenAI itself answers for a parameter it does not know.
+STREAM_OPTIONS_REJECTED = {
+    "message": "Unrecognized request argument supplied: stream_options",
+    "type": "invalid_request_error",
+    "param": None,
+    "code": None,
+}
 
 
 class Script:
@@ -53,6 +74,11 @@ class Script:
         with self.lock:
             self.requests.append(request)
             return self.turns.pop(0) if self.turns else None
+
+    def requeue(self, turn: dict[str, Any]) -> None:
+        """Put a turn back to be played by the next request."""
+        with self.lock:
+            self.turns.insert(0, turn)
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -140,10 +166,12 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             pass  # keep test output quiet
 
-        def _json(self, status: int, payload: Any) -> None:
+        def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
             body = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            for name, value in (headers or {}).items():
+                self.send_header(name, str(value))
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -167,7 +195,7 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.load(self._body().get("turns", []))
                 self._json(200, {"ok": True})
                 return
-            if not self.path.endswith("/chat/completions"):
+            if not self.path.split("?", 1)[0].endswith("/chat/completions"):
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             body = self._body()
@@ -177,10 +205,15 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 self._json(500, {"error": {"message": "scripted model: no turns left", "type": "script_exhausted"}})
                 return
             if "status" in turn:
-                self._json(int(turn["status"]), {"error": turn.get("error", {"message": "scripted error"})})
+                error = {"error": turn.get("error", {"message": "scripted error"})}
+                self._json(int(turn["status"]), error, turn.get("headers"))
+                return
+            if turn.get("reject_stream_options") and "stream_options" in body:
+                script.requeue(turn)
+                self._json(400, {"error": STREAM_OPTIONS_REJECTED})
                 return
             messages = body.get("messages", [])
-            if not body.get("stream"):
+            if not body.get("stream") and "sse" not in turn:
                 self._json(200, whole_completion(turn, messages))
                 return
             self.send_response(200)
@@ -188,17 +221,52 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             delay = float(turn.get("delay", 0))
-            frames = [f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"]
-            for frame in frames:
+            if "sse" in turn:
+                raw = turn["sse"]
+                size = int(turn.get("chunk_size") or len(raw) or 1)
+                frames = [raw[i : i + size] for i in range(0, len(raw), size)]
+            else:
+                frames = [f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"]
+            record["completed"] = False
+            for sent, frame in enumerate(frames):
                 data = frame.encode()
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-                if delay:
-                    time.sleep(delay)
+                try:
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                    self.wfile.flush()
+                except OSError:
+                    _record_disconnect(record, sent)
+                    return
+                if delay and _peer_closed_within(self.connection, delay):
+                    _record_disconnect(record, sent + 1)
+                    return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+            record["completed"] = True
 
     return Handler
+
+
+def _peer_closed_within(sock: socket.socket, seconds: float) -> bool:
+    """Wait ``seconds``, returning early (True) if the client closed the connection meanwhile."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        readable, _, _ = select.select([sock], [], [], left)
+        if not readable:
+            return False
+        try:
+            if sock.recv(1, socket.MSG_PEEK) == b"":
+                return True
+        except OSError:
+            return True
+        time.sleep(min(left, 0.01))  # pipelined bytes, not a close: keep waiting
+
+
+def _record_disconnect(record: dict[str, Any], frames_sent: int) -> None:
+    record["disconnected_after_chunks"] = frames_sent
+    record["disconnected_at"] = time.monotonic()
 
 
 def serve(port: int = 0, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, Script]:

@@ -98,4 +98,83 @@ describe('TurnAccumulator', () => {
     acc.add(delta({ content: 'x' }, 'eos_token'));
     expect(acc.result().finishReason).toBe('unknown');
   });
+
+  it('keeps one call when a server sends a fresh id with every fragment', () => {
+    const acc = new TurnAccumulator();
+    for (const [id, args] of [
+      ['r1', '{"source":'],
+      ['r2', ' "1+1"'],
+      ['r3', '}']
+    ]) {
+      acc.add(
+        delta({
+          tool_calls: [
+            { index: 0, id, function: { name: 'insert_cell', arguments: args } }
+          ]
+        })
+      );
+    }
+    expect(acc.result().toolCalls).toEqual([
+      { id: 'r1', name: 'insert_cell', arguments: '{"source": "1+1"}' }
+    ]);
+  });
+
+  it('keeps one call when fragments without index repeat the name', () => {
+    const acc = new TurnAccumulator();
+    for (const args of ['{"cell_id":', ' "c1"}']) {
+      acc.add(
+        delta({
+          tool_calls: [{ function: { name: 'run_cell', arguments: args } }]
+        })
+      );
+    }
+    acc.add(
+      delta({
+        tool_calls: [
+          { function: { name: 'run_cell', arguments: '{"cell_id": "c2"}' } }
+        ]
+      })
+    );
+    expect(acc.result().toolCalls.map(c => c.arguments)).toEqual([
+      '{"cell_id": "c1"}',
+      '{"cell_id": "c2"}'
+    ]);
+  });
+
+  it('takes one reasoning field per delta when a server fills both', () => {
+    const acc = new TurnAccumulator();
+    acc.add(delta({ reasoning_content: 'Think.', reasoning: 'Think.' }));
+    acc.add(delta({ reasoning: ' More.' }));
+    acc.add(delta({ content: 'Answer.' }, 'stop'));
+    expect(acc.result()).toMatchObject({
+      text: 'Answer.',
+      reasoning: 'Think. More.'
+    });
+  });
+
+  it('stringifies object arguments of a legacy function_call and ignores it next to tool_calls', () => {
+    const legacy = new TurnAccumulator();
+    legacy.add(
+      delta(
+        { function_call: { name: 'read_notebook', arguments: {} } },
+        'function_call'
+      )
+    );
+    expect(legacy.result()).toMatchObject({
+      toolCalls: [{ name: 'read_notebook', arguments: '{}' }],
+      finishReason: 'tool_calls'
+    });
+    const both = new TurnAccumulator();
+    both.add(
+      delta({
+        function_call: { name: 'old', arguments: '{}' },
+        tool_calls: [
+          { index: 0, id: 'n', function: { name: 'new', arguments: '{}' } }
+        ]
+      })
+    );
+    expect(both.result().toolCalls).toEqual([
+      { id: 'n', name: 'new', arguments: '{}' }
+    ]);
+  });
 });

@@ -299,3 +299,31 @@ describe('context budget', () => {
     expect(model.requests[0].messages).toEqual([messages[0], messages[1]]);
   });
 });
+
+describe('a stream that fails midway', () => {
+  it('keeps the partial answer in the history with the reason, and reports the error', async () => {
+    const notebook = new FakeNotebook();
+    const { done, messages } = run(
+      [
+        {
+          chunks: [
+            { choices: [{ index: 0, delta: { content: 'The mean is ' } }] },
+            { choices: [{ index: 0, delta: { content: '5.8' } }] }
+          ],
+          thenError: Object.assign(new Error('502 upstream went away'), {
+            status: 502
+          })
+        }
+      ],
+      notebook
+    );
+    const outcome = await done;
+    expect(outcome.reason).toBe('error');
+    expect(outcome.error?.kind).toBe('server');
+    const last = messages[messages.length - 1];
+    expect(last.role).toBe('assistant');
+    expect(last.content).toMatch(
+      /^The mean is 5\.8\n\n\[The model endpoint failed \(502\)/
+    );
+  });
+});

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'child_process';
 import * as net from 'net';
 import * as path from 'path';
 import { runAgent } from '../loop/run-agent';
+import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
 import { OpenAIChatClient } from '../model/openai-client';
 import { FakeNotebook } from '../testing/fake-notebook';
@@ -37,7 +38,11 @@ async function script(turns: unknown[]): Promise<void> {
 
 interface IRecorded {
   headers: Record<string, string>;
-  body: { messages: Array<Record<string, unknown>>; tools?: unknown[] };
+  body: {
+    messages: Array<Record<string, unknown>>;
+    tools?: unknown[];
+    stream_options?: unknown;
+  };
 }
 
 async function received(): Promise<IRecorded[]> {
@@ -190,4 +195,73 @@ describe('OpenAIChatClient over HTTP', () => {
     }
     expect(describeModelError(caught).kind).toBe('unreachable');
   }, 60000);
+
+  it('asks for usage by default and reads the usage chunk', async () => {
+    await script([{ content: 'Hi.' }]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    const turn = await playTurn(client);
+    expect(turn).toMatchObject({
+      text: 'Hi.',
+      usage: { promptTokens: 10, completionTokens: 5 }
+    });
+    const [request] = await received();
+    expect(request.body.stream_options).toEqual({ include_usage: true });
+  });
+
+  it('leaves stream_options out when includeUsage is false', async () => {
+    await script([{ content: 'Hi.' }]);
+    const client = new OpenAIChatClient({
+      baseURL,
+      model: 'm',
+      includeUsage: false
+    });
+    expect((await playTurn(client)).text).toBe('Hi.');
+    const [request] = await received();
+    expect(request.body).not.toHaveProperty('stream_options');
+  });
+
+  it('retries once without stream_options when the server rejects them, and remembers', async () => {
+    await script([
+      { content: 'First.', reject_stream_options: true },
+      { content: 'Second.', reject_stream_options: true }
+    ]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    expect((await playTurn(client)).text).toBe('First.');
+    expect((await playTurn(client)).text).toBe('Second.');
+    const requests = await received();
+    expect(requests.map(r => 'stream_options' in r.body)).toEqual([
+      true,
+      false,
+      false
+    ]);
+  });
+
+  it('does not retry a 400 that is not about stream_options', async () => {
+    await script([
+      { status: 400, error: { message: 'model "m" not found' } },
+      { content: 'never played' }
+    ]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    const error = await playTurn(client).then(
+      () => null,
+      (e: unknown) => e
+    );
+    expect(describeModelError(error)).toMatchObject({
+      kind: 'bad-request',
+      message: expect.stringContaining('model "m" not found')
+    });
+    expect(await received()).toHaveLength(1);
+  });
 });
+
+/** Stream one turn from `client` into a TurnAccumulator. */
+async function playTurn(client: OpenAIChatClient) {
+  const acc = new TurnAccumulator();
+  for await (const chunk of client.streamChat(
+    { messages: [{ role: 'user', content: 'hi' }], tools: [] },
+    new AbortController().signal
+  )) {
+    acc.add(chunk);
+  }
+  return acc.result();
+}

@@ -139,11 +139,9 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         keepPartialAnswer(messages, accumulator.result().text);
         return end({ reason: 'stopped', steps: step });
       }
-      return end({
-        reason: 'error',
-        steps: step,
-        error: describeModelError(error)
-      });
+      const described = describeModelError(error);
+      keepPartialAnswer(messages, accumulator.result().text, described.message);
+      return end({ reason: 'error', steps: step, error: described });
     }
 
     const turn = accumulator.result();
@@ -222,11 +220,13 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   return end({ reason: 'step-limit', steps: step });
 }
 
-function keepPartialAnswer(messages: ChatMessage[], text: string): void {
+/** Keep what the model said before it was cut off, with why, in the history. */
+function keepPartialAnswer(
+  messages: ChatMessage[],
+  text: string,
+  why = 'stopped by the user'
+): void {
   if (text) {
-    messages.push({
-      role: 'assistant',
-      content: `${text}\n\n[stopped by the user]`
-    });
+    messages.push({ role: 'assistant', content: `${text}\n\n[${why}]` });
   }
 }

@@ -5,12 +5,13 @@
  * error's class name) so the core needs no import of the `openai` package.
  */
 import type { IAgentError } from '../types';
+import type { IStreamErrorBody } from './types';
 
 interface IErrorShape {
   name?: string;
   message?: string;
   status?: number;
-  error?: { message?: string; type?: string } | null;
+  error?: IStreamErrorBody | string | null;
   constructor?: { name?: string };
 }
 
@@ -25,6 +26,25 @@ export class ModelConfigError extends Error {
   }
 }
 
+/**
+ * An error object the server sent inside a 200 stream, after some of the
+ * answer may already have arrived. Shaped like the SDK's APIError for the
+ * same event (no `status`, the body in `error`) so both classify alike.
+ */
+export class ModelStreamError extends Error {
+  readonly error: IStreamErrorBody | string;
+
+  constructor(error: IStreamErrorBody | string) {
+    super(
+      typeof error === 'string'
+        ? error
+        : (error.message ?? JSON.stringify(error))
+    );
+    this.name = 'ModelStreamError';
+    this.error = error;
+  }
+}
+
 const SETTINGS =
   'Settings > Settings Editor > Notebook Agent, or the server environment';
 
@@ -35,8 +55,12 @@ export function describeModelError(error: unknown): IAgentError {
   }
   const shape = (error ?? {}) as IErrorShape;
   const className = shape.constructor?.name ?? shape.name ?? '';
-  const detail = shape.error?.message ?? shape.message ?? String(error);
-  const type = shape.error?.type;
+  const body = typeof shape.error === 'object' ? shape.error : null;
+  const detail =
+    (typeof shape.error === 'string' ? shape.error : body?.message) ??
+    shape.message ??
+    String(error);
+  const type = body?.type;
   const status = shape.status;
 
   if (type === 'not_configured') {
@@ -58,6 +82,18 @@ export function describeModelError(error: unknown): IAgentError {
       kind: 'forbidden',
       message: 'The Jupyter server refused to forward to that endpoint.',
       hint: detail
+    };
+  }
+  if (status === undefined && shape.error) {
+    // No HTTP status but an error body: the server sent `{"error": …}` inside
+    // a 200 stream (the SDK throws that as an APIError without a status), so
+    // the answer broke off part-way; its numeric `code`, if any, says why.
+    const code = Number(body?.code);
+    return {
+      kind:
+        code === 429 ? 'rate-limit' : code === 400 ? 'bad-request' : 'server',
+      message: `The model server failed in the middle of its answer: ${detail}`,
+      hint: 'The answer so far is shown above. Try again; if it keeps failing, check the model server’s logs.'
     };
   }
   if (status === 401) {

@@ -4,6 +4,8 @@
  * The package (~400 KB) is imported on first use, never at JupyterLab start.
  * We use the raw `create({ stream: true })` iterator rather than the SDK's
  * stream helper, which throws on servers that omit tool-call ids (vLLM).
+ * It asks for token usage (`stream_options.include_usage`); servers that
+ * reject unknown parameters get one retry without it, and then never again.
  */
 import type OpenAI from 'openai';
 import type {
@@ -31,6 +33,11 @@ export interface IOpenAIClientOptions {
   headers?: Record<string, string>;
   /** A fetch wrapper, e.g. one that adds Jupyter's auth and XSRF headers. */
   fetch?: FetchLike;
+  /**
+   * Ask for a final usage chunk (`stream_options.include_usage`); default
+   * true. Turned off for the client when the server rejects it.
+   */
+  includeUsage?: boolean;
 }
 
 type OpenAIClient = OpenAI;
@@ -38,8 +45,11 @@ type OpenAIClient = OpenAI;
 /** Streams chat turns from an OpenAI-compatible endpoint. */
 export class OpenAIChatClient implements IModelClient {
   private _client: Promise<OpenAIClient> | null = null;
+  private _includeUsage: boolean;
 
-  constructor(private readonly _options: IOpenAIClientOptions) {}
+  constructor(private readonly _options: IOpenAIClientOptions) {
+    this._includeUsage = _options.includeUsage ?? true;
+  }
 
   get model(): string {
     return this._options.model;
@@ -50,17 +60,33 @@ export class OpenAIChatClient implements IModelClient {
     signal: AbortSignal
   ): AsyncIterable<IChatChunk> {
     const client = await this._getClient();
-    const stream = await client.chat.completions.create(
-      {
-        model: this._options.model,
-        messages: toOpenAIMessages(request.messages),
-        ...(request.tools.length
-          ? { tools: request.tools.map(toOpenAITool) }
-          : {}),
-        stream: true
-      },
-      { signal }
-    );
+    const body = {
+      model: this._options.model,
+      messages: toOpenAIMessages(request.messages),
+      ...(request.tools.length
+        ? { tools: request.tools.map(toOpenAITool) }
+        : {}),
+      stream: true as const
+    };
+    const create = () =>
+      client.chat.completions.create(
+        this._includeUsage
+          ? { ...body, stream_options: { include_usage: true } }
+          : body,
+        { signal }
+      );
+    let stream: Awaited<ReturnType<typeof create>>;
+    try {
+      stream = await create();
+    } catch (error) {
+      if (!this._includeUsage || !rejectsStreamOptions(error)) {
+        throw error;
+      }
+      // Some servers and gateways refuse parameters they do not know; usage
+      // is a nicety, so drop it for this client rather than fail the turn.
+      this._includeUsage = false;
+      stream = await create();
+    }
     for await (const chunk of stream) {
       yield chunk as IChatChunk;
     }
@@ -84,6 +110,20 @@ export class OpenAIChatClient implements IModelClient {
     }
     return this._client;
   }
+}
+
+/** A 400 (or 422) whose message names `stream_options`. */
+function rejectsStreamOptions(error: unknown): boolean {
+  const shape = (error ?? {}) as {
+    status?: number;
+    message?: string;
+    error?: unknown;
+  };
+  const text = `${shape.message ?? ''} ${JSON.stringify(shape.error ?? '')}`;
+  return (
+    (shape.status === 400 || shape.status === 422) &&
+    text.includes('stream_options')
+  );
 }
 
 /** Convert our messages to the Chat Completions wire format. */

@@ -3,28 +3,58 @@
  *
  * Every client (remote OpenAI-compatible endpoints, and later the in-browser
  * local model) streams OpenAI-shaped chunks, so one accumulator serves all.
+ * The chunk types are deliberately loose: they describe what servers really
+ * send (see accumulator.ts), not only what the OpenAI spec allows.
  */
 import type { ChatMessage, IToolSpec } from '../types';
 
+/**
+ * Tool-call arguments: a JSON text, or (some servers) the object itself.
+ */
+export type ToolArgumentsDelta = string | Record<string, unknown> | null;
+
 /** A tool-call fragment as OpenAI-compatible servers stream it. */
 export interface IToolCallDelta {
-  index?: number;
+  /** Missing on some servers, or restarting at 0 for every call (Ollama). */
+  index?: number | null;
+  /** Missing (vLLM), empty (LM Studio) or repeated on every delta (llama.cpp). */
   id?: string | null;
   type?: string | null;
-  function?: { name?: string | null; arguments?: string | null } | null;
+  function?: { name?: string | null; arguments?: ToolArgumentsDelta } | null;
+}
+
+/** The `delta` of one streamed choice. */
+export interface IChatDelta {
+  content?: string | null;
+  /** Thinking text (DeepSeek, vLLM, llama.cpp). */
+  reasoning_content?: string | null;
+  /** Thinking text (OpenRouter, Ollama, newer vLLM). */
+  reasoning?: string | null;
+  tool_calls?: IToolCallDelta[] | null;
+  /** The legacy single function call, from before `tool_calls`. */
+  function_call?: {
+    name?: string | null;
+    arguments?: ToolArgumentsDelta;
+  } | null;
+}
+
+/** An error object a server sends inside a 200 stream. */
+export interface IStreamErrorBody {
+  message?: string;
+  type?: string;
+  code?: string | number | null;
 }
 
 /** The subset of a `chat.completion.chunk` the agent reads. */
 export interface IChatChunk {
   choices?: Array<{
     index?: number;
-    delta?: {
-      content?: string | null;
-      tool_calls?: IToolCallDelta[] | null;
-    } | null;
+    delta?: IChatDelta | null;
     finish_reason?: string | null;
   }> | null;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  /** A failure mid-stream: an object (OpenAI, vLLM) or a string (TGI). */
+  error?: IStreamErrorBody | string | null;
 }
 
 /** One request for a model turn. */

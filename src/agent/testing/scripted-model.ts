@@ -17,7 +17,7 @@ export type ScriptedTurn =
       text?: string;
     }
   | { error: unknown }
-  | { chunks: IChatChunk[] };
+  | { chunks: IChatChunk[]; thenError?: unknown };
 
 /** Plays `turns` in order, one per `streamChat` call. */
 export class ScriptedModel implements IModelClient {
@@ -52,6 +52,9 @@ export class ScriptedModel implements IModelClient {
       }
       await Promise.resolve();
       yield chunk;
+    }
+    if ('chunks' in turn && turn.thenError !== undefined) {
+      throw turn.thenError;
     }
   }
 }

@@ -1,0 +1,276 @@
+/**
+ * ServerNotebookPort against a real Jupyter server and ipykernel.
+ *
+ * One private server and one notebook for the whole file; the tests run in
+ * order and share the kernel (the kernel-death test comes last). Timing
+ * assertions are only generous upper bounds that prove "does not hang".
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ContentsManager } from '@jupyterlab/services';
+import {
+  NotebookPortError,
+  type CellOutput,
+  type IRunResult
+} from '../../agent/ports';
+import { JupyterServerProcess } from '../jupyter-server';
+import { ServerNotebookPort } from '../server-port';
+
+jest.setTimeout(30000);
+
+let server: JupyterServerProcess;
+let port: ServerNotebookPort;
+
+beforeAll(async () => {
+  // @jupyterlab/services logs every kernel status and reconnect.
+  jest.spyOn(console, 'debug').mockImplementation(() => undefined);
+  jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  server = await JupyterServerProcess.start();
+  port = await ServerNotebookPort.open({
+    serverSettings: server.serverSettings,
+    path: 'agent.ipynb',
+    createIfMissing: true
+  });
+}, 60000);
+
+afterAll(async () => {
+  await port?.close({ shutdownKernel: true });
+  await server?.dispose();
+}, 30000);
+
+function stdout(outputs: CellOutput[]): string {
+  return outputs
+    .map(o => (o.type === 'stream' && o.name === 'stdout' ? o.text : ''))
+    .join('');
+}
+
+function errorName(result: IRunResult): string | undefined {
+  const error = result.outputs.find(o => o.type === 'error');
+  return error?.type === 'error' ? error.ename : undefined;
+}
+
+async function waitFor(
+  predicate: () => boolean,
+  timeoutMs: number
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) {
+      throw new Error(`condition not met within ${timeoutMs} ms`);
+    }
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+}
+
+async function codeCell(source: string) {
+  return port.insertCell({ type: 'code', source });
+}
+
+describe('ServerNotebookPort', () => {
+  it('runs cells in order, records outputs and counts, and saves', async () => {
+    const a = await codeCell('x = 20');
+    const b = await codeCell('print(x * 2 + 2)');
+    const c = await codeCell('x + 1');
+    const ra = await port.runCell(a.id);
+    const rb = await port.runCell(b.id);
+    const rc = await port.runCell(c.id);
+    expect([ra.status, rb.status, rc.status]).toEqual(['ok', 'ok', 'ok']);
+    expect(rb.outputs).toEqual([
+      { type: 'stream', name: 'stdout', text: '42\n' }
+    ]);
+    expect(rc.outputs[0]).toMatchObject({
+      type: 'execute_result',
+      data: { 'text/plain': '21' }
+    });
+    expect(ra.executionCount).not.toBeNull();
+    expect(rb.executionCount).toBe(ra.executionCount! + 1);
+    expect(rc.executionCount).toBe(ra.executionCount! + 2);
+    expect(rb.elapsedMs).toBeGreaterThanOrEqual(0);
+
+    const cells = await port.getCells();
+    expect(cells.map(cell => cell.id)).toEqual([a.id, b.id, c.id]);
+    expect(cells[1]).toMatchObject({
+      executionCount: rb.executionCount,
+      lastRunSource: 'print(x * 2 + 2)'
+    });
+
+    await port.save();
+    const contents = new ContentsManager({
+      serverSettings: server.serverSettings
+    });
+    const model = await contents.get('agent.ipynb', { content: true });
+    contents.dispose();
+    const nb = model.content as {
+      nbformat: number;
+      nbformat_minor: number;
+      cells: Array<Record<string, unknown>>;
+    };
+    expect(nb.nbformat).toBe(4);
+    expect(nb.nbformat_minor).toBeGreaterThanOrEqual(5);
+    expect(nb.cells.map(cell => cell.id)).toEqual([a.id, b.id, c.id]);
+    expect(nb.cells[1]).toMatchObject({
+      cell_type: 'code',
+      execution_count: rb.executionCount,
+      outputs: [{ output_type: 'stream', name: 'stdout', text: '42\n' }]
+    });
+    expect(nb.cells[2]).toMatchObject({
+      outputs: [
+        {
+          output_type: 'execute_result',
+          execution_count: rc.executionCount,
+          data: { 'text/plain': '21' }
+        }
+      ]
+    });
+  });
+
+  it('refuses unknown cells and markdown runs with guidance', async () => {
+    await expect(port.runCell('no-such-cell')).rejects.toThrow(
+      /no cell with id no-such-cell.*read_notebook/
+    );
+    const md = await port.insertCell({ type: 'markdown', source: '# Hi' });
+    await expect(port.runCell(md.id)).rejects.toBeInstanceOf(NotebookPortError);
+    await port.deleteCell(md.id);
+    expect((await port.getCells()).some(cell => cell.id === md.id)).toBe(false);
+  });
+
+  it('returns partial output at the soft timeout, then stops on interrupt', async () => {
+    const started = Date.now();
+    const cell = await codeCell(
+      'import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)'
+    );
+    const first = await port.runCell(cell.id, { softTimeoutMs: 1000 });
+    expect(first.status).toBe('running');
+    const firstText = stdout(first.outputs);
+    expect(firstText).toMatch(/^0\n/);
+    expect(firstText).not.toMatch(/\b99\n/);
+
+    const second = await port.waitForCell(cell.id, { softTimeoutMs: 500 });
+    expect(second.status).toBe('running');
+    expect(stdout(second.outputs).length).toBeGreaterThan(firstText.length);
+    expect(stdout(second.outputs).startsWith(firstText)).toBe(true);
+
+    await port.interrupt();
+    // Decision: a run this port interrupted ends as 'aborted'; its outputs
+    // keep the KeyboardInterrupt traceback.
+    const last = await port.waitForCell(cell.id, { softTimeoutMs: 10000 });
+    expect(last.status).toBe('aborted');
+    expect(errorName(last)).toBe('KeyboardInterrupt');
+    expect(stdout(last.outputs)).not.toMatch(/\b99\n/);
+    expect(Date.now() - started).toBeLessThan(10000);
+    // The cell holds the same outputs.
+    const [saved] = (await port.getCells()).filter(c => c.id === cell.id);
+    expect(saved.outputs).toEqual(last.outputs);
+  });
+
+  it('interrupts at the hard timeout', async () => {
+    const cell = await codeCell('import time\ntime.sleep(30)');
+    const result = await port.runCell(cell.id, { hardTimeoutMs: 1500 });
+    expect(result.status).toBe('timeout');
+    expect(result.elapsedMs).toBeGreaterThanOrEqual(1400);
+    expect(result.elapsedMs).toBeLessThan(15000);
+    await waitFor(() => port.kernelState() === 'idle', 5000);
+  });
+
+  it('does not hang on input(): stdin is refused', async () => {
+    const cell = await codeCell("name = input('name?')");
+    const result = await port.runCell(cell.id, { hardTimeoutMs: 15000 });
+    expect(result.status).toBe('error');
+    expect(result.stdinRefused).toBe(true);
+    expect(errorName(result)).toBe('StdinNotImplementedError');
+    expect(result.elapsedMs).toBeLessThan(15000);
+  });
+
+  it('aborts on the signal and leaves the kernel idle', async () => {
+    const cell = await codeCell('import time\ntime.sleep(30)');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    const result = await port.runCell(cell.id, { signal: controller.signal });
+    expect(result.status).toBe('aborted');
+    expect(result.elapsedMs).toBeLessThan(15000);
+    await waitFor(() => port.kernelState() === 'idle', 5000);
+    const after = await codeCell('print("still alive")');
+    const next = await port.runCell(after.id);
+    expect(next.status).toBe('ok');
+    expect(stdout(next.outputs)).toBe('still alive\n');
+  });
+
+  it('runs scratch code silently without touching execution counts', async () => {
+    const before = await port.getCells();
+    const probe = await codeCell('1');
+    const counted = await port.runCell(probe.id);
+    const scratch = await port.executeCode('print(6 * 7)', { silent: true });
+    expect(scratch.status).toBe('ok');
+    expect(scratch.cellId).toBeNull();
+    expect(stdout(scratch.outputs)).toBe('42\n');
+    const again = await port.runCell(probe.id);
+    // A silent execution does not increment the kernel's execution count.
+    expect(again.executionCount).toBe(counted.executionCount! + 1);
+    const after = await port.getCells();
+    expect(after.slice(0, before.length).map(c => c.executionCount)).toEqual(
+      before.map(c => c.executionCount)
+    );
+    const loud = await port.executeCode('x * 3');
+    expect(loud.outputs[0]).toMatchObject({ data: { 'text/plain': '60' } });
+  });
+
+  it('lists and reads files relative to the server root', async () => {
+    await writeFile(join(server.rootDir, 'notes.txt'), 'hello\nworld\n');
+    await writeFile(
+      join(server.rootDir, 'blob.bin'),
+      Buffer.from([0xff, 0xfe, 0x00, 0x80])
+    );
+    const entries = await port.listFiles('');
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        { path: 'notes.txt', type: 'file', size: 12 },
+        expect.objectContaining({ path: 'agent.ipynb', type: 'notebook' })
+      ])
+    );
+    expect(await port.readFile('notes.txt')).toBe('hello\nworld\n');
+    await expect(port.readFile('missing.txt')).rejects.toBeInstanceOf(
+      NotebookPortError
+    );
+    await expect(port.readFile('missing.txt')).rejects.toThrow(/list_files/);
+    await expect(port.readFile('blob.bin')).rejects.toThrow(/not a text file/);
+    await expect(port.listFiles('notes.txt')).rejects.toBeInstanceOf(
+      NotebookPortError
+    );
+  });
+
+  it('marks an edited cell stale', async () => {
+    const cell = await codeCell('y = 1');
+    await port.runCell(cell.id);
+    const edited = await port.editCell(cell.id, 'y = 2');
+    expect(edited.source).toBe('y = 2');
+    const [seen] = (await port.getCells()).filter(c => c.id === cell.id);
+    expect(seen.source).toBe('y = 2');
+    expect(seen.lastRunSource).toBe('y = 1');
+  });
+
+  it('reports kernel death without hanging, and recovers', async () => {
+    const cell = await codeCell('import os; os._exit(1)');
+    const started = Date.now();
+    const result = await port.runCell(cell.id, { softTimeoutMs: 20000 });
+    expect(result.status).toBe('kernel-died');
+    expect(Date.now() - started).toBeLessThan(15000);
+    expect(['restarting', 'starting', 'idle', 'busy']).toContain(
+      port.kernelState()
+    );
+    // The server restarts the kernel; the port keeps working with it.
+    await waitFor(() => port.kernelState() === 'idle', 15000);
+    const probe = await codeCell('print("back")');
+    const next = await port.runCell(probe.id, { hardTimeoutMs: 10000 });
+    expect(next.status).toBe('ok');
+    expect(stdout(next.outputs)).toBe('back\n');
+    expect(next.executionCount).toBe(1);
+  });
+
+  it('restarts the kernel on request', async () => {
+    await port.executeCode('z = 5');
+    await port.restartKernel();
+    expect(port.kernelState()).toMatch(/idle|busy/);
+    const probe = await port.executeCode("print('z' in globals())");
+    expect(stdout(probe.outputs)).toBe('False\n');
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * A private `jupyter server` for the integration tests, the benchmarks and
+ * the CLI: loopback only, a free port, a temporary root directory and a
+ * random token, so it never touches the user's servers or files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServerConnection } from '@jupyterlab/services';
+import WebSocket from 'ws';
+
+/** Ports other tools on these machines use; never take them. */
+const RESERVED_PORTS = new Set([8888, 8889, 8765]);
+
+/** A running private Jupyter server. */
+export class JupyterServerProcess {
+  /** Base URL, ending with a slash. */
+  readonly baseUrl: string;
+  /** The token clients must send. */
+  readonly token: string;
+  /** The server's root directory (a fresh temporary directory). */
+  readonly rootDir: string;
+
+  private constructor(
+    private readonly _child: ChildProcess,
+    private readonly _tempDir: string,
+    port: number,
+    token: string,
+    private readonly _log: string[]
+  ) {
+    this.baseUrl = `http://127.0.0.1:${port}/`;
+    this.token = token;
+    this.rootDir = join(_tempDir, 'root');
+  }
+
+  /**
+   * Start a server and wait until its REST API answers.
+   * Rejects (and cleans up) when it does not start within the timeout.
+   */
+  static async start(
+    options: JupyterServerProcess.IOptions = {}
+  ): Promise<JupyterServerProcess> {
+    const tempDir = await mkdtemp(join(tmpdir(), 'notebook-agent-server-'));
+    const rootDir = join(tempDir, 'root');
+    const runtimeDir = join(tempDir, 'runtime');
+    await mkdir(rootDir);
+    await mkdir(runtimeDir);
+    const port = await Private.freePort();
+    const token = randomBytes(24).toString('hex');
+    const args = [
+      'server',
+      '--no-browser',
+      '--allow-root',
+      '--ip=127.0.0.1',
+      `--port=${port}`,
+      '--ServerApp.port_retries=0',
+      `--ServerApp.root_dir=${rootDir}`,
+      `--IdentityProvider.token=${token}`,
+      ...(options.extraArgs ?? [])
+    ];
+    const log: string[] = [];
+    // detached: the server gets its own process group, so dispose() can stop
+    // it and the kernels it started with one signal.
+    const child = spawn(options.command ?? 'jupyter', args, {
+      cwd: rootDir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A private runtime dir keeps connection files out of the user's.
+      env: { ...process.env, JUPYTER_RUNTIME_DIR: runtimeDir }
+    });
+    const keep = (chunk: Buffer) => {
+      log.push(chunk.toString());
+      if (log.length > 200) {
+        log.shift();
+      }
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const server = new JupyterServerProcess(child, tempDir, port, token, log);
+    // If this process exits without dispose() (an uncaught error,
+    // process.exit), still stop the server: on SIGTERM it shuts its kernels
+    // down, which run in their own sessions and would outlive a group kill.
+    const onExit = () => Private.killGroup(child.pid!, 'SIGTERM');
+    process.once('exit', onExit);
+    child.once('exit', () => process.removeListener('exit', onExit));
+    try {
+      await server._waitUntilUp(options.startTimeoutMs ?? 30000);
+    } catch (error) {
+      await server.dispose();
+      throw error;
+    }
+    return server;
+  }
+
+  /** Connection settings for @jupyterlab/services in Node. */
+  get serverSettings(): ServerConnection.ISettings {
+    return JupyterServerProcess.makeNodeSettings(this.baseUrl, this.token);
+  }
+
+  /** The server's recent log lines, for error messages. */
+  get log(): string {
+    return this._log.join('');
+  }
+
+  /** Stop the server and its kernels, and remove the temporary directory. */
+  async dispose(): Promise<void> {
+    const child = this._child;
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      const exited = new Promise<void>(resolve => child.once('exit', resolve));
+      Private.killGroup(child.pid, 'SIGTERM');
+      const timer = setTimeout(
+        () => Private.killGroup(child.pid!, 'SIGKILL'),
+        5000
+      );
+      await exited;
+      clearTimeout(timer);
+      // The kernels are in the same group; make sure none outlives us.
+      Private.killGroup(child.pid, 'SIGKILL');
+    }
+    await rm(this._tempDir, { recursive: true, force: true });
+  }
+
+  private async _waitUntilUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const url = `${this.baseUrl}api/status`;
+    while (Date.now() < deadline) {
+      if (this._child.exitCode !== null) {
+        throw new Error(
+          `jupyter server exited with code ${this._child.exitCode}:\n${this.log}`
+        );
+      }
+      try {
+        const response = await fetch(url, {
+          headers: { Authorization: `token ${this.token}` }
+        });
+        if (response.ok) {
+          return;
+        }
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    throw new Error(
+      `jupyter server did not answer ${url} within ${timeoutMs} ms:\n${this.log}`
+    );
+  }
+}
+
+/** Options and helpers of JupyterServerProcess. */
+export namespace JupyterServerProcess {
+  /** How to start the server. */
+  export interface IOptions {
+    /** The executable; default `jupyter`. */
+    command?: string;
+    /** More command-line arguments (traitlets options). */
+    extraArgs?: string[];
+    /** How long to wait for /api/status; default 30 s. */
+    startTimeoutMs?: number;
+  }
+
+  /**
+   * Connection settings for @jupyterlab/services in Node: the `ws` package
+   * for WebSockets (Node 20 has none built in) and Node's fetch.
+   */
+  export function makeNodeSettings(
+    baseUrl: string,
+    token: string
+  ): ServerConnection.ISettings {
+    const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+    return ServerConnection.makeSettings({
+      baseUrl: base,
+      appUrl: base,
+      wsUrl: base.replace(/^http/, 'ws'),
+      token,
+      appendToken: true,
+      WebSocket:
+        WebSocket as unknown as ServerConnection.ISettings['WebSocket'],
+      fetch: (input, init) => fetch(input, init),
+      Request,
+      Headers
+    });
+  }
+}
+
+namespace Private {
+  /** A free loopback port, avoiding the reserved ones. */
+  export async function freePort(): Promise<number> {
+    for (;;) {
+      const port = await new Promise<number>((resolve, reject) => {
+        const probe = createServer();
+        probe.once('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+          const address = probe.address();
+          const found =
+            typeof address === 'object' && address ? address.port : 0;
+          probe.close(() => resolve(found));
+        });
+      });
+      if (port && !RESERVED_PORTS.has(port)) {
+        return port;
+      }
+    }
+  }
+
+  /** Signal a whole process group; it may already be gone. */
+  export function killGroup(pid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // Already exited.
+    }
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * A healthy connection to one kernel (by id) across restarts.
+ *
+ * Why not simply keep one KernelConnection: after an (auto)restart it
+ * reconnects within milliseconds, while the new kernel is still starting,
+ * and the kernel_info request it sends then is sometimes never answered
+ * (measured: about one restart in five here). Its status then stays
+ * 'unknown', and when the kernel restarts again, @jupyterlab/services
+ * cancels that pending request in a promise nobody catches: an unhandled
+ * rejection, which ends a Node process. Disposing the connection cancels
+ * it harmlessly, but only once its own reconnect is over (disposing during
+ * the reconnect rejects another uncaught promise). So after a restart this
+ * link waits for the old connection to reconnect, checks that the kernel
+ * answers, then replaces the connection with a fresh one.
+ */
+import {
+  KernelAPI,
+  KernelConnection,
+  type Kernel,
+  type ServerConnection
+} from '@jupyterlab/services';
+import type { KernelState } from '../agent/ports';
+
+/** How long to wait for a restarted kernel before calling it dead. */
+const RECOVER_TIMEOUT_MS = 60000;
+/** How long the server may report the kernel dead before we believe it. */
+const DEAD_GRACE_MS = 15000;
+/** Resend kernel_info this often while a fresh connection shows no status. */
+const PROBE_INTERVAL_MS = 1000;
+
+/** The connection to one kernel, renewed after each restart. */
+export class KernelLink {
+  /**
+   * Connect to the kernel `model` and wait until it answers; rejects when
+   * it does not within `timeoutMs`.
+   */
+  static async connect(
+    serverSettings: ServerConnection.ISettings,
+    model: Kernel.IModel,
+    timeoutMs = RECOVER_TIMEOUT_MS
+  ): Promise<KernelLink> {
+    const link = new KernelLink(serverSettings, model);
+    link._kernel = link._newConnection();
+    if (!(await Private.whenAnswering(link._kernel, Date.now() + timeoutMs))) {
+      link.dispose();
+      throw new Error(
+        `kernel ${model.id} did not answer within ${timeoutMs} ms`
+      );
+    }
+    return link;
+  }
+
+  private constructor(
+    private readonly _settings: ServerConnection.ISettings,
+    private readonly _model: Kernel.IModel
+  ) {}
+
+  /** The current connection; null while recovering or once the kernel is gone. */
+  get kernel(): Kernel.IKernelConnection | null {
+    return this._recovering || this._gone ? null : this._kernel;
+  }
+
+  /** The kernel's state as the agent sees it. */
+  get state(): KernelState {
+    if (this._gone) {
+      return 'dead';
+    }
+    if (this._recovering || !this._kernel) {
+      return 'restarting';
+    }
+    return Private.toKernelState(this._kernel.status);
+  }
+
+  /** Resolves when no recovery is under way (at once when none is). */
+  async settled(): Promise<void> {
+    await this._recovering;
+  }
+
+  /** Interrupt the kernel (REST, so it works while the socket reconnects). */
+  async interrupt(): Promise<void> {
+    await KernelAPI.interruptKernel(this._model.id, this._settings);
+  }
+
+  /**
+   * Restart the kernel and connect to it afresh; also brings back a kernel
+   * the server gave up restarting (after too many deaths in a row).
+   */
+  async restart(): Promise<void> {
+    await this._recovering;
+    this._gone = false;
+    await this._recover(async () => {
+      // Closing the connection first ends the executions watching it.
+      this._drop(this._kernel);
+      this._kernel = null;
+      await KernelAPI.restartKernel(this._model.id, this._settings);
+    });
+  }
+
+  /** Close the connection (the kernel keeps running). */
+  dispose(): void {
+    this._disposed = true;
+    this._drop(this._kernel);
+    this._kernel = null;
+  }
+
+  private _newConnection(): Kernel.IKernelConnection {
+    const kernel = new KernelConnection({
+      model: this._model,
+      serverSettings: this._settings
+    });
+    kernel.statusChanged.connect(this._onStatus, this);
+    kernel.connectionStatusChanged.connect(this._onConnection, this);
+    return kernel;
+  }
+
+  private _onStatus(_: Kernel.IKernelConnection, status: Kernel.Status): void {
+    // 'dead' is not final: the connection says so (and disposes itself)
+    // when the server reports the kernel dead, which it briefly does
+    // during an autorestart. The recovery asks the server what is left.
+    if (
+      status === 'restarting' ||
+      status === 'autorestarting' ||
+      status === 'dead'
+    ) {
+      void this._recover();
+    }
+  }
+
+  private _onConnection(
+    _: Kernel.IKernelConnection,
+    status: Kernel.ConnectionStatus
+  ): void {
+    if (status === 'disconnected' && !this._disposed && !this._gone) {
+      void this._recover();
+    }
+  }
+
+  /**
+   * Recover from a restart (running `action` first, if given): one at a
+   * time, every wait bounded.
+   */
+  private _recover(action?: () => Promise<void>): Promise<void> {
+    if (this._recovering || this._disposed || this._gone) {
+      return this._recovering ?? Promise.resolve();
+    }
+    let done: () => void = () => undefined;
+    this._recovering = new Promise<void>(resolve => {
+      done = resolve;
+    });
+    const old = this._kernel;
+    void (async () => {
+      const deadline = Date.now() + RECOVER_TIMEOUT_MS;
+      try {
+        await action?.();
+      } catch {
+        // The restart request failed; the checks below tell what is left.
+      }
+      try {
+        if (old && !old.isDisposed) {
+          // Let the old connection finish reconnecting, and check that the
+          // restarted kernel answers, before replacing the connection.
+          await Private.until(
+            () => old.connectionStatus !== 'connecting',
+            deadline
+          );
+          if (old.connectionStatus === 'connected') {
+            await Private.whenAnswering(old, deadline);
+          }
+        }
+        this._gone = !(await this._serverHasKernel(deadline));
+        if (this._disposed || this._gone) {
+          return;
+        }
+        this._drop(old);
+        this._kernel = this._newConnection();
+        await Private.whenAnswering(this._kernel, deadline);
+      } finally {
+        this._recovering = null;
+        done();
+      }
+    })();
+    return this._recovering;
+  }
+
+  /**
+   * Whether the server still has the kernel, waiting (bounded) while it
+   * reports it dead, as it does for a moment during an autorestart.
+   */
+  private async _serverHasKernel(deadline: number): Promise<boolean> {
+    const limit = Math.min(deadline, Date.now() + DEAD_GRACE_MS);
+    for (;;) {
+      let model: Kernel.IModel | undefined;
+      try {
+        model = await KernelAPI.getKernelModel(this._model.id, this._settings);
+      } catch {
+        model = undefined; // Network trouble: ask again until the limit.
+      }
+      if (model && model.execution_state !== 'dead') {
+        return true;
+      }
+      if (Date.now() > limit || this._disposed) {
+        return false;
+      }
+      await Private.sleep(200);
+    }
+  }
+
+  private _drop(kernel: Kernel.IKernelConnection | null): void {
+    if (kernel && !kernel.isDisposed) {
+      kernel.statusChanged.disconnect(this._onStatus, this);
+      kernel.connectionStatusChanged.disconnect(this._onConnection, this);
+      kernel.dispose();
+    }
+  }
+
+  private _kernel: Kernel.IKernelConnection | null = null;
+  private _recovering: Promise<void> | null = null;
+  private _gone = false;
+  private _disposed = false;
+}
+
+namespace Private {
+  export function sleep(ms: number): Promise<void> {
+    return new Promise(resolve => setTimeout(resolve, ms));
+  }
+
+  /** Poll `predicate` until true or `deadline` (Date.now() ms); its value. */
+  export async function until(
+    predicate: () => boolean,
+    deadline: number
+  ): Promise<boolean> {
+    while (!predicate()) {
+      if (Date.now() > deadline) {
+        return false;
+      }
+      await sleep(25);
+    }
+    return true;
+  }
+
+  /**
+   * Wait until `kernel` shows a live status (idle or busy), sending
+   * kernel_info requests (which make the kernel publish its status) while
+   * it shows none; our requests' cancellations are caught.
+   */
+  export async function whenAnswering(
+    kernel: Kernel.IKernelConnection,
+    deadline: number
+  ): Promise<boolean> {
+    let probed = Date.now();
+    return until(() => {
+      if (kernel.isDisposed) {
+        return true;
+      }
+      if (kernel.status === 'idle' || kernel.status === 'busy') {
+        return true;
+      }
+      if (
+        kernel.connectionStatus === 'connected' &&
+        Date.now() - probed > PROBE_INTERVAL_MS
+      ) {
+        probed = Date.now();
+        void kernel.requestKernelInfo().catch(() => undefined);
+      }
+      return false;
+    }, deadline).then(ok => ok && !kernel.isDisposed);
+  }
+
+  export function toKernelState(status: Kernel.Status): KernelState {
+    switch (status) {
+      case 'idle':
+      case 'busy':
+      case 'starting':
+      case 'restarting':
+      case 'dead':
+        return status;
+      case 'autorestarting':
+        return 'restarting';
+      case 'terminating':
+        return 'dead';
+      default:
+        return 'unknown';
+    }
+  }
+}
