@@ -348,3 +348,16 @@ describe('busy kernel', () => {
     expect(result.output).toContain('1');
   });
 });
+
+describe('lenient tool arguments', () => {
+  it('accepts raw newlines inside strings and trailing commas, as small models send them', async () => {
+    const notebook = new FakeNotebook({
+      execute: source => [stdout(`ran ${source.split('\n').length} lines\n`)]
+    });
+    const { call } = harness(notebook);
+    const result = await call('run_code', '{"code": "x = 6\n\tprint(x * 7)",}');
+    expect(result.output).toContain('ran 2 lines');
+    const bad = await call('run_code', '{"code": ');
+    expect(bad.output).toMatch(/not valid JSON/);
+  });
+});

@@ -88,3 +88,16 @@ describe('images for vision models', () => {
     expect(withLatestImagesOnly(plain)).toBe(plain);
   });
 });
+
+describe('assistant messages on the wire', () => {
+  it('send empty content, not null, beside tool calls (llama-cpp-python rejects null)', () => {
+    const [converted] = toOpenAIMessages([
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [{ id: 'a', name: 'run_code', arguments: '{}' }]
+      }
+    ]);
+    expect(converted).toMatchObject({ role: 'assistant', content: '' });
+  });
+});

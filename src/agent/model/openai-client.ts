@@ -10,7 +10,8 @@
 import type OpenAI from 'openai';
 import type {
   ChatCompletionMessageParam,
-  ChatCompletionTool
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, IToolSpec } from '../types';
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
@@ -66,6 +67,9 @@ export class OpenAIChatClient implements IModelClient {
       ...(request.tools.length
         ? { tools: request.tools.map(toOpenAITool) }
         : {}),
+      ...(request.tools.length && request.toolChoice
+        ? { tool_choice: toOpenAIToolChoice(request.toolChoice) }
+        : {}),
       stream: true as const
     };
     const create = () =>
@@ -112,6 +116,14 @@ export class OpenAIChatClient implements IModelClient {
   }
 }
 
+function toOpenAIToolChoice(
+  choice: NonNullable<IChatRequest['toolChoice']>
+): ChatCompletionToolChoiceOption {
+  return typeof choice === 'string'
+    ? choice
+    : { type: 'function', function: { name: choice.name } };
+}
+
 /** A 400 (or 422) whose message names `stream_options`. */
 function rejectsStreamOptions(error: unknown): boolean {
   const shape = (error ?? {}) as {
@@ -135,7 +147,9 @@ export function toOpenAIMessages(
       case 'assistant':
         return {
           role: 'assistant' as const,
-          content: message.content,
+          // llama-cpp-python rejects `null` content next to tool calls; '' is
+          // accepted by every server.
+          content: message.content ?? '',
           ...(message.toolCalls?.length
             ? {
                 tool_calls: message.toolCalls.map(call => ({

@@ -61,6 +61,11 @@ export interface IChatChunk {
 export interface IChatRequest {
   messages: ChatMessage[];
   tools: IToolSpec[];
+  /**
+   * Force (or forbid) tool use: `required`, or the name of one tool. Left
+   * out, the model decides (`auto`). Small models may need a forced call.
+   */
+  toolChoice?: 'auto' | 'required' | 'none' | { name: string };
 }
 
 /** Streams one model turn. */

@@ -8,6 +8,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
+import { parseLenientJson } from './lenient-json';
 import { RunState } from './run-state';
 
 /** What a tool may use while it runs. */
@@ -72,7 +73,7 @@ export class ToolRegistry {
       return { args: {} };
     }
     try {
-      const value: unknown = JSON.parse(text);
+      const value: unknown = parseLenientJson(text);
       if (typeof value === 'string' && tool.codeArgument) {
         return { args: { [tool.codeArgument]: value } };
       }
