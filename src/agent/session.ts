@@ -164,9 +164,16 @@ export class AgentSession {
       vision: this._options.vision?.(),
       approve: (request, signal) => this._askApproval(request, signal),
       onEvent: event => this._apply(event)
-    }).finally(() => {
-      this._controller = null;
-    });
+    })
+      .then(outcome => {
+        if (outcome.error?.kind === 'unknown-model' && model.listModels) {
+          void this._suggestModels(model.listModels.bind(model), outcome.error);
+        }
+        return outcome;
+      })
+      .finally(() => {
+        this._controller = null;
+      });
   }
 
   /** Answer the pending approval request (approve, approve edited code, or reject). */
@@ -198,6 +205,26 @@ export class AgentSession {
   /** Show an error that happened outside a run. */
   reportError(error: IAgentError | null): void {
     this._set({ error });
+  }
+
+  /** Add the endpoint's models to an "unknown model" error. */
+  private async _suggestModels(
+    list: () => Promise<string[]>,
+    error: IAgentError
+  ): Promise<void> {
+    try {
+      const models = (await list()).slice(0, 20);
+      if (models.length && this._state.error === error) {
+        this._set({
+          error: {
+            ...error,
+            hint: `${error.hint} Available: ${models.join(', ')}.`
+          }
+        });
+      }
+    } catch {
+      // The list is a nicety; the error already says what to do.
+    }
   }
 
   private _askApproval(

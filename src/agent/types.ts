@@ -81,6 +81,8 @@ export interface IAgentError {
     | 'forbidden'
     | 'rate-limit'
     | 'bad-request'
+    | 'unknown-model'
+    | 'context-overflow'
     | 'server'
     | 'no-notebook'
     | 'unknown';

@@ -7,7 +7,7 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import { ModelConfigError } from '../agent/model/errors';
+import { DirectFetchError, ModelConfigError } from '../agent/model/errors';
 import { OpenAIChatClient, type FetchLike } from '../agent/model/openai-client';
 import type { IModelClient } from '../agent/model/types';
 import type { IAgentSettings } from './settings';
@@ -63,10 +63,18 @@ export function createModelClient(
         'Set "Model" in Settings > Settings Editor > Notebook Agent.'
       );
     }
+    const baseUrl = settings.baseUrl;
     return new OpenAIChatClient({
-      baseURL: settings.baseUrl,
+      baseURL: baseUrl,
       model: settings.model,
-      apiKey: settings.apiKey
+      apiKey: settings.apiKey,
+      // A TypeError from fetch here is CORS or a dead server: say which fixes apply.
+      fetch: (input, init) =>
+        fetch(input, init).catch(error => {
+          throw init?.signal?.aborted
+            ? error
+            : new DirectFetchError(baseUrl, error);
+        })
     });
   }
   return new OpenAIChatClient({

@@ -219,10 +219,11 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.fill('Do something');
     await prompt.press('Enter');
     const alert = page.locator(`#${SIDEBAR}`).getByRole('alert');
-    await expect(alert).toContainText('could not be reached', {
+    await expect(alert).toContainText('The browser could not reach http://127.0.0.1:9/v1', {
       timeout: 60000
     });
-    await expect(alert).toContainText('base URL');
+    await expect(alert).toContainText('CORS');
+    await expect(alert).toContainText('Use proxy mode');
     expect(await page.notebook.getCellCount()).toBe(1);
 
     await setAgentSettings(page, {

@@ -48,8 +48,41 @@ export class ModelStreamError extends Error {
 const SETTINGS =
   'Settings > Settings Editor > Notebook Agent, or the server environment';
 
+/**
+ * The browser could not even talk to the endpoint in direct mode: usually
+ * CORS (the page's origin is not allowed) or the server is down.
+ */
+export class DirectFetchError extends Error {
+  constructor(
+    readonly baseUrl: string,
+    cause: unknown
+  ) {
+    super(
+      `The browser could not reach ${baseUrl}: ${(cause as Error)?.message ?? String(cause)}`
+    );
+    this.name = 'DirectFetchError';
+  }
+}
+
 /** Classify an error thrown while talking to the model. */
 export function describeModelError(error: unknown): IAgentError {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const direct =
+    error instanceof DirectFetchError
+      ? error
+      : cause instanceof DirectFetchError
+        ? cause
+        : null;
+  if (direct) {
+    return {
+      kind: 'unreachable',
+      message: `${direct.message}. Either the server is not running, or it does not allow requests from this page (CORS).`,
+      hint:
+        'Use proxy mode (recommended: the Jupyter server makes the request, no CORS involved), or allow this ' +
+        'origin on the model server: Ollama OLLAMA_ORIGINS=*, vLLM --allowed-origins, llama.cpp server --cors ' +
+        '(llama-cpp-python allows all origins by default), LM Studio "Enable CORS".'
+    };
+  }
   if (error instanceof ModelConfigError) {
     return { kind: 'not-configured', message: error.message, hint: error.hint };
   }
@@ -110,6 +143,27 @@ export function describeModelError(error: unknown): IAgentError {
       kind: 'forbidden',
       message: `The model endpoint refused the request (403): ${detail}`,
       hint: 'Check that the key has access to this model.'
+    };
+  }
+  if (status === 404 && /model/i.test(detail)) {
+    return {
+      kind: 'unknown-model',
+      message: `The endpoint does not know this model: ${detail}`,
+      hint: `Pick one of the endpoint's models in ${SETTINGS} (Model).`
+    };
+  }
+  if (
+    (status === 400 || status === 413) &&
+    /context.?length|maximum context|context window|too many tokens|prompt is too long/i.test(
+      detail
+    )
+  ) {
+    return {
+      kind: 'context-overflow',
+      message: `The conversation no longer fits the model's context window: ${detail}`,
+      hint:
+        'Start a new chat, or lower "Context window (tokens)" in the settings so that ' +
+        'older outputs are elided sooner.'
     };
   }
   if (status === 404) {

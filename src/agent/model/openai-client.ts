@@ -96,6 +96,12 @@ export class OpenAIChatClient implements IModelClient {
     }
   }
 
+  async listModels(): Promise<string[]> {
+    const client = await this._getClient();
+    const page = await client.models.list();
+    return page.data.map(model => model.id);
+  }
+
   private _getClient(): Promise<OpenAIClient> {
     if (!this._client) {
       const options = this._options;

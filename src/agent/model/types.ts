@@ -80,4 +80,6 @@ export interface IModelClient {
     request: IChatRequest,
     signal: AbortSignal
   ): AsyncIterable<IChatChunk>;
+  /** The endpoint's model ids, where it lists them (for "unknown model" help). */
+  listModels?(): Promise<string[]>;
 }
