@@ -45,6 +45,17 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-model" title="Model">
           {props.modelLabel}
         </span>
+        {state.usage.promptTokens + state.usage.completionTokens > 0 && (
+          <span
+            className="jp-AgentSidebar-usage"
+            title={`This chat: ${state.usage.promptTokens} prompt + ${state.usage.completionTokens} completion tokens`}
+          >
+            {formatTokens(
+              state.usage.promptTokens + state.usage.completionTokens
+            )}{' '}
+            tokens
+          </span>
+        )}
         <button
           className="jp-AgentSidebar-link"
           onClick={() => session.newChat()}
@@ -133,4 +144,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       />
     </div>
   );
+}
+
+/** 1234 → "1.2k", for the header. */
+function formatTokens(count: number): string {
+  return count < 1000
+    ? String(count)
+    : `${(count / 1000).toFixed(count < 10000 ? 1 : 0)}k`;
 }

@@ -83,6 +83,9 @@ test.describe('Notebook Agent sidebar', () => {
       page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-InputPrompt')
     ).toHaveText('[2]:');
 
+    // Token usage read from the stream: 4 turns of 10 prompt + 5 completion tokens.
+    await expect(sidebar.locator('.jp-AgentSidebar-usage')).toHaveText('60 tokens');
+
     // The tool cards show what happened.
     await expect(
       sidebar.locator(
