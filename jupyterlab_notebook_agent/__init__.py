@@ -23,21 +23,32 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .config import NotebookAgent
     from .handlers import setup_handlers
     from .kernel_websocket import use_nodelay_kernel_websockets
+    from .key_store import KeyStore, default_key_store_path
+    from .providers import resolve_providers
 
     config = NotebookAgent(parent=server_app)
-    setup_handlers(server_app.web_app, config)
+    key_store = KeyStore(config.key_store_path or default_key_store_path())
+    setup_handlers(server_app.web_app, config, key_store)
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
     if use_nodelay_kernel_websockets(server_app):
         server_app.log.info("Notebook Agent: TCP_NODELAY on kernel websockets")
-    endpoint = config.resolved_endpoint()
-    if endpoint is None:
+    providers = resolve_providers(config)
+    for error in providers.errors:
+        server_app.log.warning("Notebook Agent: %s", error)
+    if not providers.providers:
         server_app.log.info(
-            "Notebook Agent: no model endpoint configured (set OPENAI_BASE_URL or c.NotebookAgent.base_url)."
+            "Notebook Agent: no model endpoint configured "
+            "(set OPENAI_BASE_URL, c.NotebookAgent.base_url or c.NotebookAgent.providers)."
         )
-    else:
+        return
+    store = key_store if config.allow_user_keys else None
+    for provider in providers.providers.values():
+        _, source = provider.resolve_key(store)
         server_app.log.info(
-            "Notebook Agent: proxying model requests to %s (key %s)",
-            endpoint.base_url,
-            "set" if endpoint.api_key else "not set",
+            "Notebook Agent: provider %r%s proxies model requests to %s (key %s)",
+            provider.name,
+            " (default)" if provider.name == providers.default else "",
+            provider.base_url,
+            f"from {source}" if source else "not set",
         )

@@ -1,27 +1,17 @@
-"""Server-side configuration of the model endpoint.
+"""Server-side configuration of the model endpoints.
 
-Keys live here (server config or environment), never in the browser: the
-proxy adds them to upstream requests. An admin can configure every user of a
-server at once with ``c.NotebookAgent.*`` or environment variables.
+Keys live here (server config, environment, or the user's key file on the
+server), never in the browser: the proxy adds them to upstream requests. An
+admin can configure every user of a server at once with ``c.NotebookAgent.*``
+or environment variables.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from traitlets import List, Unicode
+from traitlets import Bool, Dict, Float, Integer, List, Unicode
 from traitlets.config import Configurable
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One OpenAI-compatible endpoint the proxy may forward to."""
-
-    base_url: str
-    api_key: str
-    model: str
 
 
 def normalize_base_url(url: str) -> str:
@@ -41,7 +31,7 @@ class NotebookAgent(Configurable):
         "",
         help=(
             "Base URL of the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1. "
-            "Defaults to the OPENAI_BASE_URL environment variable."
+            "Defaults to the OPENAI_BASE_URL environment variable. This endpoint is the provider 'default'."
         ),
     ).tag(config=True)
 
@@ -67,31 +57,56 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
-    def resolved_endpoint(self) -> Endpoint | None:
-        """The default endpoint, or None when none is configured."""
-        base_url = normalize_base_url(self.base_url or os.environ.get("OPENAI_BASE_URL", ""))
-        if not base_url:
-            return None
-        return Endpoint(
-            base_url=base_url,
-            api_key=self.api_key or os.environ.get("OPENAI_API_KEY", ""),
-            model=self.model or os.environ.get("NOTEBOOK_AGENT_MODEL", ""),
-        )
+    providers = Dict(
+        default_value={},
+        help=(
+            "Named model providers, e.g. {'openai': {'kind': 'openai', 'api_key_env': 'OPENAI_API_KEY', "
+            "'models': ['gpt-4o-mini']}, 'azure': {'kind': 'azure', 'endpoint': 'https://NAME.openai.azure.com', "
+            "'deployment': 'gpt-4o', 'api_version': '2024-10-21', 'api_key_env': 'AZURE_OPENAI_API_KEY'}, "
+            "'ollama': {'kind': 'openai-compatible', 'base_url': 'http://127.0.0.1:11434/v1'}}. "
+            "Fields: kind (openai | openai-compatible | azure), base_url, endpoint, deployment, api_version, "
+            "api_key, api_key_env, models, default_model, headers. The browser picks one with the "
+            "X-Notebook-Agent-Provider header. The legacy base_url/OPENAI_BASE_URL endpoint is the provider "
+            "'default'."
+        ),
+    ).tag(config=True)
 
-    def endpoint_for(self, requested_base_url: str | None) -> Endpoint | None:
-        """The endpoint to forward to, or None if ``requested_base_url`` is not allowed.
+    default_provider = Unicode(
+        "",
+        help=(
+            "Provider used when the browser names none. Unset: the legacy endpoint ('default') if "
+            "base_url/OPENAI_BASE_URL is set, else the first entry of providers."
+        ),
+    ).tag(config=True)
 
-        With no request the default endpoint is used. A requested URL must match the
-        default endpoint or one of ``allowed_base_urls`` exactly (after normalization);
-        the key is only ever attached to the default endpoint.
-        """
-        default = self.resolved_endpoint()
-        if not requested_base_url:
-            return default
-        wanted = normalize_base_url(requested_base_url)
-        if default is not None and wanted == default.base_url:
-            return default
-        allowed = {normalize_base_url(u) for u in self.allowed_base_urls}
-        if wanted in allowed and is_http_url(wanted):
-            return Endpoint(base_url=wanted, api_key="", model="")
-        return None
+    allow_user_keys = Bool(
+        True,
+        help=(
+            "Let users store their own API key per provider on the server (PUT notebook-agent/keys/<provider>). "
+            "A stored key takes precedence over api_key and api_key_env. False: the routes answer 403 and "
+            "stored keys are ignored."
+        ),
+    ).tag(config=True)
+
+    key_store_path = Unicode(
+        "",
+        help="File holding user-stored keys (mode 0600). Default: <jupyter_data_dir>/notebook_agent/keys.json.",
+    ).tag(config=True)
+
+    max_retries = Integer(
+        2,
+        min=0,
+        help=(
+            "Retries after an upstream 429, 502, 503 or 504 received before anything was sent to the browser "
+            "(never once streaming started)."
+        ),
+    ).tag(config=True)
+
+    max_retry_wait = Float(
+        20.0,
+        min=0.0,
+        help=(
+            "Longest wait before a retry, in seconds. An upstream Retry-After longer than this is not waited "
+            "for: the error goes to the browser at once."
+        ),
+    ).tag(config=True)

@@ -1,0 +1,104 @@
+"""Per-user API keys typed in the sidebar, stored on the Jupyter server.
+
+A key typed in the browser is sent once (PUT notebook-agent/keys/<provider>)
+and from then on lives only in a file on the server that only the user can
+read, so it never sits in JupyterLab's user settings (readable by any
+extension) and never travels back to the browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+#: File format version, so a later release can migrate the file.
+FORMAT_VERSION = 1
+
+#: Longest key accepted; real keys are well under 300 characters.
+MAX_KEY_LENGTH = 4096
+
+
+def default_key_store_path() -> Path:
+    """``<jupyter_data_dir>/notebook_agent/keys.json``: per user, outside any notebook directory."""
+    from jupyter_core.paths import jupyter_data_dir
+
+    return Path(jupyter_data_dir()) / "notebook_agent" / "keys.json"
+
+
+def is_valid_key(key: str) -> bool:
+    """Keys go into an HTTP header: refuse control characters (header injection) and absurd lengths."""
+    return 0 < len(key) <= MAX_KEY_LENGTH and key.isprintable() and not any(c.isspace() for c in key)
+
+
+class KeyStore:
+    """A small JSON file of ``{provider name: key}``, mode 0600 in a 0700 directory."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def _read(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            return {}  # unreadable or corrupt: behave as if empty; the next write replaces it
+        keys = data.get("keys") if isinstance(data, dict) else None
+        if not isinstance(keys, dict):
+            return {}
+        return {str(k): v for k, v in keys.items() if isinstance(v, str) and v}
+
+    def get(self, provider: str) -> str | None:
+        """The stored key for ``provider``, or None."""
+        return self._read().get(provider)
+
+    def has(self, provider: str) -> bool:
+        return self.get(provider) is not None
+
+    def set(self, provider: str, key: str) -> None:
+        """Store (or replace) the key for ``provider``."""
+        keys = self._read()
+        keys[provider] = key
+        self._write(keys)
+
+    def delete(self, provider: str) -> bool:
+        """Remove the key for ``provider``; True if there was one."""
+        keys = self._read()
+        if provider not in keys:
+            return False
+        del keys[provider]
+        self._write(keys)
+        return True
+
+    def _ensure_parent(self) -> None:
+        missing = []
+        parent = self.path.parent
+        while not parent.exists():
+            missing.append(parent)
+            parent = parent.parent
+        for directory in reversed(missing):
+            directory.mkdir(mode=0o700)
+            os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask; be exact
+
+    def _write(self, keys: dict[str, str]) -> None:
+        """Replace the file atomically; the new file is created 0600, never briefly wider."""
+        self._ensure_parent()
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(tmp, flags, stat.S_IRUSR | stat.S_IWUSR)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as file:
+                fd = -1
+                json.dump({"version": FORMAT_VERSION, "keys": keys}, file, indent=1, sort_keys=True)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
