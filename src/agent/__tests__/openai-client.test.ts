@@ -3,9 +3,6 @@
  * (tests/scripted_model_server.py): real SSE, tool-call deltas split across
  * chunks, and the requests the server received.
  */
-import { spawn, type ChildProcess } from 'child_process';
-import * as net from 'net';
-import * as path from 'path';
 import { runAgent } from '../loop/run-agent';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
@@ -14,27 +11,14 @@ import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ChatMessage } from '../types';
+import {
+  freePort,
+  startScriptedServer,
+  type IScriptedServer
+} from './fixtures/scripted-server';
 
-let server: ChildProcess;
+let server: IScriptedServer;
 let baseURL: string;
-let root: string;
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function script(turns: unknown[]): Promise<void> {
-  await fetch(`${root}/_script`, {
-    method: 'POST',
-    body: JSON.stringify({ turns })
-  });
-}
 
 interface IRecorded {
   headers: Record<string, string>;
@@ -45,37 +29,16 @@ interface IRecorded {
   };
 }
 
-async function received(): Promise<IRecorded[]> {
-  return (await (await fetch(`${root}/_requests`)).json()) as IRecorded[];
-}
+const script = (turns: unknown[]) => server.script(turns);
+const received = () => server.received<IRecorded>();
 
 beforeAll(async () => {
-  const port = await freePort();
-  root = `http://127.0.0.1:${port}`;
-  baseURL = `${root}/v1`;
-  const file = path.join(
-    __dirname,
-    '..',
-    '..',
-    '..',
-    'tests',
-    'scripted_model_server.py'
-  );
-  server = spawn(
-    process.env.PYTHON ?? 'python3',
-    [file, '--port', String(port)],
-    { stdio: ['ignore', 'pipe', 'inherit'] }
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.once('data', () => resolve());
-    server.once('exit', code =>
-      reject(new Error(`scripted server exited with ${code}`))
-    );
-  });
+  server = await startScriptedServer();
+  baseURL = `${server.root}/v1`;
 });
 
 afterAll(() => {
-  server?.kill();
+  server?.stop();
 });
 
 describe('OpenAIChatClient over HTTP', () => {

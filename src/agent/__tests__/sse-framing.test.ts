@@ -4,9 +4,6 @@
  * meets CRLF, comments, multi-line data, error events and missing [DONE], and
  * the test-side parser the quirk tests use is checked against it.
  */
-import { spawn, type ChildProcess } from 'child_process';
-import * as net from 'net';
-import * as path from 'path';
 import { runAgent } from '../loop/run-agent';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
@@ -17,19 +14,13 @@ import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { AgentEvent, ChatMessage } from '../types';
 import { fixtureNames, parseSse, readFixture } from './fixtures/chunks/sse';
+import {
+  startScriptedServer,
+  type IScriptedServer
+} from './fixtures/scripted-server';
 
-let server: ChildProcess;
+let server: IScriptedServer;
 let root: string;
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Serve `raw` as the body of the next response, in `chunkSize`-byte pieces. */
 async function serveRaw(raw: string, chunkSize?: number): Promise<void> {
@@ -61,31 +52,12 @@ async function readTurn(): Promise<{ chunks: IChatChunk[]; error: unknown }> {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  root = `http://127.0.0.1:${port}`;
-  const file = path.join(
-    __dirname,
-    '..',
-    '..',
-    '..',
-    'tests',
-    'scripted_model_server.py'
-  );
-  server = spawn(
-    process.env.PYTHON ?? 'python3',
-    [file, '--port', String(port)],
-    { stdio: ['ignore', 'pipe', 'inherit'] }
-  );
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.once('data', () => resolve());
-    server.once('exit', code =>
-      reject(new Error(`scripted server exited with ${code}`))
-    );
-  });
+  server = await startScriptedServer();
+  root = server.root;
 });
 
 afterAll(() => {
-  server?.kill();
+  server?.stop();
 });
 
 describe('recorded streams through the openai SDK', () => {
