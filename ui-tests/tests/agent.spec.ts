@@ -84,7 +84,9 @@ test.describe('Notebook Agent sidebar', () => {
     ).toHaveText('[2]:');
 
     // Token usage read from the stream: 4 turns of 10 prompt + 5 completion tokens.
-    await expect(sidebar.locator('.jp-AgentSidebar-usage')).toHaveText('60 tokens');
+    await expect(sidebar.locator('.jp-AgentSidebar-usage')).toHaveText(
+      '60 tokens'
+    );
 
     // The tool cards show what happened.
     await expect(
@@ -222,9 +224,12 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.fill('Do something');
     await prompt.press('Enter');
     const alert = page.locator(`#${SIDEBAR}`).getByRole('alert');
-    await expect(alert).toContainText('The browser could not reach http://127.0.0.1:9/v1', {
-      timeout: 60000
-    });
+    await expect(alert).toContainText(
+      'The browser could not reach http://127.0.0.1:9/v1',
+      {
+        timeout: 60000
+      }
+    );
     await expect(alert).toContainText('CORS');
     await expect(alert).toContainText('Use proxy mode');
     expect(await page.notebook.getCellCount()).toBe(1);
