@@ -37,13 +37,18 @@ module.exports = {
   projects: [
     {
       name: 'configured',
-      testIgnore: /unconfigured\.spec\.ts/,
+      testIgnore: /(unconfigured|providers)\.spec\.ts/,
       use: { baseURL: 'http://localhost:8888' }
     },
     {
       name: 'unconfigured',
       testMatch: /unconfigured\.spec\.ts/,
       use: { baseURL: 'http://localhost:8889' }
+    },
+    {
+      name: 'providers',
+      testMatch: /providers\.spec\.ts/,
+      use: { baseURL: 'http://localhost:8890' }
     }
   ],
   webServer: [
@@ -67,6 +72,13 @@ module.exports = {
       command:
         'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py --port 8889',
       url: 'http://localhost:8889/lab',
+      timeout: 120000,
+      reuseExistingServer: false
+    },
+    {
+      command:
+        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_providers_config.py --port 8890',
+      url: 'http://localhost:8890/lab',
       timeout: 120000,
       reuseExistingServer: false
     }

@@ -11,6 +11,7 @@ import type { EndpointMode } from '../jupyter/settings';
 import { ApprovalCard } from './approval-card';
 import { MarkdownView } from './markdown-view';
 import { PromptBox } from './prompt-box';
+import { ProviderBar, type IProviderView } from './provider-bar';
 import { SetupNotice } from './setup-notice';
 import { ToolCallCard } from './tool-call-card';
 
@@ -23,6 +24,9 @@ export interface IChatViewProps {
   modelLabel: string;
   approvalMode: ApprovalMode;
   onModeChange: (mode: ApprovalMode) => void;
+  providers: IProviderView | null;
+  onProviderChange: (name: string) => void;
+  onSetKey: () => void;
   onSend: (prompt: string) => boolean;
   onShowCell: (cellId: string) => void;
   inputRef: React.RefObject<HTMLTextAreaElement>;
@@ -120,6 +124,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         )}
         <div ref={bottom} />
       </div>
+      {props.providers && (
+        <ProviderBar
+          view={props.providers}
+          disabled={running}
+          onChange={props.onProviderChange}
+          onSetKey={props.onSetKey}
+        />
+      )}
       <div className="jp-AgentSidebar-mode">
         <label>
           Approval:{' '}

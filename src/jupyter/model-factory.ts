@@ -15,6 +15,9 @@ import type { IAgentSettings } from './settings';
 /** Header with which proxy mode selects one of the server's allowed endpoints. */
 const BASE_URL_HEADER = 'X-Notebook-Agent-Base-Url';
 
+/** Header with which proxy mode picks one of the server's providers. */
+const PROVIDER_HEADER = 'X-Notebook-Agent-Provider';
+
 /** The proxy's base URL on this Jupyter server. */
 export function proxyBaseUrl(
   serverSettings: ServerConnection.ISettings
@@ -80,9 +83,10 @@ export function createModelClient(
   return new OpenAIChatClient({
     baseURL: proxyBaseUrl(serverSettings),
     model: settings.model,
-    headers: settings.baseUrl
-      ? { [BASE_URL_HEADER]: settings.baseUrl }
-      : undefined,
+    headers: {
+      ...(settings.baseUrl ? { [BASE_URL_HEADER]: settings.baseUrl } : {}),
+      ...(settings.provider ? { [PROVIDER_HEADER]: settings.provider } : {})
+    },
     fetch: jupyterFetch(serverSettings)
   });
 }

@@ -7,7 +7,7 @@ import {
   type JupyterFrontEnd,
   type JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
 import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -21,7 +21,12 @@ import { CommandIDs } from './commands';
 import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
-import { fetchServerStatus, type ServerStatus } from './server-status';
+import {
+  fetchServerStatus,
+  storeProviderKey,
+  type IProviderInfo,
+  type ServerStatus
+} from './server-status';
 import {
   DEFAULT_SETTINGS,
   PLUGIN_ID,
@@ -66,9 +71,22 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     tracker.widgetAdded.connect((_, panel) => void portFor(panel));
     tracker.forEach(panel => void portFor(panel));
 
-    /** The model requests will name: the setting, else the server's default. */
+    /** The provider requests go to: the setting, else the server's default. */
+    const selectedProvider = (): IProviderInfo | null => {
+      if (serverStatus.kind !== 'configured') {
+        return null;
+      }
+      const { providers, defaultProvider } = serverStatus;
+      return (
+        providers.find(p => p.name === settings.provider) ??
+        providers.find(p => p.name === defaultProvider) ??
+        null
+      );
+    };
+    /** The model requests will name: the setting, else the provider's or server's default. */
     const modelName = () =>
       settings.model ||
+      selectedProvider()?.defaultModel ||
       (serverStatus.kind === 'configured' ? (serverStatus.model ?? '') : '');
 
     const session = new AgentSession({
@@ -103,19 +121,32 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       session,
       rendermime,
       onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
+      onProviderChange: name => void settingsHandle?.set('provider', name),
+      onSetKey: () => void askForKey(),
       onSend: prompt => send(prompt) !== null,
       onShowCell: cellId => showCell(app, tracker, cellId)
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
 
     const refreshConfiguration = () => {
+      const provider = selectedProvider();
       const model =
         settings.endpointMode === 'direct'
           ? settings.model || 'no model set'
-          : settings.model ||
-            (serverStatus.kind === 'configured'
-              ? (serverStatus.model ?? 'server default')
-              : '');
+          : modelName() ||
+            (serverStatus.kind === 'configured' ? 'server default' : '');
+      sidebar.setProviders(
+        settings.endpointMode === 'proxy' &&
+          serverStatus.kind === 'configured' &&
+          provider
+          ? {
+              names: serverStatus.providers.map(p => p.name),
+              selected: provider.name,
+              hasKey: provider.hasKey,
+              canStoreKey: serverStatus.allowUserKeys
+            }
+          : null
+      );
       sidebar.setConfiguration(
         serverStatus,
         settings.endpointMode,
@@ -123,10 +154,39 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         settings.approvalMode
       );
     };
-    void fetchServerStatus(serverSettings).then(status => {
-      serverStatus = status;
-      refreshConfiguration();
-    });
+    const refreshStatus = () =>
+      fetchServerStatus(serverSettings).then(status => {
+        serverStatus = status;
+        refreshConfiguration();
+      });
+    void refreshStatus();
+
+    /** Ask for the selected provider's key and hand it to the server. */
+    const askForKey = async () => {
+      const provider = selectedProvider();
+      if (!provider) {
+        return;
+      }
+      const answer = await InputDialog.getPassword({
+        title: `API key for ${provider.name}`,
+        label:
+          'Stored on the Jupyter server (readable only by you), never in the browser or the notebook.'
+      });
+      if (!answer.button.accept || !answer.value) {
+        return;
+      }
+      try {
+        await storeProviderKey(serverSettings, provider.name, answer.value);
+        session.reportError(null);
+      } catch (error) {
+        session.reportError({
+          kind: 'forbidden',
+          message: (error as Error).message,
+          hint: 'Ask the server’s admin to configure the key for this provider.'
+        });
+      }
+      await refreshStatus();
+    };
     if (settingRegistry) {
       void settingRegistry.load(PLUGIN_ID).then(loaded => {
         settingsHandle = loaded;

@@ -1,9 +1,22 @@
 /**
- * Asks the server extension what it is configured with (never the key), so
- * the sidebar can say up front when no model endpoint is set.
+ * Asks the server extension what it is configured with (never a key), so
+ * the sidebar can say up front when no model endpoint is set, list the
+ * providers to pick from, and store a user's key on the server.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+
+/** One provider profile of the server, as the browser may see it. */
+export interface IProviderInfo {
+  name: string;
+  kind: string;
+  baseUrl: string;
+  models: string[];
+  defaultModel: string | null;
+  hasKey: boolean;
+  /** Where its key comes from: `user`, `config`, `env`, or null. */
+  keySource: string | null;
+}
 
 /** What the sidebar knows of the server's model configuration. */
 export type ServerStatus =
@@ -12,10 +25,31 @@ export type ServerStatus =
       baseUrl: string;
       model: string | null;
       hasKey: boolean;
+      providers: IProviderInfo[];
+      defaultProvider: string | null;
+      allowUserKeys: boolean;
     }
   | { kind: 'not-configured' }
   | { kind: 'no-extension' }
   | { kind: 'unknown' };
+
+interface IConfigReply {
+  configured: boolean;
+  base_url: string | null;
+  model: string | null;
+  has_key: boolean;
+  default_provider?: string | null;
+  allow_user_keys?: boolean;
+  providers?: Array<{
+    name: string;
+    kind: string;
+    base_url: string;
+    models?: string[];
+    default_model?: string | null;
+    has_key: boolean;
+    key_source?: string | null;
+  }>;
+}
 
 /** Fetch the server's configuration. */
 export async function fetchServerStatus(
@@ -34,21 +68,56 @@ export async function fetchServerStatus(
     if (!response.ok) {
       return { kind: 'unknown' };
     }
-    const data = (await response.json()) as {
-      configured: boolean;
-      base_url: string | null;
-      model: string | null;
-      has_key: boolean;
+    const data = (await response.json()) as IConfigReply;
+    if (!data.configured) {
+      return { kind: 'not-configured' };
+    }
+    return {
+      kind: 'configured',
+      baseUrl: data.base_url ?? '',
+      model: data.model,
+      hasKey: data.has_key,
+      defaultProvider: data.default_provider ?? null,
+      allowUserKeys: data.allow_user_keys ?? false,
+      providers: (data.providers ?? []).map(p => ({
+        name: p.name,
+        kind: p.kind,
+        baseUrl: p.base_url,
+        models: p.models ?? [],
+        defaultModel: p.default_model ?? null,
+        hasKey: p.has_key,
+        keySource: p.key_source ?? null
+      }))
     };
-    return data.configured
-      ? {
-          kind: 'configured',
-          baseUrl: data.base_url ?? '',
-          model: data.model,
-          hasKey: data.has_key
-        }
-      : { kind: 'not-configured' };
   } catch {
     return { kind: 'unknown' };
+  }
+}
+
+/** Store the user's key for `provider` on the server (never kept in the browser). */
+export async function storeProviderKey(
+  serverSettings: ServerConnection.ISettings,
+  provider: string,
+  apiKey: string
+): Promise<void> {
+  const url = URLExt.join(
+    serverSettings.baseUrl,
+    'notebook-agent',
+    'keys',
+    encodeURIComponent(provider)
+  );
+  const response = await ServerConnection.makeRequest(
+    url,
+    { method: 'PUT', body: JSON.stringify({ api_key: apiKey }) },
+    serverSettings
+  );
+  if (!response.ok) {
+    const reply = (await response.json().catch(() => ({}))) as {
+      error?: { message?: string };
+    };
+    throw new Error(
+      reply.error?.message ??
+        `The server refused to store the key (${response.status}).`
+    );
   }
 }

@@ -14,6 +14,7 @@ export type EndpointMode = 'proxy' | 'direct';
 /** Notebook Agent's settings. */
 export interface IAgentSettings {
   endpointMode: EndpointMode;
+  provider: string;
   baseUrl: string;
   model: string;
   apiKey: string;
@@ -31,6 +32,7 @@ export interface IAgentSettings {
 /** The defaults, as in the schema. */
 export const DEFAULT_SETTINGS: IAgentSettings = {
   endpointMode: 'proxy',
+  provider: '',
   baseUrl: '',
   model: '',
   apiKey: '',
@@ -62,6 +64,7 @@ export function readSettings(
     (settings.get(key).composite ?? DEFAULT_SETTINGS[key]) as T;
   return {
     endpointMode: get<string>('endpointMode') === 'direct' ? 'direct' : 'proxy',
+    provider: get<string>('provider').trim(),
     baseUrl: get<string>('baseUrl').trim(),
     model: get<string>('model').trim(),
     apiKey: get<string>('apiKey'),

@@ -6,6 +6,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
 import type { AgentSession } from '../agent/session';
 import { ChatView } from '../components/chat-view';
+import type { IProviderView } from '../components/provider-bar';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { EndpointMode } from '../jupyter/settings';
@@ -20,6 +21,7 @@ export class AgentSidebar extends ReactWidget {
   private _mode: EndpointMode = 'proxy';
   private _modelLabel = '';
   private _approvalMode: ApprovalMode = 'ask-before-running';
+  private _providers: IProviderView | null = null;
   private _input = createRef<HTMLTextAreaElement>();
 
   constructor(private readonly _options: AgentSidebar.IOptions) {
@@ -44,6 +46,12 @@ export class AgentSidebar extends ReactWidget {
     this.update();
   }
 
+  /** Show the server's providers (null hides the picker). */
+  setProviders(view: IProviderView | null): void {
+    this._providers = view;
+    this.update();
+  }
+
   /** Move keyboard focus to the prompt. */
   focusPrompt(): void {
     this._input.current?.focus();
@@ -59,6 +67,9 @@ export class AgentSidebar extends ReactWidget {
         modelLabel={this._modelLabel}
         approvalMode={this._approvalMode}
         onModeChange={this._options.onModeChange}
+        providers={this._providers}
+        onProviderChange={this._options.onProviderChange}
+        onSetKey={this._options.onSetKey}
         onSend={this._options.onSend}
         onShowCell={this._options.onShowCell}
         inputRef={this._input}
@@ -76,5 +87,7 @@ export namespace AgentSidebar {
     onSend: (prompt: string) => boolean;
     onShowCell: (cellId: string) => void;
     onModeChange: (mode: ApprovalMode) => void;
+    onProviderChange: (name: string) => void;
+    onSetKey: () => void;
   }
 }

@@ -1,0 +1,61 @@
+/**
+ * Picks one of the Jupyter server's providers for the chat, and lets the
+ * user give the server a key for it (the key goes to the server, never to
+ * the browser's storage; the UI only ever learns whether one is set).
+ */
+import React from 'react';
+
+/** What the provider bar shows. */
+export interface IProviderView {
+  names: string[];
+  selected: string;
+  hasKey: boolean;
+  canStoreKey: boolean;
+}
+
+/** Props of `ProviderBar`. */
+export interface IProviderBarProps {
+  view: IProviderView;
+  disabled: boolean;
+  onChange: (name: string) => void;
+  onSetKey: () => void;
+}
+
+/** The provider picker and its key state. */
+export function ProviderBar({
+  view,
+  disabled,
+  onChange,
+  onSetKey
+}: IProviderBarProps): JSX.Element {
+  return (
+    <div className="jp-AgentSidebar-mode">
+      {view.names.length > 1 && (
+        <label>
+          Provider:{' '}
+          <select
+            aria-label="Provider"
+            value={view.selected}
+            disabled={disabled}
+            onChange={event => onChange(event.target.value)}
+          >
+            {view.names.map(name => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}{' '}
+      {view.hasKey ? (
+        <span className="jp-AgentSidebar-keyState">key set on the server</span>
+      ) : (
+        view.canStoreKey && (
+          <button className="jp-AgentSidebar-link" onClick={onSetKey}>
+            Set API key…
+          </button>
+        )
+      )}
+    </div>
+  );
+}

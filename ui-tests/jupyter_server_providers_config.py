@@ -1,0 +1,19 @@
+"""UI-test server with two provider profiles on the scripted model server."""
+
+import os
+from tempfile import mkdtemp
+
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
+c.ServerApp.allow_root = True  # noqa: F821
+c.NotebookAgent.providers = {  # noqa: F821
+    "alpha": {"base_url": "http://127.0.0.1:8765/v1", "default_model": "alpha-model"},
+    "beta": {
+        "base_url": "http://127.0.0.1:8765/v1",
+        "default_model": "beta-model",
+        "api_key_env": "NOTEBOOK_AGENT_UI_TEST_UNSET_KEY",
+    },
+}
+c.NotebookAgent.default_provider = "alpha"  # noqa: F821
+c.NotebookAgent.key_store_path = os.path.join(mkdtemp(prefix="notebook-agent-keys-"), "keys.json")  # noqa: F821
