@@ -1,5 +1,5 @@
 /**
- * Per-turn context budget: fit the conversation into the model's window.
+ * Per-turn context budget: fit the conversation into the model's context size.
  *
  * Old tool outputs are the cheapest thing to lose (the model already acted
  * on them), so they go first, oldest first, each replaced by a one-line stub.

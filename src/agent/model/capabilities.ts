@@ -1,6 +1,6 @@
 /**
  * What a model can do: native tool calling, vision, parallel tool calls, and
- * its context window. Defaults come from a table of well-known model names;
+ * the size of its context (in tokens). Defaults come from a table of well-known model names;
  * the user's settings override them.
  */
 
