@@ -14,18 +14,9 @@
  *
  * Run: npx tsx bench/kernel-roundtrip.ts [N]   (default N=100)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  KernelManager,
-  ServerConnection,
-  type Kernel
-} from '@jupyterlab/services';
-import WebSocket from 'ws';
+import { spawnSync } from 'node:child_process';
+import { KernelManager, type Kernel } from '@jupyterlab/services';
+import { JupyterServerProcess } from '../src/headless/jupyter-server';
 
 const N = Number(process.argv[2] ?? 100);
 if (!Number.isInteger(N) || N < 1) {
@@ -34,8 +25,6 @@ if (!Number.isInteger(N) || N < 1) {
 }
 const WARMUP = 10;
 const CODE = '1+1';
-/** Ports other tools on these machines use; never take them. */
-const RESERVED_PORTS = new Set([8888, 8889, 8765]);
 /** The whole run must end well within a minute; give up after this. */
 const WATCHDOG_MS = 55000;
 const PYTHON = process.env.PYTHON ?? 'python3';
@@ -59,13 +48,10 @@ const CONFIGS: { label: string; extraArgs: string[] }[] = [
   { label: 'as installed (no flag)', extraArgs: [] }
 ];
 
+/** A private server (src/headless/jupyter-server.ts) and what it measures. */
 interface IServer {
   label: string;
-  child: ChildProcess;
-  tempDir: string;
-  baseUrl: string;
-  token: string;
-  log: string[];
+  process: JupyterServerProcess;
 }
 
 interface IStats {
@@ -93,127 +79,17 @@ function fmt(s: IStats): string {
   return `median ${s.median.toFixed(1)} ms  p90 ${s.p90.toFixed(1)} ms  min ${s.min.toFixed(1)} ms`;
 }
 
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const probe = createServer();
-      probe.once('error', reject);
-      probe.listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        const found = typeof address === 'object' && address ? address.port : 0;
-        probe.close(() => resolve(found));
-      });
-    });
-    if (port && !RESERVED_PORTS.has(port)) {
-      return port;
-    }
-  }
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
 async function startServer(
   label: string,
   extraArgs: string[],
   servers: IServer[]
 ): Promise<IServer> {
-  const tempDir = await mkdtemp(join(tmpdir(), 'kernel-roundtrip-'));
-  const rootDir = join(tempDir, 'root');
-  const runtimeDir = join(tempDir, 'runtime');
-  await mkdir(rootDir);
-  await mkdir(runtimeDir);
-  const port = await freePort();
-  const token = randomBytes(24).toString('hex');
-  // detached: its own process group, so one signal stops it and its kernels.
-  const child = spawn(
-    'jupyter',
-    [
-      'server',
-      '--no-browser',
-      '--allow-root',
-      '--ip=127.0.0.1',
-      `--port=${port}`,
-      '--ServerApp.port_retries=0',
-      `--ServerApp.root_dir=${rootDir}`,
-      `--IdentityProvider.token=${token}`,
-      ...extraArgs
-    ],
-    {
-      cwd: rootDir,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, JUPYTER_RUNTIME_DIR: runtimeDir }
-    }
-  );
-  const server: IServer = {
+  const server = {
     label,
-    child,
-    tempDir,
-    baseUrl: `http://127.0.0.1:${port}/`,
-    token,
-    log: []
+    process: await JupyterServerProcess.start({ extraArgs })
   };
   servers.push(server);
-  const keep = (chunk: Buffer) => {
-    server.log.push(chunk.toString());
-    server.log.splice(0, Math.max(0, server.log.length - 100));
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const deadline = Date.now() + 30000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(
-        `${label}: jupyter server exited (${child.exitCode}):\n${server.log.join('')}`
-      );
-    }
-    try {
-      const response = await fetch(`${server.baseUrl}api/status`, {
-        headers: { Authorization: `token ${token}` }
-      });
-      if (response.ok) {
-        return server;
-      }
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise(resolve => setTimeout(resolve, 100));
-  }
-  throw new Error(`${label}: jupyter server did not start in 30 s`);
-}
-
-async function stopServer(server: IServer): Promise<void> {
-  const { child } = server;
-  if (child.exitCode === null && child.signalCode === null && child.pid) {
-    const exited = new Promise<void>(resolve => child.once('exit', resolve));
-    killGroup(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-    // Kernels are in the same process group: none may outlive the bench.
-    killGroup(child.pid, 'SIGKILL');
-  }
-  await rm(server.tempDir, { recursive: true, force: true });
-}
-
-function settingsFor(server: IServer): ServerConnection.ISettings {
-  return ServerConnection.makeSettings({
-    baseUrl: server.baseUrl,
-    appUrl: server.baseUrl,
-    wsUrl: server.baseUrl.replace(/^http/, 'ws'),
-    token: server.token,
-    appendToken: true,
-    WebSocket: WebSocket as unknown as ServerConnection.ISettings['WebSocket'],
-    fetch: (input, init) => fetch(input, init),
-    Request,
-    Headers
-  });
+  return server;
 }
 
 async function roundTrip(kernel: Kernel.IKernelConnection): Promise<number> {
@@ -231,7 +107,9 @@ async function measureServer(
   server: IServer,
   managers: KernelManager[]
 ): Promise<IStats> {
-  const manager = new KernelManager({ serverSettings: settingsFor(server) });
+  const manager = new KernelManager({
+    serverSettings: server.process.serverSettings
+  });
   managers.push(manager);
   await manager.ready;
   const kernel = await manager.startNew({ name: 'python3' });
@@ -292,7 +170,7 @@ async function main(): Promise<number> {
       for (const manager of managers) {
         manager.dispose();
       }
-      await Promise.all(servers.map(stopServer));
+      await Promise.all(servers.map(server => server.process.dispose()));
     })());
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -338,7 +216,7 @@ async function main(): Promise<number> {
     }
     process.stderr.write(`kernel-roundtrip failed: ${String(error)}\n`);
     for (const server of servers) {
-      const tail = server.log.join('').split('\n').slice(-20).join('\n');
+      const tail = server.process.log.split('\n').slice(-20).join('\n');
       process.stderr.write(
         `--- ${server.label} server log (tail) ---\n${tail}\n`
       );
