@@ -8,7 +8,11 @@ from jupyterlab.galata import configure_jupyter_server
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
 c.ServerApp.allow_root = True  # noqa: F821
 c.NotebookAgent.providers = {  # noqa: F821
-    "alpha": {"base_url": "http://127.0.0.1:8765/v1", "default_model": "alpha-model"},
+    "alpha": {
+        "base_url": "http://127.0.0.1:8765/v1",
+        "default_model": "alpha-model",
+        "models": ["alpha-model", "alpha-large"],
+    },
     "beta": {
         "base_url": "http://127.0.0.1:8765/v1",
         "default_model": "beta-model",

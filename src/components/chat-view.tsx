@@ -26,6 +26,7 @@ export interface IChatViewProps {
   onModeChange: (mode: ApprovalMode) => void;
   providers: IProviderView | null;
   onProviderChange: (name: string) => void;
+  onModelChange: (model: string) => void;
   onSetKey: () => void;
   onSend: (prompt: string) => boolean;
   onShowCell: (cellId: string) => void;
@@ -129,6 +130,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           view={props.providers}
           disabled={running}
           onChange={props.onProviderChange}
+          onModelChange={props.onModelChange}
           onSetKey={props.onSetKey}
         />
       )}

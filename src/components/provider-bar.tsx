@@ -9,6 +9,9 @@ import React from 'react';
 export interface IProviderView {
   names: string[];
   selected: string;
+  /** The provider's models (from its `/models`), and the one in use. */
+  models: string[];
+  model: string;
   hasKey: boolean;
   canStoreKey: boolean;
 }
@@ -18,6 +21,7 @@ export interface IProviderBarProps {
   view: IProviderView;
   disabled: boolean;
   onChange: (name: string) => void;
+  onModelChange: (model: string) => void;
   onSetKey: () => void;
 }
 
@@ -26,6 +30,7 @@ export function ProviderBar({
   view,
   disabled,
   onChange,
+  onModelChange,
   onSetKey
 }: IProviderBarProps): JSX.Element {
   return (
@@ -42,6 +47,25 @@ export function ProviderBar({
             {view.names.map(name => (
               <option key={name} value={name}>
                 {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}{' '}
+      {view.models.length > 1 && (
+        <label>
+          Model:{' '}
+          <select
+            aria-label="Model"
+            value={
+              view.models.includes(view.model) ? view.model : view.models[0]
+            }
+            disabled={disabled}
+            onChange={event => onModelChange(event.target.value)}
+          >
+            {view.models.map(model => (
+              <option key={model} value={model}>
+                {model}
               </option>
             ))}
           </select>

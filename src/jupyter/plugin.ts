@@ -22,6 +22,7 @@ import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
 import {
+  fetchProviderModels,
   fetchServerStatus,
   storeProviderKey,
   type IProviderInfo,
@@ -121,15 +122,32 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       session,
       rendermime,
       onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
-      onProviderChange: name => void settingsHandle?.set('provider', name),
+      // A model name belongs to its provider: switching provider starts from its default.
+      onProviderChange: name =>
+        void settingsHandle
+          ?.set('model', '')
+          .then(() => settingsHandle?.set('provider', name)),
+      onModelChange: model => void settingsHandle?.set('model', model),
       onSetKey: () => void askForKey(),
       onSend: prompt => send(prompt) !== null,
       onShowCell: cellId => showCell(app, tracker, cellId)
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
 
+    /** Each provider's models, from its `/models` (or its profile). */
+    const providerModels = new Map<string, string[]>();
     const refreshConfiguration = () => {
       const provider = selectedProvider();
+      if (provider && !providerModels.has(provider.name)) {
+        // Ask the endpoint once which models it has; the picker appears when it answers.
+        providerModels.set(provider.name, provider.models);
+        void fetchProviderModels(serverSettings, provider.name).then(models => {
+          if (models.length) {
+            providerModels.set(provider.name, models);
+            refreshConfiguration();
+          }
+        });
+      }
       const model =
         settings.endpointMode === 'direct'
           ? settings.model || 'no model set'
@@ -142,6 +160,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
           ? {
               names: serverStatus.providers.map(p => p.name),
               selected: provider.name,
+              models: providerModels.get(provider.name) ?? provider.models,
+              model: modelName(),
               hasKey: provider.hasKey,
               canStoreKey: serverStatus.allowUserKeys
             }

@@ -121,3 +121,30 @@ export async function storeProviderKey(
     );
   }
 }
+
+/** The models a provider offers, from the proxy's `/models` (empty when it does not answer). */
+export async function fetchProviderModels(
+  serverSettings: ServerConnection.ISettings,
+  provider: string
+): Promise<string[]> {
+  const url = URLExt.join(
+    serverSettings.baseUrl,
+    'notebook-agent',
+    'v1',
+    'models'
+  );
+  try {
+    const response = await ServerConnection.makeRequest(
+      url,
+      { headers: { 'X-Notebook-Agent-Provider': provider } },
+      serverSettings
+    );
+    if (!response.ok) {
+      return [];
+    }
+    const data = (await response.json()) as { data?: Array<{ id?: string }> };
+    return (data.data ?? []).map(model => model.id ?? '').filter(Boolean);
+  } catch {
+    return [];
+  }
+}

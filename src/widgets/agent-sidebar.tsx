@@ -69,6 +69,7 @@ export class AgentSidebar extends ReactWidget {
         onModeChange={this._options.onModeChange}
         providers={this._providers}
         onProviderChange={this._options.onProviderChange}
+        onModelChange={this._options.onModelChange}
         onSetKey={this._options.onSetKey}
         onSend={this._options.onSend}
         onShowCell={this._options.onShowCell}
@@ -88,6 +89,7 @@ export namespace AgentSidebar {
     onShowCell: (cellId: string) => void;
     onModeChange: (mode: ApprovalMode) => void;
     onProviderChange: (name: string) => void;
+    onModelChange: (model: string) => void;
     onSetKey: () => void;
   }
 }

@@ -24,6 +24,15 @@ test('the provider picker routes requests, and a typed key reaches only the serv
   await finished(page);
   expect((await received(request))[0].body.model).toBe('alpha-model');
 
+  // The provider's models, from its /models: pick another one.
+  const models = sidebar.getByRole('combobox', { name: 'Model' });
+  await expect(models).toHaveValue('alpha-model');
+  await models.selectOption('alpha-large');
+  await script(request, [{ content: 'from alpha large' }]);
+  await ask(page, 'Hello large');
+  await finished(page);
+  expect((await received(request))[0].body.model).toBe('alpha-large');
+
   const picker = sidebar.getByRole('combobox', { name: 'Provider' });
   await expect(picker).toHaveValue('alpha');
   await picker.selectOption('beta');
