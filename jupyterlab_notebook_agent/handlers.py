@@ -377,6 +377,10 @@ class KeysHandler(_AgentHandler):
         )
         return False
 
+    def _writable_provider(self, name: str) -> Provider | None:
+        """The provider whose stored key may change, or None once an error was sent."""
+        return self._provider(name) if self._allowed() else None
+
     def _answer(self, provider: Provider) -> None:
         key, source = provider.resolve_key(self.user_keys())
         self.finish(json.dumps({"provider": provider.name, "has_key": bool(key), "key_source": source}))
@@ -389,9 +393,7 @@ class KeysHandler(_AgentHandler):
 
     @web.authenticated
     def put(self, name: str) -> None:
-        if not self._allowed():
-            return
-        provider = self._provider(name)
+        provider = self._writable_provider(name)
         if provider is None:
             return
         try:
@@ -418,9 +420,7 @@ class KeysHandler(_AgentHandler):
 
     @web.authenticated
     def delete(self, name: str) -> None:
-        if not self._allowed():
-            return
-        provider = self._provider(name)
+        provider = self._writable_provider(name)
         if provider is None:
             return
         try:
