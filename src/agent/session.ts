@@ -22,7 +22,21 @@ import type { ToolProtocol } from './model/capabilities';
 import type { INotebookPort } from './ports';
 import { ToolRegistry, type ITool } from './tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
-import type { AgentEvent, ChatMessage, IAgentError, IUsage } from './types';
+import { applyEvent } from './session-events';
+import type { ChatMessage, IAgentError, IPlanStep, IUsage } from './types';
+import { revertChanges, type ICellChange } from './workflows/cell-changes';
+import {
+  DEFAULT_FIX_ATTEMPTS,
+  FIX_ALWAYS_ASK,
+  fixCell,
+  type IFixResult
+} from './workflows/fix-cell';
+import {
+  generateNotebook,
+  type IAttachedFile,
+  type IGenerateResult
+} from './workflows/generate-notebook';
+import type { ITurnOptions } from './workflows/turn-runner';
 
 /** One entry of the visible transcript. */
 export type TranscriptItem =
@@ -48,6 +62,20 @@ export interface ISessionState {
   usage: IUsage;
   /** A call waiting for the user's approval. */
   pendingApproval: IApprovalRequest | null;
+  /** The agent's plan, as it last stated it (update_plan). */
+  plan: ReadonlyArray<IPlanStep> | null;
+  /** A fix waiting for the user's Accept or Reject. */
+  review: IFixReview | null;
+}
+
+/** The changes of a "Fix this cell" run, for the user to accept or reject. */
+export interface IFixReview {
+  cellId: string;
+  status: IFixResult['status'];
+  attempts: number;
+  changes: ReadonlyArray<ICellChange>;
+  /** The cell's remaining problem, when it is not fixed. */
+  problem?: string;
 }
 
 /** What a run needs from the outside world. */
@@ -71,7 +99,9 @@ export class AgentSession {
     status: 'idle',
     error: null,
     usage: { promptTokens: 0, completionTokens: 0 },
-    pendingApproval: null
+    pendingApproval: null,
+    plan: null,
+    review: null
   };
   private _resolveApproval: ((decision: ApprovalDecision) => void) | null =
     null;
@@ -79,6 +109,8 @@ export class AgentSession {
   private _history: ChatMessage[] = [];
   private _controller: AbortController | null = null;
   private _nextId = 0;
+  /** The notebook a pending review belongs to. */
+  private _reviewNotebook: INotebookPort | null = null;
   private _textTools = new ToolRegistry([addAndRunCell] as ITool<never>[]);
 
   constructor(
@@ -113,9 +145,158 @@ export class AgentSession {
    * when the run cannot start (no notebook, no model configured, already
    * running): the error is in the state and the prompt should be kept.
    */
-  send(prompt: string, target: IRunTarget): Promise<IRunOutcome> | null {
+  send(
+    prompt: string,
+    target: IRunTarget
+  ): Promise<IRunOutcome | undefined> | null {
     const text = prompt.trim();
-    if (!text || this._state.status === 'running') {
+    if (!text) {
+      return null;
+    }
+    return this._task(target, turn => turn(text));
+  }
+
+  /**
+   * Generate a notebook in `target.notebook` (new and empty) from `request`,
+   * then verify it (restart, run all) and repair it until it runs from the
+   * top. Null when it cannot start (see `send`).
+   */
+  generate(
+    request: string,
+    target: IRunTarget,
+    options: {
+      attachments?: ReadonlyArray<IAttachedFile>;
+      /** E.g. `run-everything` when the user chose that for this new notebook. */
+      approvalMode?: ApprovalMode;
+    } = {}
+  ): Promise<IGenerateResult | undefined> | null {
+    if (!request.trim()) {
+      return null;
+    }
+    return this._task(target, (turn, notebook, signal) =>
+      generateNotebook({
+        notebook,
+        request,
+        attachments: options.attachments,
+        runTurn: (prompt, turnOptions) =>
+          turn(prompt, { ...turnOptions, approvalMode: options.approvalMode }),
+        runOptions: {
+          signal,
+          hardTimeoutMs: this._runSettings().hardTimeoutMs
+        },
+        onVerification: event => {
+          if (event.type === 'start') {
+            this._notice(
+              'Verifying: restarting the kernel and running every cell from the top…'
+            );
+            return;
+          }
+          const { verification: v, willRepair } = event;
+          this._notice(
+            v.ok
+              ? `Verified: the kernel restarted and all ${v.total} code cells ran without error.`
+              : `Verification failed at code cell ${(v.failure?.index ?? v.ran) + 1} of ${v.total}` +
+                  (willRepair ? ': asking the agent to fix it.' : '.')
+          );
+        }
+      })
+    );
+  }
+
+  /**
+   * Fix a code cell: the agent edits and reruns (bounded attempts), then
+   * the changes wait in `review` for Accept or Reject. Null when it cannot
+   * start (see `send`).
+   */
+  fixCell(
+    cellId: string,
+    target: IRunTarget,
+    options: { maxAttempts?: number } = {}
+  ): Promise<IFixResult | undefined> | null {
+    return this._task(target, async (turn, notebook, signal) => {
+      // One undo step for the whole fix, however many turns it takes.
+      notebook.beginUndoGroup();
+      let result: IFixResult;
+      try {
+        result = await fixCell({
+          notebook,
+          cellId,
+          maxAttempts: options.maxAttempts ?? DEFAULT_FIX_ATTEMPTS,
+          runTurn: (prompt, turnOptions) =>
+            turn(prompt, { ...turnOptions, alwaysAsk: FIX_ALWAYS_ASK }, false),
+          runOptions: {
+            signal,
+            hardTimeoutMs: this._runSettings().hardTimeoutMs
+          }
+        });
+      } finally {
+        notebook.endUndoGroup();
+      }
+      if (result.changes.length || result.status !== 'fixed') {
+        this._reviewNotebook = notebook;
+        this._set({
+          review: {
+            cellId,
+            status: result.status,
+            attempts: result.attempts,
+            changes: result.changes,
+            problem: result.problem
+          }
+        });
+      }
+      return result;
+    });
+  }
+
+  /** Keep the reviewed fix. */
+  acceptReview(): void {
+    this._reviewNotebook = null;
+    this._set({ review: null });
+  }
+
+  /**
+   * Undo the reviewed fix: every source the agent changed is restored byte
+   * for byte, its added cells are removed. Resolves with the ids it could
+   * not restore (the user changed them meanwhile).
+   */
+  async rejectReview(): Promise<string[]> {
+    const review = this._state.review;
+    const notebook = this._reviewNotebook;
+    this.acceptReview();
+    if (!review || !notebook) {
+      return [];
+    }
+    notebook.beginUndoGroup();
+    try {
+      const failed = await revertChanges(notebook, review.changes);
+      this._notice(
+        failed.length
+          ? `Rejected, but ${failed.length} cell(s) could not be restored: ${failed.join(', ')}.`
+          : 'Rejected: the cells are back as they were.'
+      );
+      return failed;
+    } finally {
+      notebook.endUndoGroup();
+    }
+  }
+
+  /**
+   * Run a task of one or more turns with one model and notebook; the
+   * session is `running` from its start to its end.
+   */
+  private _task<T>(
+    target: IRunTarget,
+    work: (
+      turn: (
+        prompt: string,
+        options?: ITurnOptions,
+        undoGroup?: boolean
+      ) => Promise<IRunOutcome>,
+      notebook: INotebookPort,
+      signal: AbortSignal
+    ) => Promise<T>
+  ): Promise<T | undefined> | null {
+    if (this._state.status === 'running') {
       return null;
     }
     if (!target.notebook) {
@@ -143,36 +324,69 @@ export class AgentSession {
         toolNames: tools.specs.map(t => t.name)
       })
     };
-    this._history.push({ role: 'user', content: text });
     const controller = new AbortController();
     this._controller = controller;
-    this._set({
-      status: 'running',
-      error: null,
-      items: [...this._state.items, { kind: 'user', id: this._id(), text }]
-    });
-    return runAgent({
-      model,
-      tools,
-      notebook,
-      messages: this._history,
-      signal: controller.signal,
-      maxSteps: this._options.maxSteps?.(),
-      approvalMode: this._options.approvalMode?.() ?? DEFAULT_APPROVAL_MODE,
-      runSettings: this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS,
-      contextTokens: this._options.contextTokens?.(),
-      vision: this._options.vision?.(),
-      approve: (request, signal) => this._askApproval(request, signal),
-      onEvent: event => this._apply(event)
-    })
-      .then(outcome => {
-        if (outcome.error?.kind === 'unknown-model' && model.listModels) {
-          void this._suggestModels(model.listModels.bind(model), outcome.error);
+    this._set({ status: 'running', error: null, plan: null, review: null });
+
+    const turn = async (
+      prompt: string,
+      options: ITurnOptions = {},
+      undoGroup = true
+    ): Promise<IRunOutcome> => {
+      this._history.push({ role: 'user', content: prompt });
+      this._set({
+        error: null,
+        items: [
+          ...this._state.items,
+          { kind: 'user', id: this._id(), text: options.display ?? prompt }
+        ]
+      });
+      const outcome = await runAgent({
+        model,
+        tools,
+        notebook,
+        messages: this._history,
+        signal: controller.signal,
+        maxSteps: this._options.maxSteps?.(),
+        approvalMode:
+          options.approvalMode ??
+          this._options.approvalMode?.() ??
+          DEFAULT_APPROVAL_MODE,
+        runSettings: this._runSettings(),
+        contextTokens: this._options.contextTokens?.(),
+        vision: this._options.vision?.(),
+        undoGroup,
+        alwaysAsk: options.alwaysAsk,
+        approvedCells: options.approvedCells,
+        knownCells: options.knownCells,
+        approve: (request, signal) => this._askApproval(request, signal),
+        onEvent: event => {
+          this._set(applyEvent(this._state, event, () => this._id()));
+          if (event.type === 'end') {
+            this._set({ error: event.error ?? null, pendingApproval: null });
+          }
         }
-        return outcome;
+      });
+      if (outcome.error?.kind === 'unknown-model' && model.listModels) {
+        void this._suggestModels(model.listModels.bind(model), outcome.error);
+      }
+      return outcome;
+    };
+
+    return work(turn, notebook, controller.signal)
+      .catch((error: unknown) => {
+        this._set({
+          error: {
+            kind: 'unknown',
+            message: error instanceof Error ? error.message : String(error),
+            hint: 'Nothing of yours was removed; check the notebook, then try again.'
+          }
+        });
+        return undefined;
       })
       .finally(() => {
         this._controller = null;
+        this._set({ status: 'idle', pendingApproval: null });
       });
   }
 
@@ -198,7 +412,9 @@ export class AgentSession {
       status: 'idle',
       error: null,
       usage: { promptTokens: 0, completionTokens: 0 },
-      pendingApproval: null
+      pendingApproval: null,
+      plan: null,
+      review: null
     });
   }
 
@@ -242,86 +458,14 @@ export class AgentSession {
     });
   }
 
-  private _apply(event: AgentEvent): void {
-    const items = [...this._state.items];
-    switch (event.type) {
-      case 'text-delta': {
-        const last = items[items.length - 1];
-        if (last?.kind === 'assistant') {
-          items[items.length - 1] = { ...last, text: last.text + event.text };
-        } else {
-          items.push({ kind: 'assistant', id: this._id(), text: event.text });
-        }
-        this._set({ items });
-        return;
-      }
-      case 'tool-call':
-        items.push({
-          kind: 'tool',
-          id: event.call.id,
-          name: event.call.name,
-          arguments: event.call.arguments,
-          status: 'running'
-        });
-        this._set({ items });
-        return;
-      case 'tool-result': {
-        // Search from the end: some servers reuse call ids across turns.
-        let index = items.length - 1;
-        while (
-          index >= 0 &&
-          !(items[index].kind === 'tool' && items[index].id === event.callId)
-        ) {
-          index -= 1;
-        }
-        const item = items[index];
-        if (item?.kind === 'tool') {
-          items[index] = {
-            ...item,
-            status: event.result.ok ? 'done' : 'error',
-            output: event.result.preview ?? event.result.output,
-            cellId: event.result.cellId,
-            durationMs: event.durationMs
-          };
-        }
-        this._set({ items });
-        return;
-      }
-      case 'usage': {
-        const usage = this._state.usage;
-        this._set({
-          usage: {
-            promptTokens: usage.promptTokens + event.usage.promptTokens,
-            completionTokens:
-              usage.completionTokens + event.usage.completionTokens
-          }
-        });
-        return;
-      }
-      case 'end': {
-        const notice =
-          event.reason === 'stopped'
-            ? 'Stopped.'
-            : event.reason === 'step-limit'
-              ? 'Stopped: the step limit was reached. Ask to continue, or raise the limit in the settings.'
-              : event.reason === 'repeated-failure'
-                ? `Stopped: the same error happened three times in a row (${event.detail}). ` +
-                  'Check the cells above, then ask again with more detail.'
-                : null;
-        if (notice) {
-          items.push({ kind: 'notice', id: this._id(), text: notice });
-        }
-        this._set({
-          items,
-          status: 'idle',
-          error: event.error ?? null,
-          pendingApproval: null
-        });
-        return;
-      }
-      default:
-        return;
-    }
+  private _runSettings(): IRunSettings {
+    return this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS;
+  }
+
+  private _notice(text: string): void {
+    this._set({
+      items: [...this._state.items, { kind: 'notice', id: this._id(), text }]
+    });
   }
 
   private _set(patch: Partial<ISessionState>): void {

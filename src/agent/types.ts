@@ -66,6 +66,14 @@ export interface IToolResult {
   preview?: string;
   /** Images in the outputs, for vision-capable models. */
   images?: IImageAttachment[];
+  /** The plan as the agent last stated it (from `update_plan`). */
+  plan?: IPlanStep[];
+}
+
+/** One step of the agent's plan, shown to the user as a checklist. */
+export interface IPlanStep {
+  title: string;
+  status: 'pending' | 'in-progress' | 'done';
 }
 
 /** How a run of the agent ended. */

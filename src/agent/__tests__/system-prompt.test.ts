@@ -13,7 +13,8 @@ describe('systemPrompt', () => {
     expect(text).toContain('Tools available: read_notebook, run_cell.');
     expect(text).toContain('Never delete or overwrite the user’s cells');
     expect(text).toContain('cites the values the cells showed');
-    expect(PROMPT_VERSION).toBeGreaterThanOrEqual(2);
+    expect(PROMPT_VERSION).toBeGreaterThanOrEqual(3);
+    expect(text).toContain('call update_plan');
   });
 
   it('is deterministic (a stable prefix for prompt caching) and omits the tool line without tools', () => {

@@ -5,7 +5,7 @@
  */
 
 /** Bump when the prompt's wording changes. */
-export const PROMPT_VERSION = 2;
+export const PROMPT_VERSION = 3;
 
 /** Options that shape the prompt. */
 export interface ISystemPromptOptions {
@@ -19,7 +19,8 @@ export interface ISystemPromptOptions {
 
 const WORKFLOW = [
   'Work in a loop: plan, act, observe, refine.',
-  '1. Plan briefly first: reply with a short numbered plan (2–5 steps) before your first tool call.',
+  '1. Plan briefly first: reply with a short numbered plan (2–5 steps) before your first tool call; ' +
+    'for longer tasks, call update_plan with the steps and again as each one starts and ends.',
   '2. Look before you act: read_notebook shows the cells, their ids and outputs; variables defined ' +
     'there already exist in the kernel (inspect_variables lists them).',
   '3. Act in small steps: insert one focused code cell (insert_cell after the last relevant cell), ' +

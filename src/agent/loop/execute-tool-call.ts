@@ -21,6 +21,10 @@ export interface IExecuteCallOptions {
   signal: AbortSignal;
   state: RunState;
   approvalMode: ApprovalMode;
+  /** Tools that need approval whatever the mode (e.g. installs during a fix). */
+  alwaysAsk?: ReadonlySet<string>;
+  /** Cells whose edit_cell/run_cell the user approved up front (the cell to fix). */
+  approvedCells?: ReadonlySet<string>;
   approve?: Approver;
   /** Called with the request just before waiting for the user. */
   onApprovalRequest?: (request: IApprovalRequest) => void;
@@ -37,7 +41,11 @@ export async function executeToolCall(
   if (
     !tool ||
     'error' in parsed ||
-    !needsApproval(tool.kind, options.approvalMode)
+    !(
+      needsApproval(tool.kind, options.approvalMode) ||
+      options.alwaysAsk?.has(tool.name)
+    ) ||
+    preApproved(call.name, parsed.args, options.approvedCells)
   ) {
     return tools.call(call, { notebook, signal, state });
   }
@@ -90,6 +98,21 @@ export async function executeToolCall(
     };
   }
   return result;
+}
+
+/** edit_cell/run_cell on a cell the user already asked to have fixed. */
+function preApproved(
+  name: string,
+  args: unknown,
+  cells: ReadonlySet<string> | undefined
+): boolean {
+  const cellId = (args as { cell_id?: unknown } | null)?.cell_id;
+  return (
+    !!cells &&
+    (name === 'edit_cell' || name === 'run_cell') &&
+    typeof cellId === 'string' &&
+    cells.has(cellId)
+  );
 }
 
 async function describeCall(

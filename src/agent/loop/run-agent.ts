@@ -61,6 +61,17 @@ export interface IRunAgentOptions {
   contextTokens?: number;
   /** Clock for tool durations (tests inject one). */
   now?: () => number;
+  /**
+   * False when the caller groups several runs into one undo step itself
+   * (a workflow of several turns); default true: this run is one undo step.
+   */
+  undoGroup?: boolean;
+  /** Tools that always need the user's approval in this run, whatever the mode. */
+  alwaysAsk?: ReadonlySet<string>;
+  /** Cells the user asked to have edited and run: edit_cell/run_cell on them need no approval. */
+  approvedCells?: ReadonlySet<string>;
+  /** Cells whose current source the model was given (it may edit them without reading first). */
+  knownCells?: ReadonlyArray<{ id: string; source: string }>;
 }
 
 /** Default context window, in tokens, when the model's is not known. */
@@ -83,6 +94,9 @@ export async function runAgent(
   options: IRunAgentOptions
 ): Promise<IRunOutcome> {
   const { notebook } = options;
+  if (options.undoGroup === false) {
+    return loop(options);
+  }
   notebook.beginUndoGroup();
   try {
     return await loop(options);
@@ -96,6 +110,9 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const now = options.now ?? (() => Date.now());
   const state = new RunState(options.runSettings);
+  for (const cell of options.knownCells ?? []) {
+    state.seen.set(cell.id, cell.source);
+  }
   const failures = new FailureStreak();
   const end = (outcome: IRunOutcome): IRunOutcome => {
     onEvent({
@@ -181,6 +198,8 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         signal,
         state,
         approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
+        alwaysAsk: options.alwaysAsk,
+        approvedCells: options.approvedCells,
         approve: options.approve,
         onApprovalRequest: request =>
           onEvent({ type: 'approval-request', request })

@@ -13,11 +13,13 @@ import {
   wait
 } from './kernel-tools';
 import { listFiles, readFile, runShell } from './file-tools';
+import { updatePlan } from './plan-tool';
 import type { ITool } from './registry';
 
 /** Every tool of the notebook agent. */
 export function agentTools(): ITool<never>[] {
   return [
+    updatePlan,
     readNotebook,
     readCell,
     readOutput,

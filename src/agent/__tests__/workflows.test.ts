@@ -1,0 +1,358 @@
+import { AgentSession } from '../session';
+import { ScriptedModel } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import { diffCells } from '../workflows/cell-changes';
+import { MiniKernelNotebook } from './mini-kernel';
+
+const session = (
+  mode: 'run-everything' | 'ask-before-running' = 'run-everything'
+) =>
+  new AgentSession({
+    tools: new ToolRegistry(agentTools()),
+    approvalMode: () => mode
+  });
+
+const call = (name: string, args: Record<string, unknown>) => ({
+  toolCalls: [{ name, arguments: args }]
+});
+
+const lastUserMessage = (model: ScriptedModel, index: number) => {
+  const messages = model.requests[index].messages;
+  const users = messages.filter(m => m.role === 'user');
+  return String(users[users.length - 1].content);
+};
+
+describe('Generate notebook', () => {
+  it('builds the notebook, fixes an error on the way, shows the plan, and verifies with a restart and run-all', async () => {
+    const notebook = new MiniKernelNotebook({ path: 'sales.ipynb' });
+    const model = new ScriptedModel([
+      call('update_plan', {
+        steps: [{ title: 'Compute the total' }, { title: 'Summarize' }]
+      }),
+      call('insert_cell', {
+        cell_type: 'markdown',
+        source: '# Sales\nPlan: total, summary.'
+      }),
+      call('insert_cell', { source: 'total = 6' }),
+      call('run_cell', { cell_id: 'cell-2' }),
+      call('insert_cell', { source: 'print(totl)' }),
+      call('run_cell', { cell_id: 'cell-3' }),
+      call('edit_cell', { cell_id: 'cell-3', source: 'print(total)' }),
+      call('run_cell', { cell_id: 'cell-3' }),
+      call('update_plan', {
+        steps: [
+          { title: 'Compute the total', status: 'done' },
+          { title: 'Summarize', status: 'completed' }
+        ]
+      }),
+      call('insert_cell', {
+        cell_type: 'markdown',
+        source: '## Summary\nThe total is 6.'
+      }),
+      { text: 'Done: the total is 6.' }
+    ]);
+    const s = session();
+    const result = await s.generate('Sum the sales', {
+      model: () => model,
+      notebook
+    });
+
+    expect(s.getSnapshot().error).toBeNull();
+    expect(result?.status).toBe('verified');
+    expect(notebook.restarts).toBe(1);
+    // The error the agent met on the way reached it, and it fixed the cell.
+    expect(JSON.stringify(model.requests[6].messages)).toContain(
+      "name 'totl' is not defined"
+    );
+    expect(notebook.cells.map(c => c.source)).toEqual([
+      '# Sales\nPlan: total, summary.',
+      'total = 6',
+      'print(total)',
+      '## Summary\nThe total is 6.'
+    ]);
+    // Verification re-ran every code cell after the restart, in order.
+    expect(notebook.cells[2].outputs).toEqual([
+      { type: 'stream', name: 'stdout', text: '6\n' }
+    ]);
+    const state = s.getSnapshot();
+    expect(state.status).toBe('idle');
+    expect(state.plan).toEqual([
+      { title: 'Compute the total', status: 'done' },
+      { title: 'Summarize', status: 'done' }
+    ]);
+    expect(state.items[0]).toMatchObject({
+      kind: 'user',
+      text: 'Sum the sales'
+    });
+    const notices = state.items
+      .filter(i => i.kind === 'notice')
+      .map(i => i.text);
+    expect(notices).toContain(
+      'Verified: the kernel restarted and all 2 code cells ran without error.'
+    );
+    // The first request told the model about the verification and the missing data.
+    const prompt = lastUserMessage(model, 0);
+    expect(prompt).toContain('restarted and every cell runs from the top');
+    expect(prompt).toContain('create a small realistic sample dataset');
+  });
+
+  it('sends a verification failure back to the agent, which repairs the notebook', async () => {
+    const notebook = new MiniKernelNotebook();
+    const model = new ScriptedModel([
+      // Defines y only in scratch code: works now, fails after a restart.
+      call('run_code', { code: 'y = 2' }),
+      call('insert_cell', { source: 'print(y)' }),
+      call('run_cell', { cell_id: 'cell-1' }),
+      { text: 'Printed y.' },
+      call('edit_cell', { cell_id: 'cell-1', source: 'y = 2\nprint(y)' }),
+      call('run_cell', { cell_id: 'cell-1' }),
+      { text: 'Fixed: y is defined in the cell.' }
+    ]);
+    const s = session();
+    const result = await s.generate(
+      'Print y',
+      {
+        model: () => model,
+        notebook
+      },
+      { attachments: [{ name: 'data.csv', size: 2048 }] }
+    );
+
+    expect(lastUserMessage(model, 0)).toContain('- data.csv (~2 KB)');
+    expect(result?.status).toBe('verified');
+    expect(notebook.restarts).toBe(2);
+    const repair = lastUserMessage(model, 4);
+    expect(repair).toContain('Verification failed');
+    expect(repair).toContain('code cell 1 of 1 (cell_id cell-1)');
+    expect(repair).toContain("name 'y' is not defined");
+    const notices = s
+      .getSnapshot()
+      .items.filter(i => i.kind === 'notice')
+      .map(i => i.text);
+    expect(notices).toContain(
+      'Verification failed at code cell 1 of 1: asking the agent to fix it.'
+    );
+  });
+
+  it('stops repairing after the bounded number of attempts and says the notebook is unverified', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'a', source: 'print(nope)' }]
+    });
+    const model = new ScriptedModel([
+      { text: 'Built.' },
+      { text: 'I cannot fix it.' },
+      { text: 'Still cannot.' }
+    ]);
+    const result = await session().generate('x', {
+      model: () => model,
+      notebook
+    });
+    expect(result?.status).toBe('unverified');
+    expect(result?.verification?.failure?.cellId).toBe('a');
+    expect(notebook.restarts).toBe(3);
+    expect(model.requests).toHaveLength(3);
+  });
+});
+
+describe('Fix this cell', () => {
+  it('edits and reruns the failing cell, then offers the diff; Accept keeps it as one undo step', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'total = 6', executionCount: 1 },
+        {
+          id: 'b',
+          source: 'print(totl)',
+          executionCount: 2,
+          outputs: [
+            {
+              type: 'error',
+              ename: 'NameError',
+              evalue: "name 'totl' is not defined",
+              traceback: []
+            }
+          ]
+        }
+      ]
+    });
+    notebook.vars.set('total', '6');
+    const model = new ScriptedModel([
+      // The prompt gave the cell's source: no read_cell needed before editing.
+      call('edit_cell', { cell_id: 'b', source: 'print(total)' }),
+      call('run_cell', { cell_id: 'b' }),
+      { text: 'A typo: totl → total.' }
+    ]);
+    const s = session('ask-before-running');
+    const result = await s.fixCell('b', { model: () => model, notebook });
+
+    expect(result?.status).toBe('fixed');
+    const prompt = lastUserMessage(model, 0);
+    expect(prompt).toContain('print(totl)');
+    expect(prompt).toContain("NameError: name 'totl' is not defined");
+    expect(notebook.cells[1].outputs).toEqual([
+      { type: 'stream', name: 'stdout', text: '6\n' }
+    ]);
+    const review = s.getSnapshot().review;
+    expect(review?.changes).toEqual([
+      {
+        cellId: 'b',
+        kind: 'edited',
+        type: 'code',
+        before: 'print(totl)',
+        after: 'print(total)'
+      }
+    ]);
+    expect(notebook.undoGroups).toEqual(['begin', 'end']);
+    s.acceptReview();
+    expect(s.getSnapshot().review).toBeNull();
+    expect(notebook.cells[1].source).toBe('print(total)');
+  });
+
+  it('Reject restores every changed source byte for byte and removes cells the agent added', async () => {
+    const original = 'print(totl)  \n# keep this comment\t';
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'x = 1' },
+        { id: 'b', source: original }
+      ]
+    });
+    const model = new ScriptedModel([
+      call('edit_cell', { cell_id: 'b', source: 'total = 1\nprint(total)' }),
+      call('insert_cell', { source: 'print(x)', after_cell_id: 'b' }),
+      call('run_cell', { cell_id: 'b' }),
+      { text: 'Fixed.' }
+    ]);
+    const s = session();
+    await s.fixCell('b', { model: () => model, notebook });
+    expect(s.getSnapshot().review?.changes.map(c => c.kind)).toEqual([
+      'edited',
+      'inserted'
+    ]);
+    await expect(s.rejectReview()).resolves.toEqual([]);
+    expect(notebook.cells.map(c => [c.id, c.source])).toEqual([
+      ['a', 'x = 1'],
+      ['b', original]
+    ]);
+    expect(s.getSnapshot().review).toBeNull();
+  });
+
+  it('fixes the cause in an earlier cell when that is where it is', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'imports', source: 'import numpy' },
+        { id: 'use', source: 'm = np' }
+      ]
+    });
+    const model = new ScriptedModel([
+      call('read_cell', { cell_id: 'imports' }),
+      call('edit_cell', { cell_id: 'imports', source: 'import numpy as np' }),
+      call('run_cell', { cell_id: 'imports' }),
+      call('run_cell', { cell_id: 'use' }),
+      { text: 'The import lacked "as np".' }
+    ]);
+    const s = session();
+    const result = await s.fixCell('use', { model: () => model, notebook });
+    expect(result?.status).toBe('fixed');
+    expect(result?.changes).toEqual([
+      {
+        cellId: 'imports',
+        kind: 'edited',
+        type: 'code',
+        before: 'import numpy',
+        after: 'import numpy as np'
+      }
+    ]);
+    expect(notebook.cells[1].source).toBe('m = np');
+  });
+
+  it('checks the cell itself when the agent did not rerun it, and retries a bounded number of times', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'c', source: 'print(q)' }]
+    });
+    const model = new ScriptedModel([
+      { text: 'It should work now.' },
+      call('edit_cell', { cell_id: 'c', source: 'print(r)' }),
+      { text: 'Try this.' },
+      { text: 'I give up: q is never defined.' }
+    ]);
+    const s = session();
+    const result = await s.fixCell('c', { model: () => model, notebook });
+    expect(result?.status).toBe('not-fixed');
+    expect(result?.attempts).toBe(3);
+    expect(model.requests).toHaveLength(4);
+    expect(lastUserMessage(model, 1)).toContain('attempt 2 of 3');
+    expect(lastUserMessage(model, 1)).toContain("name 'q' is not defined");
+    expect(lastUserMessage(model, 3)).toContain("name 'r' is not defined");
+    const review = s.getSnapshot().review;
+    expect(review?.status).toBe('not-fixed');
+    expect(review?.problem).toContain("name 'r' is not defined");
+    await s.rejectReview();
+    expect(notebook.cells[0].source).toBe('print(q)');
+  });
+
+  it('asks before installing a package during a fix, even when runs need no approval', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'c', source: 'import missing_pkg', executionCount: 1 }]
+    });
+    const model = new ScriptedModel([
+      call('install_package', { packages: 'missing-pkg' }),
+      { text: 'Waiting for you.' }
+    ]);
+    const s = session('run-everything');
+    const run = s.fixCell(
+      'c',
+      { model: () => model, notebook },
+      { maxAttempts: 1 }
+    );
+    await new Promise(resolve => setTimeout(resolve, 20));
+    const pending = s.getSnapshot().pendingApproval;
+    expect(pending?.call.name).toBe('install_package');
+    expect(pending?.code).toBe('missing-pkg');
+    s.resolveApproval({ approved: false, reason: 'not now' });
+    await run;
+    expect(JSON.stringify(model.requests[1].messages)).toContain('not now');
+  });
+
+  it('refuses a markdown cell with a clear error, changing nothing', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'm', type: 'markdown', source: '# Title' }]
+    });
+    const model = new ScriptedModel([]);
+    const s = session();
+    await s.fixCell('m', { model: () => model, notebook });
+    expect(s.getSnapshot().error?.message).toContain(
+      'only code cells can be fixed'
+    );
+    expect(s.getSnapshot().status).toBe('idle');
+    expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe('diffCells', () => {
+  it('reports edited, inserted and deleted cells with where a deleted one was', () => {
+    const cell = (id: string, source: string) => ({
+      id,
+      type: 'code' as const,
+      source,
+      executionCount: null,
+      outputs: []
+    });
+    expect(
+      diffCells(
+        [cell('a', '1'), cell('b', '2'), cell('c', '3')],
+        [cell('a', '1'), cell('c', '4'), cell('d', '5')]
+      )
+    ).toEqual([
+      { cellId: 'c', kind: 'edited', type: 'code', before: '3', after: '4' },
+      { cellId: 'd', kind: 'inserted', type: 'code', before: null, after: '5' },
+      {
+        cellId: 'b',
+        kind: 'deleted',
+        type: 'code',
+        before: '2',
+        after: null,
+        previousId: 'a'
+      }
+    ]);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * How the loop's events change what the sidebar shows: a pure reducer from
+ * (transcript, event) to the next transcript, kept apart from the session's
+ * run management.
+ */
+import type { AgentEvent, IPlanStep, IUsage } from './types';
+import type { TranscriptItem } from './session';
+
+/** The part of the session state that events change. */
+export interface IEventState {
+  items: ReadonlyArray<TranscriptItem>;
+  usage: IUsage;
+  plan: ReadonlyArray<IPlanStep> | null;
+}
+
+/** The state after `event`; `newId` names new transcript items. */
+export function applyEvent(
+  state: IEventState,
+  event: AgentEvent,
+  newId: () => string
+): Partial<IEventState> {
+  const items = [...state.items];
+  switch (event.type) {
+    case 'text-delta': {
+      const last = items[items.length - 1];
+      if (last?.kind === 'assistant') {
+        items[items.length - 1] = { ...last, text: last.text + event.text };
+      } else {
+        items.push({ kind: 'assistant', id: newId(), text: event.text });
+      }
+      return { items };
+    }
+    case 'tool-call':
+      items.push({
+        kind: 'tool',
+        id: event.call.id,
+        name: event.call.name,
+        arguments: event.call.arguments,
+        status: 'running'
+      });
+      return { items };
+    case 'tool-result': {
+      // Search from the end: some servers reuse call ids across turns.
+      let index = items.length - 1;
+      while (
+        index >= 0 &&
+        !(items[index].kind === 'tool' && items[index].id === event.callId)
+      ) {
+        index -= 1;
+      }
+      const item = items[index];
+      if (item?.kind === 'tool') {
+        items[index] = {
+          ...item,
+          status: event.result.ok ? 'done' : 'error',
+          output: event.result.preview ?? event.result.output,
+          cellId: event.result.cellId,
+          durationMs: event.durationMs
+        };
+      }
+      return event.result.plan ? { items, plan: event.result.plan } : { items };
+    }
+    case 'usage':
+      return {
+        usage: {
+          promptTokens: state.usage.promptTokens + event.usage.promptTokens,
+          completionTokens:
+            state.usage.completionTokens + event.usage.completionTokens
+        }
+      };
+    case 'end': {
+      const notice = endNotice(event);
+      if (notice) {
+        items.push({ kind: 'notice', id: newId(), text: notice });
+      }
+      return { items };
+    }
+    default:
+      return {};
+  }
+}
+
+function endNotice(event: Extract<AgentEvent, { type: 'end' }>): string | null {
+  switch (event.reason) {
+    case 'stopped':
+      return 'Stopped.';
+    case 'step-limit':
+      return 'Stopped: the step limit was reached. Ask to continue, or raise the limit in the settings.';
+    case 'repeated-failure':
+      return (
+        `Stopped: the same error happened three times in a row (${event.detail}). ` +
+        'Check the cells above, then ask again with more detail.'
+      );
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * "Fix this cell": give the agent the failing cell and its error, let it
+ * edit (this cell, or an earlier one where the cause is) and rerun, check
+ * the result ourselves, and repeat a bounded number of times. The changes
+ * come back as a list the user accepts or rejects (see cell-changes.ts).
+ */
+import { formatOutputs, formatRunResult } from '../context/observations';
+import {
+  NotebookPortError,
+  type ICellSnapshot,
+  type INotebookPort,
+  type IRunOptions
+} from '../ports';
+import { diffCells, type ICellChange } from './cell-changes';
+import type { TurnRunner } from './turn-runner';
+
+/** Attempts before giving up, by default. */
+export const DEFAULT_FIX_ATTEMPTS = 3;
+
+/** During a fix, installs and shell commands always wait for the user. */
+export const FIX_ALWAYS_ASK: ReadonlySet<string> = new Set([
+  'install_package',
+  'run_shell'
+]);
+
+/** What a fix needs. */
+export interface IFixCellOptions {
+  notebook: INotebookPort;
+  cellId: string;
+  runTurn: TurnRunner;
+  maxAttempts?: number;
+  /** For the check run of the cell (hard timeout, Stop). */
+  runOptions?: IRunOptions;
+}
+
+/** How a fix ended. */
+export interface IFixResult {
+  /**
+   * `fixed`: the cell ran without error; `not-fixed`: it still fails after
+   * every attempt; `stopped`: the user stopped it; `failed`: the model or
+   * the notebook failed (the session shows the error).
+   */
+  status: 'fixed' | 'not-fixed' | 'stopped' | 'failed';
+  attempts: number;
+  /** Every cell the agent changed, against the notebook before the fix. */
+  changes: ICellChange[];
+  /** The cell's problem as last seen (its error), when not fixed. */
+  problem?: string;
+}
+
+/** Run the fix loop for one cell. */
+export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
+  const { notebook, cellId, runTurn } = options;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_FIX_ATTEMPTS);
+  const before = await notebook.getCells();
+  const target = before.find(cell => cell.id === cellId);
+  if (!target || target.type !== 'code') {
+    throw new NotebookPortError(
+      target
+        ? `Cell ${cellId} is a ${target.type} cell: only code cells can be fixed.`
+        : `There is no cell ${cellId} in ${notebook.path}.`
+    );
+  }
+  let problem = describeProblem(target);
+  let status: IFixResult['status'] = 'not-fixed';
+  let attempts = 0;
+  while (attempts < maxAttempts) {
+    attempts += 1;
+    const current = (await notebook.getCells()).find(c => c.id === cellId);
+    if (!current) {
+      status = 'failed';
+      problem = `Cell ${cellId} was deleted during the fix.`;
+      break;
+    }
+    const outcome = await runTurn(
+      attempts === 1
+        ? fixPrompt(current, problem, maxAttempts)
+        : retryPrompt(current, problem, attempts, maxAttempts),
+      {
+        display:
+          attempts === 1
+            ? `Fix cell ${shortId(cellId)}`
+            : `The cell still fails: attempt ${attempts} of ${maxAttempts}`,
+        knownCells: [{ id: current.id, source: current.source }],
+        approvedCells: new Set([cellId])
+      }
+    );
+    if (outcome.reason === 'stopped') {
+      status = 'stopped';
+      break;
+    }
+    if (outcome.reason === 'error') {
+      status = 'failed';
+      break;
+    }
+    const check = await checkCell(notebook, cellId, options.runOptions);
+    if (check === null) {
+      status = 'failed';
+      problem = `Cell ${cellId} was deleted during the fix.`;
+      break;
+    }
+    if (check.ok) {
+      status = 'fixed';
+      break;
+    }
+    problem = check.problem;
+  }
+  const changes = diffCells(before, await notebook.getCells());
+  return status === 'fixed'
+    ? { status, attempts, changes }
+    : { status, attempts, changes, problem };
+}
+
+/** The first prompt of a fix. */
+export function fixPrompt(
+  cell: ICellSnapshot,
+  problem: string,
+  maxAttempts: number
+): string {
+  return [
+    `Fix cell ${cell.id} of this notebook. Its source:`,
+    '```python',
+    cell.source,
+    '```',
+    problem,
+    '',
+    'How to work:',
+    '- The cause may be in an earlier cell (a missing import, a variable defined wrongly): ' +
+      'read_notebook, and inspect_variables when it helps.',
+    `- Edit cell ${cell.id} in place with edit_cell (you may edit an earlier cell the same way ` +
+      'when the cause is there), then run_cell each cell you changed, earlier ones first, and ' +
+      `finally cell ${cell.id}.`,
+    '- Keep the cell’s intent and change as little as needed. Do not delete cells or add new ones ' +
+      'unless the fix cannot be done otherwise.',
+    '- A missing package: call install_package (the user approves it first).',
+    '- The user reviews your changes as a diff and may reject them.',
+    '- End with one or two sentences: the cause, and what you changed.',
+    `This is attempt 1 of ${maxAttempts}.`
+  ].join('\n');
+}
+
+/** The prompt after an attempt that left the cell failing. */
+export function retryPrompt(
+  cell: ICellSnapshot,
+  problem: string,
+  attempt: number,
+  maxAttempts: number
+): string {
+  return [
+    `Cell ${cell.id} still fails after your change. Its source now:`,
+    '```python',
+    cell.source,
+    '```',
+    problem,
+    `Find the real cause (look at earlier cells too) and fix it. This is attempt ${attempt} of ${maxAttempts}.`
+  ].join('\n');
+}
+
+/** The cell's problem in words, from its outputs. */
+function describeProblem(cell: ICellSnapshot): string {
+  if (cell.outputs.some(output => output.type === 'error')) {
+    return `When it last ran, it failed:\n${formatOutputs(cell.outputs)}`;
+  }
+  if (cell.executionCount === null) {
+    return 'It has not run yet: run it, and fix whatever error it raises.';
+  }
+  return (
+    'It ran without an error, but the user asked for a fix: run it, check its output for ' +
+    `a problem (warnings, wrong values), and fix it. Its output was:\n${formatOutputs(cell.outputs)}`
+  );
+}
+
+/**
+ * Whether the cell now runs cleanly. Trusts the agent's own last run when
+ * it ran the current source; otherwise runs the cell once to find out.
+ * Null when the cell is gone.
+ */
+async function checkCell(
+  notebook: INotebookPort,
+  cellId: string,
+  options: IRunOptions = {}
+): Promise<{ ok: true } | { ok: false; problem: string } | null> {
+  const cell = (await notebook.getCells()).find(c => c.id === cellId);
+  if (!cell) {
+    return null;
+  }
+  const ranCurrentSource =
+    cell.executionCount !== null && cell.lastRunSource === cell.source;
+  if (ranCurrentSource) {
+    return cell.outputs.some(output => output.type === 'error')
+      ? { ok: false, problem: `It failed:\n${formatOutputs(cell.outputs)}` }
+      : { ok: true };
+  }
+  const result = await notebook.runCell(cellId, {
+    signal: options.signal,
+    hardTimeoutMs: options.hardTimeoutMs
+  });
+  return result.status === 'ok'
+    ? { ok: true }
+    : {
+        ok: false,
+        problem: `When it ran after your change:\n${formatRunResult(result)}`
+      };
+}
+
+function shortId(id: string): string {
+  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
+}

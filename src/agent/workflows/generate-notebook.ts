@@ -1,0 +1,152 @@
+/**
+ * "Generate notebook": build a whole notebook from a request, section by
+ * section, running every cell; then verify it the way a reader would
+ * (restart, run all) and send any failure back to the agent, a bounded
+ * number of times.
+ */
+import { formatBytes } from '../context/text';
+import type { INotebookPort, IRunOptions } from '../ports';
+import type { IRunOutcome } from '../loop/run-agent';
+import type { TurnRunner } from './turn-runner';
+import { verifyNotebook, type IVerification } from './verify-notebook';
+
+/** Repairs after a failed verification, by default. */
+export const DEFAULT_VERIFY_REPAIRS = 2;
+
+/** A file the user attached, already in the notebook's directory. */
+export interface IAttachedFile {
+  /** Path relative to the notebook's directory. */
+  name: string;
+  /** Bytes, when known. */
+  size?: number;
+}
+
+/** What a generation needs. */
+export interface IGenerateOptions {
+  notebook: INotebookPort;
+  /** The user's request. */
+  request: string;
+  attachments?: ReadonlyArray<IAttachedFile>;
+  runTurn: TurnRunner;
+  /** How many times a failed verification goes back to the agent. */
+  maxRepairs?: number;
+  /** For the verification runs (hard timeout, Stop). */
+  runOptions?: IRunOptions;
+  /** Told before each verification starts and after it ends. */
+  onVerification?: (event: IVerificationEvent) => void;
+}
+
+/** Progress of the verification, for the transcript. */
+export type IVerificationEvent =
+  | { type: 'start' }
+  | { type: 'done'; verification: IVerification; willRepair: boolean };
+
+/** How a generation ended. */
+export interface IGenerateResult {
+  /**
+   * `verified`: built and verified; `unverified`: built, but verification
+   * still fails after the repairs; `stopped` / `failed`: the run ended early
+   * (stopped by the user, or an error the session shows).
+   */
+  status: 'verified' | 'unverified' | 'stopped' | 'failed';
+  verification?: IVerification;
+  outcome: IRunOutcome;
+}
+
+/** Build the notebook, then verify it (and repair it) until it runs top to bottom. */
+export async function generateNotebook(
+  options: IGenerateOptions
+): Promise<IGenerateResult> {
+  const { notebook, runTurn } = options;
+  const maxRepairs = Math.max(0, options.maxRepairs ?? DEFAULT_VERIFY_REPAIRS);
+  let outcome = await runTurn(
+    generatePrompt(notebook.path, options.request, options.attachments ?? []),
+    { display: options.request }
+  );
+  let verification: IVerification | undefined;
+  for (let repairs = 0; ; repairs++) {
+    if (outcome.reason === 'stopped' || outcome.reason === 'error') {
+      return {
+        status: outcome.reason === 'stopped' ? 'stopped' : 'failed',
+        verification,
+        outcome
+      };
+    }
+    options.onVerification?.({ type: 'start' });
+    verification = await verifyNotebook(notebook, options.runOptions);
+    const willRepair = !verification.ok && repairs < maxRepairs;
+    options.onVerification?.({ type: 'done', verification, willRepair });
+    if (verification.ok) {
+      return { status: 'verified', verification, outcome };
+    }
+    if (!willRepair || options.runOptions?.signal?.aborted) {
+      return {
+        status: options.runOptions?.signal?.aborted ? 'stopped' : 'unverified',
+        verification,
+        outcome
+      };
+    }
+    const failed = verification.failure;
+    outcome = await runTurn(repairPrompt(verification), {
+      display: 'Verification failed: fix the notebook so it runs from the top',
+      knownCells: failed ? [{ id: failed.cellId, source: failed.source }] : []
+    });
+  }
+}
+
+/** The prompt that starts a generation. */
+export function generatePrompt(
+  path: string,
+  request: string,
+  attachments: ReadonlyArray<IAttachedFile>
+): string {
+  const files = attachments.length
+    ? [
+        'Attached files, in the notebook’s directory (open them by these relative paths):',
+        ...attachments.map(
+          file =>
+            `- ${file.name}${file.size !== undefined ? ` (${formatBytes(file.size)})` : ''}`
+        )
+      ]
+    : [
+        'No files are attached. If the task needs data, create a small realistic sample dataset ' +
+          'in the notebook, and say in a markdown cell that it is sample data.'
+      ];
+  return [
+    `Create the notebook "${path}" from scratch for this request:`,
+    '',
+    request.trim(),
+    '',
+    ...files,
+    '',
+    'The notebook is open, empty, with a fresh kernel. Build it like this:',
+    '1. Call update_plan with the sections you will write.',
+    '2. Insert a markdown cell with a title (# …) and a two-to-four line plan.',
+    '3. For each section: a markdown cell saying what the step does, then short code cells that ' +
+      'you run with run_cell. Read every output (tables, plots) before the next step; fix errors in ' +
+      'place with edit_cell and run the cell again. Tick the plan off with update_plan.',
+    '4. End with a markdown cell "## Summary" of the findings that quotes the values the cells printed.',
+    'Insert cells at the end of the notebook, in reading order. Save files the request asks for in ' +
+      'the notebook’s directory. When you are done, the kernel is restarted and every cell runs ' +
+      'from the top to verify the notebook: it must not depend on cells you deleted or on state ' +
+      'from scratch code.'
+  ].join('\n');
+}
+
+/** The prompt after a failed verification. */
+export function repairPrompt(verification: IVerification): string {
+  const failure = verification.failure;
+  return [
+    'Verification failed: after a kernel restart, running the notebook from the top stopped at ' +
+      (failure
+        ? `code cell ${failure.index + 1} of ${verification.total} (cell_id ${failure.cellId}):`
+        : `code cell ${verification.ran + 1} of ${verification.total}.`),
+    ...(failure
+      ? ['Its source:', '```python', failure.source, '```', failure.observation]
+      : []),
+    '',
+    'Fix the notebook so it runs top to bottom in a fresh kernel: edit the cells concerned in ' +
+      'place with edit_cell (or insert a missing step where it belongs), run them, then answer ' +
+      'in one sentence. It will be verified again.'
+  ].join('\n');
+}

@@ -1,0 +1,27 @@
+/**
+ * What a workflow (Generate notebook, Fix this cell) needs from the session:
+ * a way to run one agent turn on a prompt, in the same conversation, with
+ * the transcript and approvals the user sees.
+ */
+import type { ApprovalMode } from '../loop/approval';
+import type { IRunOutcome } from '../loop/run-agent';
+
+/** Per-turn adjustments a workflow may ask for. */
+export interface ITurnOptions {
+  /** What the transcript shows instead of the (long) prompt. */
+  display?: string;
+  /** Cells whose source the prompt gave the model, so it may edit them at once. */
+  knownCells?: ReadonlyArray<{ id: string; source: string }>;
+  /** Tools that need the user's approval in this turn whatever the mode. */
+  alwaysAsk?: ReadonlySet<string>;
+  /** The approval mode for this turn, when the task chose one (else the setting's). */
+  approvalMode?: ApprovalMode;
+  /** Cells the user already asked to edit and run (the cell to fix): no approval needed. */
+  approvedCells?: ReadonlySet<string>;
+}
+
+/** Runs one agent turn for `prompt`; resolves when the turn ends. */
+export type TurnRunner = (
+  prompt: string,
+  options?: ITurnOptions
+) => Promise<IRunOutcome>;
