@@ -18,7 +18,9 @@ fi
 "$CHROMIUM_PATH" --version
 
 step "npm packages"
-npm ci --no-audit --no-fund
+# onnxruntime-node (pulled in by @huggingface/transformers) would download GPU
+# binaries from a host CI cannot reach; its CPU binaries ship in the package.
+npm ci --no-audit --no-fund --onnxruntime-node-install=skip
 (cd ui-tests && npm ci --no-audit --no-fund)
 
 step "Build the extension and install it with the Python test dependencies"

@@ -9,7 +9,9 @@ import type { AgentSession } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
 import { ApprovalCard } from './approval-card';
+import { FixReview } from './fix-review';
 import { MarkdownView } from './markdown-view';
+import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
 import { ProviderBar, type IProviderView } from './provider-bar';
 import { SetupNotice } from './setup-notice';
@@ -64,13 +66,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <button
           className="jp-AgentSidebar-link"
           onClick={() => session.newChat()}
-          disabled={running}
+          disabled={running || state.review !== null}
         >
           New chat
         </button>
       </div>
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
         <SetupNotice status={props.serverStatus} mode={props.mode} />
+        {state.plan && <PlanView plan={state.plan} />}
         {state.items.length === 0 && (
           <p className="jp-AgentSidebar-empty">
             Ask for an analysis of the active notebook: the agent writes cells,
@@ -112,6 +115,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             key={state.pendingApproval.call.id}
             request={state.pendingApproval}
             onDecide={decision => session.resolveApproval(decision)}
+          />
+        )}
+        {state.review && (
+          <FixReview
+            review={state.review}
+            onAccept={() => session.acceptReview()}
+            onReject={() => void session.rejectReview()}
+            onShowCell={props.onShowCell}
           />
         )}
         {running && !state.pendingApproval && (

@@ -4,12 +4,14 @@
  * Proxy mode (the default) talks to the Jupyter server's own proxy, which
  * adds the key; requests carry Jupyter's auth and XSRF headers like every
  * other JupyterLab request. Direct mode calls the endpoint from the browser.
+ * Local mode runs a model in the browser (local-model-factory.ts).
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { DirectFetchError, ModelConfigError } from '../agent/model/errors';
 import { OpenAIChatClient, type FetchLike } from '../agent/model/openai-client';
 import type { IModelClient } from '../agent/model/types';
+import { LazyLocalModel } from './lazy-local-model';
 import type { IAgentSettings } from './settings';
 
 /** Header with which proxy mode selects one of the server's allowed endpoints. */
@@ -52,6 +54,10 @@ export function createModelClient(
   settings: IAgentSettings,
   serverSettings: ServerConnection.ISettings
 ): IModelClient {
+  if (settings.endpointMode === 'local') {
+    // A model in this browser tab; its code loads on the first turn.
+    return new LazyLocalModel(settings);
+  }
   if (settings.endpointMode === 'direct') {
     if (!settings.baseUrl) {
       throw new ModelConfigError(

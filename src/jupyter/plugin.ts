@@ -8,6 +8,8 @@ import {
   type JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -18,6 +20,8 @@ import { ToolRegistry } from '../agent/tools/registry';
 import { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
 import { CommandIDs } from './commands';
+import { installFixButtons } from './fix-button';
+import { generateNotebookCommand } from './generate-command';
 import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
@@ -42,13 +46,22 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
   description: 'An agent that writes and runs cells in the active notebook.',
   autoStart: true,
   requires: [INotebookTracker, IRenderMimeRegistry],
-  optional: [ISettingRegistry, ICommandPalette, ILabShell],
+  optional: [
+    ISettingRegistry,
+    ICommandPalette,
+    ILabShell,
+    ILauncher,
+    IDefaultFileBrowser
+  ],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     rendermime: IRenderMimeRegistry,
     settingRegistry: ISettingRegistry | null,
-    palette: ICommandPalette | null
+    palette: ICommandPalette | null,
+    _labShell: ILabShell | null,
+    launcher: ILauncher | null,
+    fileBrowser: IDefaultFileBrowser | null
   ) => {
     let settings: IAgentSettings = { ...DEFAULT_SETTINGS };
     let settingsHandle: ISettingRegistry.ISettings | null = null;
@@ -109,14 +122,14 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       })
     });
 
+    const targetFor = (panel: NotebookPanel | null) => ({
+      model: () => createModelClient(settings, serverSettings),
+      notebook: portFor(panel)
+    });
     const send = (
       prompt: string,
       panel: NotebookPanel | null = tracker.currentWidget
-    ) =>
-      session.send(prompt, {
-        model: () => createModelClient(settings, serverSettings),
-        notebook: portFor(panel)
-      });
+    ) => session.send(prompt, targetFor(panel));
 
     const sidebar = new AgentSidebar({
       session,
@@ -236,54 +249,74 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       label: 'New Notebook Agent Chat',
       execute: () => session.newChat()
     });
+    const showSidebar = () => app.shell.activateById(sidebar.id);
     app.commands.addCommand(CommandIDs.generateNotebook, {
-      label: 'Generate Notebook with Notebook Agent…',
+      label: args =>
+        args.isLauncher
+          ? 'Generate with Agent'
+          : args.isMenu
+            ? 'Notebook with Agent…'
+            : 'Generate Notebook with Notebook Agent…',
+      caption:
+        'Describe an analysis; the agent builds, runs and verifies a new notebook.',
       icon: agentIcon,
-      execute: async args => {
-        const prompt = typeof args.prompt === 'string' ? args.prompt : '';
-        const panel = (await app.commands.execute('notebook:create-new', {
-          kernelName:
-            typeof args.kernelName === 'string' ? args.kernelName : undefined
-        })) as NotebookPanel;
-        await panel.context.ready;
-        if (typeof args.path === 'string' && args.path) {
-          await panel.context.rename(args.path.split('/').pop()!);
-        }
-        app.shell.activateById(sidebar.id);
-        if (prompt) {
-          const run = send(prompt, panel);
-          await run;
-          if (run && !panel.isDisposed) {
-            await panel.context.save();
-          }
-        } else {
-          sidebar.focusPrompt();
+      execute: args =>
+        generateNotebookCommand(
+          {
+            app,
+            session,
+            targetFor,
+            directory: () => fileBrowser?.model.path ?? '',
+            showSidebar
+          },
+          args
+        )
+    });
+    /** Fix a cell of a notebook (the active one by default). */
+    const fixCell = (panel: NotebookPanel, cellId: string) => {
+      showSidebar();
+      if (session.getSnapshot().status === 'running') {
+        session.reportError({
+          kind: 'unknown',
+          message: 'Notebook Agent is busy with another task.',
+          hint: 'Wait for it to finish, or press Stop, then ask for the fix again.'
+        });
+        return;
+      }
+      void session.fixCell(cellId, targetFor(panel));
+    };
+    app.commands.addCommand(CommandIDs.fixCell, {
+      label: 'Fix This Cell with Notebook Agent',
+      caption:
+        'The agent edits the cell (or an earlier one), reruns it until it works, and shows you the diff.',
+      icon: agentIcon,
+      isEnabled: () =>
+        tracker.activeCell?.model.type === 'code' &&
+        session.getSnapshot().status !== 'running',
+      execute: args => {
+        const panel = tracker.currentWidget;
+        const cellId =
+          typeof args.cellId === 'string'
+            ? args.cellId
+            : tracker.activeCell?.model.id;
+        if (panel && cellId) {
+          fixCell(panel, cellId);
         }
       }
     });
-    app.commands.addCommand(CommandIDs.fixCell, {
-      label: 'Fix This Cell with Notebook Agent',
-      icon: agentIcon,
-      isEnabled: () => tracker.activeCell?.model.type === 'code',
-      execute: () => {
-        const cell = tracker.activeCell;
-        if (!cell || cell.model.type !== 'code') {
-          return;
-        }
-        app.shell.activateById(sidebar.id);
-        send(
-          `Cell ${cell.model.id} does not work as intended. Read the notebook, find the cause, ` +
-            'then insert a corrected version directly below it (after_cell_id ' +
-            `${cell.model.id}), run it, and explain the fix. Do not modify the original cell.`
-        );
-      }
+    installFixButtons(tracker, fixCell);
+    launcher?.add({
+      command: CommandIDs.generateNotebook,
+      category: 'Notebook',
+      rank: 10
     });
     if (palette) {
       for (const command of [
         CommandIDs.open,
         CommandIDs.newChat,
         CommandIDs.stop,
-        CommandIDs.generateNotebook
+        CommandIDs.generateNotebook,
+        CommandIDs.fixCell
       ]) {
         palette.addItem({ command, category: 'Notebook Agent' });
       }

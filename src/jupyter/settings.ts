@@ -8,8 +8,11 @@ import type { IRunSettings } from '../agent/tools/run-state';
 /** Settings id, part of the public contract. */
 export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';
 
-/** Where model requests go. */
-export type EndpointMode = 'proxy' | 'direct';
+/** Where model requests go; `local`: a model in this browser tab. */
+export type EndpointMode = 'proxy' | 'direct' | 'local';
+
+/** The device a local model should use (device-ladder.ts). */
+export type LocalDeviceSetting = 'auto' | 'webgpu' | 'wasm';
 
 /** Notebook Agent's settings. */
 export interface IAgentSettings {
@@ -27,6 +30,16 @@ export interface IAgentSettings {
   toolCalling: 'auto' | 'native' | 'text';
   vision: boolean;
   maxImageSide: number;
+  /** Local mode: the model id ('' = the default of the catalogue). */
+  localModel: string;
+  localModelDevice: LocalDeviceSetting;
+  /** Host serving `{model}/resolve/{revision}/{file}` ('' = the hub). */
+  localModelHost: string;
+  /** The site's own models folder URL ('' = none). */
+  localModelPath: string;
+  localModelAllowRemote: boolean;
+  /** Edits of the local model catalogue (catalogue.ts). */
+  localModels: unknown[];
 }
 
 /** The defaults, as in the schema. */
@@ -44,7 +57,13 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   contextWindowTokens: 0,
   toolCalling: 'auto',
   vision: false,
-  maxImageSide: 768
+  maxImageSide: 768,
+  localModel: '',
+  localModelDevice: 'auto',
+  localModelHost: '',
+  localModelPath: '',
+  localModelAllowRemote: true,
+  localModels: []
 };
 
 const MODES: ReadonlyArray<ApprovalMode> = [
@@ -63,7 +82,10 @@ export function readSettings(
   const get = <T>(key: keyof IAgentSettings): T =>
     (settings.get(key).composite ?? DEFAULT_SETTINGS[key]) as T;
   return {
-    endpointMode: get<string>('endpointMode') === 'direct' ? 'direct' : 'proxy',
+    endpointMode:
+      (['direct', 'local'] as const).find(
+        m => m === get<string>('endpointMode')
+      ) ?? 'proxy',
     provider: get<string>('provider').trim(),
     baseUrl: get<string>('baseUrl').trim(),
     model: get<string>('model').trim(),
@@ -81,7 +103,18 @@ export function readSettings(
         p => p === get<string>('toolCalling')
       ) ?? 'auto',
     vision: get<boolean>('vision'),
-    maxImageSide: get<number>('maxImageSide')
+    maxImageSide: get<number>('maxImageSide'),
+    localModel: get<string>('localModel').trim(),
+    localModelDevice:
+      (['webgpu', 'wasm'] as const).find(
+        d => d === get<string>('localModelDevice')
+      ) ?? 'auto',
+    localModelHost: get<string>('localModelHost').trim(),
+    localModelPath: get<string>('localModelPath').trim(),
+    localModelAllowRemote: get<boolean>('localModelAllowRemote'),
+    localModels: Array.isArray(get<unknown>('localModels'))
+      ? get<unknown[]>('localModels')
+      : []
   };
 }
 

@@ -135,6 +135,22 @@ describe('Generate notebook', () => {
     );
   });
 
+  it('removes the empty cell a new notebook opened with, once the agent added its own', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'empty', source: '' }]
+    });
+    const model = new ScriptedModel([
+      call('insert_cell', { source: 'x = 1' }),
+      { text: 'Done.' }
+    ]);
+    const result = await session().generate('x', {
+      model: () => model,
+      notebook
+    });
+    expect(result?.status).toBe('verified');
+    expect(notebook.cells.map(c => c.source)).toEqual(['x = 1']);
+  });
+
   it('stops repairing after the bounded number of attempts and says the notebook is unverified', async () => {
     const notebook = new MiniKernelNotebook({
       cells: [{ id: 'a', source: 'print(nope)' }]

@@ -59,10 +59,18 @@ export async function generateNotebook(
 ): Promise<IGenerateResult> {
   const { notebook, runTurn } = options;
   const maxRepairs = Math.max(0, options.maxRepairs ?? DEFAULT_VERIFY_REPAIRS);
+  // A new notebook may open with one empty cell (JupyterLab adds it): the
+  // agent appends after it, so remove it once the agent has added cells.
+  const initial = await notebook.getCells();
+  const placeholder =
+    initial.length === 1 && !initial[0].source.trim() ? initial[0].id : null;
   let outcome = await runTurn(
     generatePrompt(notebook.path, options.request, options.attachments ?? []),
     { display: options.request }
   );
+  if (placeholder) {
+    await dropPlaceholder(notebook, placeholder);
+  }
   let verification: IVerification | undefined;
   for (let repairs = 0; ; repairs++) {
     if (outcome.reason === 'stopped' || outcome.reason === 'error') {
@@ -91,6 +99,18 @@ export async function generateNotebook(
       display: 'Verification failed: fix the notebook so it runs from the top',
       knownCells: failed ? [{ id: failed.cellId, source: failed.source }] : []
     });
+  }
+}
+
+/** Delete the empty cell a new notebook opened with, if it is still empty and not alone. */
+async function dropPlaceholder(
+  notebook: INotebookPort,
+  id: string
+): Promise<void> {
+  const cells = await notebook.getCells();
+  const cell = cells.find(c => c.id === id);
+  if (cell && cells.length > 1 && !cell.source.trim()) {
+    await notebook.deleteCell(id);
   }
 }
 

@@ -1,0 +1,54 @@
+import { agentTools } from '../tools/all-tools';
+import { smallModelSystemPrompt } from '../context/small-model-prompt';
+import { systemPrompt } from '../context/system-prompt';
+import {
+  SMALL_MODEL_TOOL_NAMES,
+  firstSentence,
+  smallModelTools
+} from '../tools/small-model-tools';
+
+describe('small-model profile', () => {
+  it('offers a few tools with one-sentence descriptions', () => {
+    const tools = smallModelTools();
+    expect(tools.map(t => t.name)).toEqual([...SMALL_MODEL_TOOL_NAMES]);
+    expect(tools.length).toBeLessThan(agentTools().length / 2);
+    for (const tool of tools) {
+      const full = agentTools().find(t => t.name === tool.name);
+      expect(full).toBeDefined();
+      expect(tool.description.length).toBeLessThanOrEqual(
+        full?.description.length ?? 0
+      );
+      expect(tool.description).toMatch(/[.!?]$/);
+      // Same behaviour: the same execute and parameters.
+      expect(tool.execute).toBe(full?.execute);
+      expect(tool.parameters).toBe(full?.parameters);
+    }
+  });
+
+  it('leaves the full toolset unchanged', () => {
+    const tool = agentTools().find(t => t.name === 'insert_cell');
+    smallModelTools();
+    expect(tool?.description).toBe(
+      agentTools().find(t => t.name === 'insert_cell')?.description
+    );
+  });
+
+  it('has a much shorter prompt than the remote one, naming the notebook and tools', () => {
+    const small = smallModelSystemPrompt({
+      notebookPath: 'work/a.ipynb',
+      toolNames: SMALL_MODEL_TOOL_NAMES
+    });
+    const full = systemPrompt({ notebookPath: 'work/a.ipynb' });
+    expect(small.length).toBeLessThan(full.length / 2);
+    expect(small).toContain('"work/a.ipynb"');
+    expect(small).toContain(
+      'Tools: read_notebook, insert_cell, run_cell, edit_cell.'
+    );
+  });
+
+  it('cuts a description to its first sentence', () => {
+    expect(firstSentence('Run a cell. It waits 30 s.')).toBe('Run a cell.');
+    expect(firstSentence('Use v1.2 safely. More.')).toBe('Use v1.2 safely.');
+    expect(firstSentence('No stop')).toBe('No stop');
+  });
+});

@@ -1,0 +1,225 @@
+import { TurnAccumulator } from '../../accumulator';
+import { describeModelError } from '../../errors';
+import type { IChatChunk } from '../../types';
+import { BUILTIN_MODELS } from '../catalogue';
+import { LocalModelClient, type IWorkerPort } from '../local-client';
+import type { WorkerEvent, WorkerRequest } from '../worker-protocol';
+
+/** A worker that answers each request with scripted events. */
+function scriptedWorker(
+  script: (request: WorkerRequest) => WorkerEvent[]
+): IWorkerPort & { requests: WorkerRequest[]; terminated: boolean } {
+  const listeners = new Set<(event: WorkerEvent) => void>();
+  const port = {
+    requests: [] as WorkerRequest[],
+    terminated: false,
+    post(request: WorkerRequest) {
+      port.requests.push(request);
+      const events = script(request);
+      setTimeout(() => events.forEach(e => listeners.forEach(l => l(e))), 0);
+    },
+    listen(listener: (event: WorkerEvent) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    terminate() {
+      port.terminated = true;
+    }
+  };
+  return port;
+}
+
+const QWEN = BUILTIN_MODELS[0];
+
+function client(port: IWorkerPort, warning: string | null = null) {
+  return new LocalModelClient({
+    entry: QWEN,
+    source: { allowRemote: true },
+    createWorker: () => port,
+    plan: async () => ({ rungs: [{ device: 'wasm', dtype: 'q4' }], warning })
+  });
+}
+
+const loaded = (id: number): WorkerEvent[] => [
+  {
+    type: 'progress',
+    id,
+    stage: 'download',
+    loaded: 50,
+    total: 100,
+    percent: 50
+  },
+  {
+    type: 'progress',
+    id,
+    stage: 'compiling',
+    loaded: 100,
+    total: 100,
+    percent: 100
+  },
+  {
+    type: 'loaded',
+    id,
+    rung: { device: 'wasm', dtype: 'q4' },
+    seconds: 1,
+    startsInThinking: false,
+    endTokens: ['<|im_end|>']
+  }
+];
+
+async function collect(stream: AsyncIterable<IChatChunk>) {
+  const acc = new TurnAccumulator();
+  for await (const chunk of stream) {
+    acc.add(chunk);
+  }
+  return acc.result();
+}
+
+const REQUEST = {
+  messages: [{ role: 'user' as const, content: 'mean of a?' }],
+  tools: [
+    { name: 'run_cell', description: 'Run.', parameters: { type: 'object' } }
+  ]
+};
+
+describe('LocalModelClient', () => {
+  it('loads once, then turns streamed Hermes text into tool calls', async () => {
+    const raw = [
+      '<think>ok</think>',
+      '<tool',
+      '_call>{"name": "run_cell", ',
+      '"arguments": {"cell_id": "c1"}}</tool_call><|im_end|>'
+    ];
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'generate'
+          ? [
+              ...raw.map(text => ({
+                type: 'token' as const,
+                id: request.id,
+                text
+              })),
+              {
+                type: 'done',
+                id: request.id,
+                reason: 'stop',
+                promptTokens: 50,
+                completionTokens: 20,
+                reusedTokens: 0,
+                seconds: 2,
+                firstTokenSeconds: 1
+              }
+            ]
+          : []
+    );
+    const model = client(port, 'slow');
+    const turn = await collect(
+      model.streamChat(REQUEST, new AbortController().signal)
+    );
+    expect(turn).toEqual({
+      text: '',
+      reasoning: 'ok',
+      toolCalls: [
+        { id: 'call_local_0', name: 'run_cell', arguments: '{"cell_id":"c1"}' }
+      ],
+      finishReason: 'tool_calls',
+      usage: { promptTokens: 50, completionTokens: 20 }
+    });
+    // The next turn continues the ids, and the model is not loaded again.
+    const second = await collect(
+      model.streamChat(REQUEST, new AbortController().signal)
+    );
+    expect(second.toolCalls[0].id).toBe('call_local_1');
+    expect(port.requests.map(r => r.type)).toEqual([
+      'load',
+      'generate',
+      'generate'
+    ]);
+    const generate = port.requests[1];
+    expect(
+      generate.type === 'generate' && generate.tools[0].function.name
+    ).toBe('run_cell');
+    expect(model.status.getSnapshot()).toMatchObject({
+      stage: 'ready',
+      rung: { device: 'wasm', dtype: 'q4' },
+      warning: 'slow',
+      tokensPerSecond: 19
+    });
+  });
+
+  it('sends interrupt when aborted and ends with an abort error', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'generate'
+          ? [{ type: 'token', id: request.id, text: 'The mean' }]
+          : []
+    );
+    const controller = new AbortController();
+    const model = client(port);
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const chunk of model.streamChat(REQUEST, controller.signal)) {
+        seen.push(chunk.choices?.[0]?.delta?.content ?? '');
+        controller.abort();
+      }
+    })().catch(e => e);
+    expect(seen).toEqual(['The mean']);
+    expect((error as Error).name).toBe('AbortError');
+    expect(port.requests.map(r => r.type)).toContain('interrupt');
+  });
+
+  it('reports a failed load in words, and retries with a fresh worker', async () => {
+    let workers = 0;
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? [
+            {
+              type: 'error',
+              id: request.id,
+              message: 'Failed to allocate 2 GB: out of memory'
+            }
+          ]
+        : []
+    );
+    const model = new LocalModelClient({
+      entry: QWEN,
+      source: { allowRemote: true },
+      createWorker: () => {
+        workers++;
+        return port;
+      },
+      plan: async () => ({
+        rungs: [{ device: 'webgpu', dtype: 'q4' }],
+        warning: null
+      })
+    });
+    const error = await collect(
+      model.streamChat(REQUEST, new AbortController().signal)
+    ).catch(e => e);
+    expect(describeModelError(error)).toMatchObject({
+      kind: 'not-configured',
+      message: expect.stringMatching(/does not fit in this device’s memory/),
+      hint: expect.stringMatching(/smaller model/)
+    });
+    expect(model.status.getSnapshot().stage).toBe('error');
+    expect(port.terminated).toBe(true);
+    await collect(
+      model.streamChat(REQUEST, new AbortController().signal)
+    ).catch(() => null);
+    expect(workers).toBe(2);
+  });
+
+  it('says when no rung can run the model', async () => {
+    const model = new LocalModelClient({
+      entry: QWEN,
+      source: { allowRemote: true },
+      createWorker: () => scriptedWorker(() => []),
+      plan: async () => ({ rungs: [], warning: null })
+    });
+    await expect(model.load()).rejects.toThrow(
+      /ships no weights this browser can run/
+    );
+  });
+});

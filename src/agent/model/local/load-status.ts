@@ -1,0 +1,57 @@
+/**
+ * What the local model is doing, as a small store the sidebar reads with
+ * `useSyncExternalStore`: downloading (bytes, percent), compiling, ready on
+ * which device, generating (tokens per second), or failed (and why).
+ */
+import type { IRung } from './device-ladder';
+
+/** The local model's state. */
+export interface ILocalModelStatus {
+  model: string;
+  stage: 'idle' | 'download' | 'compiling' | 'ready' | 'generating' | 'error';
+  /** The file being fetched. */
+  file?: string;
+  loaded: number;
+  total: number;
+  percent: number;
+  /** Where it runs, once loaded. */
+  rung?: IRung;
+  /** Slow-path warning (WASM, software adapter). */
+  warning?: string | null;
+  /** Rungs that failed before this one, in words. */
+  fallbacks: string[];
+  /** Decode speed of the current or last answer. */
+  tokensPerSecond?: number;
+  error?: string;
+}
+
+/** The initial status. */
+export const IDLE_STATUS: ILocalModelStatus = {
+  model: '',
+  stage: 'idle',
+  loaded: 0,
+  total: 0,
+  percent: 0,
+  fallbacks: []
+};
+
+/** A subscribable status. */
+export class LocalModelStatusStore {
+  private _status: ILocalModelStatus = IDLE_STATUS;
+  private _listeners = new Set<() => void>();
+
+  /** The current status (a new object after each change). */
+  getSnapshot = (): ILocalModelStatus => this._status;
+
+  /** Listen to changes; returns the unsubscribe function. */
+  subscribe = (listener: () => void): (() => void) => {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  };
+
+  /** Change some fields. */
+  update(patch: Partial<ILocalModelStatus>): void {
+    this._status = { ...this._status, ...patch };
+    this._listeners.forEach(listener => listener());
+  }
+}

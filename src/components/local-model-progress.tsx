@@ -1,0 +1,88 @@
+/**
+ * The local model's state in the sidebar: a progress bar with bytes and
+ * percent while the weights download, "Compiling…" while the sessions are
+ * built, then the device it runs on and the decode speed, and any warning
+ * (slow WASM path, fallbacks) or error in words.
+ */
+import * as React from 'react';
+import type {
+  ILocalModelStatus,
+  LocalModelStatusStore
+} from '../agent/model/local/load-status';
+import { rungName } from '../agent/model/local/device-ladder';
+
+/** Props of the progress view. */
+export interface ILocalModelProgressProps {
+  store: LocalModelStatusStore;
+}
+
+/** Shows what the local model is doing; renders nothing while idle. */
+export function LocalModelProgress(
+  props: ILocalModelProgressProps
+): JSX.Element | null {
+  const status = React.useSyncExternalStore(
+    props.store.subscribe,
+    props.store.getSnapshot
+  );
+  if (status.stage === 'idle') {
+    return null;
+  }
+  return (
+    <div className="jp-AgentSidebar-localModel" aria-live="polite">
+      <div className="jp-AgentSidebar-localModelLine">{describe(status)}</div>
+      {status.stage === 'download' || status.stage === 'compiling' ? (
+        <progress
+          className="jp-AgentSidebar-localModelBar"
+          aria-label="Local model download"
+          max={100}
+          value={status.percent}
+        />
+      ) : null}
+      {status.warning ? (
+        <div className="jp-AgentSidebar-localModelWarning">
+          {status.warning}
+        </div>
+      ) : null}
+      {status.fallbacks.map(line => (
+        <div key={line} className="jp-AgentSidebar-localModelWarning">
+          {line}
+        </div>
+      ))}
+      {status.stage === 'error' && status.error ? (
+        <div className="jp-AgentSidebar-localModelError" role="alert">
+          {status.error}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** The status line, in words. */
+export function describe(status: ILocalModelStatus): string {
+  const name = status.model.split('/').pop() ?? status.model;
+  switch (status.stage) {
+    case 'download':
+      return status.total
+        ? `Downloading ${name}: ${megabytes(status.loaded)} of ${megabytes(status.total)} MB (${status.percent} %)`
+        : `Downloading ${name}…`;
+    case 'compiling':
+      return `Preparing ${name} (compiling shaders)…`;
+    case 'ready':
+    case 'generating': {
+      const where = status.rung ? ` on ${rungName(status.rung)}` : '';
+      const speed =
+        status.tokensPerSecond !== undefined
+          ? `, ${status.tokensPerSecond.toFixed(1)} tokens/s`
+          : '';
+      return `${name}${where}${speed}`;
+    }
+    case 'error':
+      return `${name} could not run`;
+    default:
+      return '';
+  }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}

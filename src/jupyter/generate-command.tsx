@@ -1,0 +1,291 @@
+/**
+ * The "Generate notebook" command: ask what to build (dialog), check the
+ * target file, copy attachments next to it, create and open the notebook
+ * with the chosen kernel, then hand it to the agent's generate workflow,
+ * saving as it grows and at the end.
+ */
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
+import { PathExt } from '@jupyterlab/coreutils';
+import type { NotebookPanel } from '@jupyterlab/notebook';
+import React from 'react';
+import type { IAttachedFile } from '../agent/workflows/generate-notebook';
+import type { AgentSession, IRunTarget } from '../agent/session';
+import type { IAgentError } from '../agent/types';
+import {
+  GenerateForm,
+  notebookNameFor,
+  type IGenerateRequest
+} from '../components/generate-form';
+
+/** What the command needs from the plugin. */
+export interface IGenerateDeps {
+  app: JupyterFrontEnd;
+  session: AgentSession;
+  /** The run target for a notebook panel (model + port). */
+  targetFor: (panel: NotebookPanel) => IRunTarget;
+  /** Directory new notebooks go to (the file browser's), '' for the root. */
+  directory: () => string;
+  showSidebar: () => void;
+}
+
+/** Seconds between saves while the notebook grows. */
+const SAVE_EVERY_MS = 15_000;
+
+/** Run the command: `args` may carry `prompt`, `path`, `kernelName`, `cwd`. */
+export async function generateNotebookCommand(
+  deps: IGenerateDeps,
+  args: Record<string, unknown>
+): Promise<void> {
+  const { app } = deps;
+  const specs = await app.serviceManager.kernelspecs.ready.then(
+    () => app.serviceManager.kernelspecs.specs
+  );
+  const kernels = Object.values(specs?.kernelspecs ?? {}).map(spec => ({
+    name: spec!.name,
+    displayName: spec!.display_name
+  }));
+  const prompt = typeof args.prompt === 'string' ? args.prompt : '';
+  let request: IGenerateRequest | null = {
+    prompt,
+    name:
+      typeof args.path === 'string' && args.path
+        ? args.path
+        : prompt
+          ? notebookNameFor(prompt)
+          : '',
+    kernelName:
+      typeof args.kernelName === 'string'
+        ? args.kernelName
+        : (specs?.default ?? kernels[0]?.name ?? ''),
+    files: [],
+    runWithoutAsking: true
+  };
+  const directory = typeof args.cwd === 'string' ? args.cwd : deps.directory();
+  // With a prompt in the arguments, start at once; otherwise (and after a
+  // refused overwrite) ask with the dialog.
+  let ask = !prompt;
+  for (;;) {
+    if (ask) {
+      request = await askForRequest(request, kernels);
+      if (!request) {
+        return;
+      }
+    }
+    ask = true;
+    const checked = await checkTargets(app, directory, request);
+    if (checked === 'replace') {
+      break;
+    }
+  }
+  await generate(deps, directory, request, kernels);
+}
+
+/** The dialog; null when cancelled. */
+async function askForRequest(
+  initial: IGenerateRequest,
+  kernels: ReadonlyArray<{ name: string; displayName: string }>
+): Promise<IGenerateRequest | null> {
+  let value = initial;
+  const body = ReactWidget.create(
+    <GenerateForm
+      initial={initial}
+      kernels={kernels}
+      onChange={next => (value = next)}
+    />
+  );
+  const result = await showDialog({
+    title: 'Generate a notebook with Notebook Agent',
+    body,
+    buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Generate' })],
+    focusNodeSelector: 'textarea'
+  });
+  if (!result.button.accept) {
+    return null;
+  }
+  if (!value.prompt.trim()) {
+    await showDialog({
+      title: 'Nothing to generate',
+      body: 'Describe what the notebook should do.',
+      buttons: [Dialog.okButton()]
+    });
+    return askForRequest(value, kernels);
+  }
+  let name = value.name.trim() || notebookNameFor(value.prompt);
+  if (!name.endsWith('.ipynb')) {
+    name += '.ipynb';
+  }
+  return { ...value, name };
+}
+
+/** Confirm replacing existing files; 'ask-again' when the user declines. */
+async function checkTargets(
+  app: JupyterFrontEnd,
+  directory: string,
+  request: IGenerateRequest
+): Promise<'replace' | 'ask-again'> {
+  const paths = [request.name, ...request.files.map(file => file.name)].map(
+    name => PathExt.join(directory, name)
+  );
+  const existing: string[] = [];
+  for (const path of paths) {
+    if (await exists(app, path)) {
+      existing.push(path);
+    }
+  }
+  if (!existing.length) {
+    return 'replace';
+  }
+  const answer = await showDialog({
+    title: 'Replace existing files?',
+    body: `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}. Replace with the new ${existing.length === 1 ? 'file' : 'files'}? Choose Back to pick another name.`,
+    buttons: [
+      Dialog.cancelButton({ label: 'Back' }),
+      Dialog.warnButton({ label: 'Replace' })
+    ]
+  });
+  return answer.button.accept ? 'replace' : 'ask-again';
+}
+
+async function exists(app: JupyterFrontEnd, path: string): Promise<boolean> {
+  try {
+    await app.serviceManager.contents.get(path, { content: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Create, open, and generate; errors go to the sidebar. */
+async function generate(
+  deps: IGenerateDeps,
+  directory: string,
+  request: IGenerateRequest,
+  kernels: ReadonlyArray<{ name: string; displayName: string }>
+): Promise<void> {
+  const { app, session } = deps;
+  const path = PathExt.join(directory, request.name);
+  deps.showSidebar();
+  if (!kernels.some(kernel => kernel.name === request.kernelName)) {
+    session.reportError(
+      failure(
+        `The kernel "${request.kernelName}" is not installed, so ${path} was not created.`,
+        `Choose one of: ${kernels.map(k => k.name).join(', ') || 'no kernels are installed'}.`
+      )
+    );
+    return;
+  }
+  const attachments: IAttachedFile[] = [];
+  try {
+    for (const file of request.files) {
+      await app.serviceManager.contents.save(
+        PathExt.join(directory, file.name),
+        {
+          type: 'file',
+          format: 'base64',
+          content: await toBase64(file)
+        }
+      );
+      attachments.push({ name: file.name, size: file.size });
+    }
+    await app.serviceManager.contents.save(path, {
+      type: 'notebook',
+      format: 'json',
+      content: emptyNotebook(request.kernelName, kernels)
+    });
+  } catch (error) {
+    session.reportError(
+      failure(
+        `Could not write ${path}: ${(error as Error).message}`,
+        'Check that the directory exists and is writable, then try again.'
+      )
+    );
+    return;
+  }
+  const panel = (await app.commands.execute('docmanager:open', {
+    path,
+    factory: 'Notebook',
+    kernel: { name: request.kernelName }
+  })) as NotebookPanel;
+  await panel.context.ready;
+  const kernelError = await kernelStarted(panel);
+  if (kernelError) {
+    session.reportError(
+      failure(
+        `The kernel "${request.kernelName}" did not start (${kernelError}). ${path} was created, empty.`,
+        'Pick another kernel in the notebook (Kernel > Change Kernel…) or fix the kernel, then run Generate again.'
+      )
+    );
+    return;
+  }
+  const save = () =>
+    panel.isDisposed || !panel.context.model.dirty
+      ? Promise.resolve()
+      : panel.context.save();
+  const timer = window.setInterval(() => void save(), SAVE_EVERY_MS);
+  try {
+    await session.generate(request.prompt, deps.targetFor(panel), {
+      attachments,
+      approvalMode: request.runWithoutAsking ? 'run-everything' : undefined
+    });
+  } finally {
+    window.clearInterval(timer);
+    await save();
+  }
+}
+
+/** Null when the kernel is up; else why not (waits up to a minute). */
+async function kernelStarted(panel: NotebookPanel): Promise<string | null> {
+  const context = panel.sessionContext;
+  try {
+    await context.ready;
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const kernel = context.session?.kernel;
+    if (!kernel) {
+      return 'no kernel is attached';
+    }
+    if (kernel.status === 'dead') {
+      return 'the kernel died while starting';
+    }
+    if (kernel.status === 'idle' || kernel.status === 'busy') {
+      return null;
+    }
+    await new Promise(resolve => setTimeout(resolve, 200));
+  }
+  return 'it did not become ready within a minute';
+}
+
+function emptyNotebook(
+  kernelName: string,
+  kernels: ReadonlyArray<{ name: string; displayName: string }>
+): Record<string, unknown> {
+  const spec = kernels.find(kernel => kernel.name === kernelName);
+  return {
+    cells: [],
+    metadata: {
+      kernelspec: {
+        name: kernelName,
+        display_name: spec?.displayName ?? kernelName
+      }
+    },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+}
+
+async function toBase64(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function failure(message: string, hint: string): IAgentError {
+  return { kind: 'unknown', message, hint };
+}

@@ -1,0 +1,31 @@
+/**
+ * Commands of the local model: clear the browser's cache of model files.
+ */
+import type { CommandRegistry } from '@lumino/commands';
+import { localModelStatus } from './local-model-status';
+
+/** Command ids of the local model. */
+export namespace LocalModelCommandIDs {
+  export const clearCache = 'notebook-agent:clear-local-model-cache';
+}
+
+/** The Cache API cache transformers.js keeps model files in. */
+export const MODEL_CACHE_NAME = 'transformers-cache';
+
+/** Register the local-model commands. */
+export function registerLocalModelCommands(commands: CommandRegistry): void {
+  commands.addCommand(LocalModelCommandIDs.clearCache, {
+    label: 'Clear Notebook Agent Local Model Cache',
+    caption:
+      'Delete the downloaded local model files from the browser cache (they are downloaded again when needed)',
+    execute: async () => {
+      const { disposeLocalModel } = await import('./local-model-factory');
+      disposeLocalModel();
+      const deleted =
+        typeof caches !== 'undefined' &&
+        (await caches.delete(MODEL_CACHE_NAME));
+      localModelStatus.update({ stage: 'idle' });
+      return deleted;
+    }
+  });
+}

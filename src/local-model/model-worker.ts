@@ -1,0 +1,335 @@
+/**
+ * The local model's worker logic: load (down the device ladder, with
+ * progress), generate (streaming text, special tokens kept), interrupt,
+ * reset, dispose. One model per worker.
+ *
+ * It receives the transformers.js module and a `post` function, so the Web
+ * Worker (worker.ts) and Node tests run the same code.
+ */
+import {
+  loadWithFallback,
+  type IRung
+} from '../agent/model/local/device-ladder';
+import type {
+  WorkerEvent,
+  WorkerRequest
+} from '../agent/model/local/worker-protocol';
+import { ProgressTracker, type IProgressInfo } from './progress-tracker';
+import type {
+  ICausalLMLike,
+  IEncodedPrompt,
+  IPastKeyValuesLike,
+  ITensorLike,
+  ITokenizerLike,
+  ITransformersLike
+} from './transformers-like';
+
+/** Below this many common tokens, cutting the cache is not worth it. */
+const MIN_REUSED_TOKENS = 8;
+
+type LoadRequest = Extract<WorkerRequest, { type: 'load' }>;
+type GenerateRequest = Extract<WorkerRequest, { type: 'generate' }>;
+
+/** Handles the messages of one worker. */
+export class LocalModelWorker {
+  private _tokenizer: ITokenizerLike | null = null;
+  private _model: ICausalLMLike | null = null;
+  private _stopping: InstanceType<
+    ITransformersLike['InterruptableStoppingCriteria']
+  > | null = null;
+  private _queue: Promise<void> = Promise.resolve();
+  /** The token ids whose keys and values `_cache` holds. */
+  private _cachedIds: bigint[] = [];
+  private _cache: IPastKeyValuesLike | null = null;
+
+  constructor(
+    private readonly _lib: ITransformersLike,
+    private readonly _post: (event: WorkerEvent) => void,
+    /** Lets queued messages (interrupt) in between two tokens. */
+    private readonly _yield: () => Promise<void> = defaultYield
+  ) {}
+
+  /** Handle one message; load, generate and dispose run one after another. */
+  handle(request: WorkerRequest): Promise<void> {
+    switch (request.type) {
+      case 'interrupt':
+        this._stopping?.interrupt();
+        return Promise.resolve();
+      case 'reset':
+        return this._enqueue(0, () => this._dropCache());
+      case 'load':
+        return this._enqueue(request.id, () => this._load(request));
+      case 'generate':
+        return this._enqueue(request.id, () => this._generate(request));
+      case 'dispose':
+        return this._enqueue(request.id, async () => {
+          await this._dropCache();
+          await this._model?.dispose();
+          this._model = null;
+          this._tokenizer = null;
+          this._post({ type: 'disposed', id: request.id });
+        });
+    }
+  }
+
+  private _enqueue(id: number, task: () => Promise<void>): Promise<void> {
+    const run = this._queue.then(task).catch(error => {
+      this._post({ type: 'error', id, message: errorMessage(error) });
+    });
+    this._queue = run;
+    return run;
+  }
+
+  private async _load(request: LoadRequest): Promise<void> {
+    if (this._model) {
+      throw new Error('This worker already holds a model; start a new worker.');
+    }
+    const started = Date.now();
+    const { env } = this._lib;
+    const { source } = request;
+    env.allowRemoteModels = source.allowRemote;
+    env.allowLocalModels = Boolean(source.localModelPath);
+    if (source.localModelPath) {
+      env.localModelPath = source.localModelPath;
+    }
+    if (source.remoteHost) {
+      env.remoteHost = source.remoteHost;
+    }
+    if (request.wasmPaths && env.backends.onnx.wasm) {
+      env.backends.onnx.wasm.wasmPaths = request.wasmPaths;
+    }
+    const tracker = new ProgressTracker(request.id, this._post);
+    const progress_callback = (info: IProgressInfo) => tracker.update(info);
+    const common = { revision: source.revision, progress_callback };
+    const tokenizer = await this._lib.AutoTokenizer.from_pretrained(
+      source.model,
+      common
+    );
+    const { value: model, rung } = await loadWithFallback<ICausalLMLike>(
+      request.rungs,
+      async (r: IRung) => {
+        const loading = this._lib.AutoModelForCausalLM.from_pretrained(
+          source.model,
+          { ...common, dtype: r.dtype, device: r.device }
+        );
+        const model = await loading;
+        if (r.device === 'webgpu') {
+          // The first run compiles the shaders: do it now, under "compiling".
+          tracker.compiling();
+          await model.generate({
+            ...this._encode(tokenizer, [{ role: 'user', content: 'Hi' }], []),
+            max_new_tokens: 1
+          });
+        }
+        return model;
+      },
+      {
+        onFallback: (failed, error, next) =>
+          this._post({
+            type: 'fallback',
+            id: request.id,
+            failed,
+            next,
+            error: errorMessage(error)
+          })
+      }
+    );
+    tracker.compiling();
+    this._tokenizer = tokenizer;
+    this._model = model;
+    this._wrapForward(model);
+    this._post({
+      type: 'loaded',
+      id: request.id,
+      rung,
+      seconds: (Date.now() - started) / 1000,
+      startsInThinking: startsInThinking(tokenizer),
+      endTokens: tokenizer.eos_token ? [tokenizer.eos_token] : []
+    });
+  }
+
+  private async _generate(request: GenerateRequest): Promise<void> {
+    const tokenizer = this._tokenizer;
+    const model = this._model;
+    if (!tokenizer || !model) {
+      throw new Error('No model is loaded.');
+    }
+    const started = Date.now();
+    const inputs = this._encode(tokenizer, request.messages, request.tools);
+    const promptIds = (inputs.input_ids.tolist()[0] as bigint[]).map(BigInt);
+    const reused = await this._reusableCache(promptIds);
+    const stopping = new this._lib.InterruptableStoppingCriteria();
+    this._stopping = stopping;
+    let interrupted = false;
+    const interrupt = stopping.interrupt.bind(stopping);
+    stopping.interrupt = () => {
+      interrupted = true;
+      interrupt();
+    };
+    let generated = 0;
+    let firstToken = 0;
+    const streamer = new this._lib.TextStreamer(tokenizer, {
+      skip_prompt: true,
+      skip_special_tokens: false,
+      callback_function: (text: string) =>
+        text && this._post({ type: 'token', id: request.id, text }),
+      token_callback_function: () => {
+        generated++;
+        firstToken ||= Date.now();
+      }
+    });
+    try {
+      const result = (await model.generate({
+        ...inputs,
+        ...(reused ? { past_key_values: this._cache } : {}),
+        max_new_tokens: request.maxNewTokens,
+        do_sample: false,
+        streamer,
+        stopping_criteria: [stopping],
+        return_dict_in_generate: true
+      })) as {
+        sequences: { tolist(): unknown[] };
+        past_key_values: IPastKeyValuesLike;
+      };
+      this._cache = result.past_key_values;
+      const sequence = (result.sequences.tolist()[0] as bigint[]).map(BigInt);
+      // The last token was sampled but never run through the model.
+      this._cachedIds = sequence.slice(0, this._cache.get_seq_length());
+    } finally {
+      this._stopping = null;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    this._post({
+      type: 'done',
+      id: request.id,
+      reason: interrupted
+        ? 'interrupted'
+        : generated >= request.maxNewTokens
+          ? 'length'
+          : 'stop',
+      promptTokens: promptIds.length,
+      completionTokens: generated,
+      reusedTokens: reused,
+      seconds,
+      firstTokenSeconds: firstToken ? (firstToken - started) / 1000 : seconds
+    });
+  }
+
+  private _encode(
+    tokenizer: ITokenizerLike,
+    messages: unknown[],
+    tools: unknown[]
+  ): IEncodedPrompt {
+    return tokenizer.apply_chat_template(messages, {
+      ...(tools.length ? { tools } : {}),
+      add_generation_prompt: true,
+      return_dict: true
+    }) as IEncodedPrompt;
+  }
+
+  /**
+   * How many prompt tokens the cache of the previous turn covers. Each step
+   * of an agent run re-sends the history plus a little more, so the prompt
+   * usually starts with the cached tokens: all of them are reused. When the
+   * template rewrote the end (the previous answer re-rendered), a cache on
+   * the CPU is cut back to the common prefix; one on the GPU (or one with
+   * recurrent state, which cannot be cut) is dropped.
+   */
+  private async _reusableCache(promptIds: bigint[]): Promise<number> {
+    const cache = this._cache;
+    const cached = this._cachedIds;
+    let common = 0;
+    const limit = Math.min(cached.length, promptIds.length - 1);
+    while (common < limit && cached[common] === promptIds[common]) {
+      common++;
+    }
+    if (cache && common > 0 && common === cached.length) {
+      return common;
+    }
+    const cropped =
+      cache && common >= MIN_REUSED_TOKENS ? this._crop(cache, common) : null;
+    await this._dropCache();
+    if (!cropped) {
+      return 0;
+    }
+    this._cache = cropped;
+    this._cachedIds = cached.slice(0, common);
+    return common;
+  }
+
+  /** The cache cut to its first `length` tokens; null when it cannot be cut. */
+  private _crop(
+    cache: IPastKeyValuesLike,
+    length: number
+  ): IPastKeyValuesLike | null {
+    const entries = Object.entries(
+      cache as unknown as Record<string, ITensorLike>
+    );
+    const cuttable = entries.every(
+      ([name, tensor]) =>
+        name.startsWith('past_key_values.') &&
+        (tensor.location ?? 'cpu') === 'cpu' &&
+        tensor.dims.length === 4
+    );
+    if (!entries.length || !cuttable) {
+      return null;
+    }
+    return new this._lib.DynamicCache(
+      Object.fromEntries(
+        entries.map(([name, tensor]) => [
+          name,
+          tensor.slice(null, null, [0, length], null)
+        ])
+      )
+    );
+  }
+
+  private async _dropCache(): Promise<void> {
+    const cache = this._cache;
+    this._cache = null;
+    this._cachedIds = [];
+    await cache?.dispose();
+  }
+
+  /** Yield to the event loop before each forward pass, so interrupt arrives. */
+  private _wrapForward(model: ICausalLMLike): void {
+    const forward = model.forward.bind(model);
+    model.forward = async inputs => {
+      await this._yield();
+      return forward(inputs);
+    };
+  }
+}
+
+/** Whether the template's generation prompt opens a `<think>` block. */
+function startsInThinking(tokenizer: ITokenizerLike): boolean {
+  try {
+    const text = tokenizer.apply_chat_template(
+      [{ role: 'user', content: 'x' }],
+      { add_generation_prompt: true, tokenize: false }
+    );
+    return typeof text === 'string' && /<think>\s*$/.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/** A macrotask boundary (MessageChannel: no 4 ms timer clamping). */
+function defaultYield(): Promise<void> {
+  return new Promise(resolve => {
+    // Typed structurally: Node's MessagePort types lack `onmessage`.
+    const channel = new MessageChannel() as unknown as {
+      port1: { onmessage: (() => void) | null; close(): void };
+      port2: { postMessage(value: null): void };
+    };
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
