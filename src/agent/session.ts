@@ -6,6 +6,7 @@
  * The session owns the model conversation across turns and the abort
  * controller of the run in progress.
  */
+import { smallModelSystemPrompt } from './context/small-model-prompt';
 import { systemPrompt } from './context/system-prompt';
 import { describeModelError } from './model/errors';
 import type { IModelClient } from './model/types';
@@ -123,6 +124,12 @@ export class AgentSession {
       vision?: () => IVisionOptions;
       /** `text` for models without tool calling. */
       toolProtocol?: () => ToolProtocol;
+      /**
+       * `small` for small local models: the short prompt and the few tools
+       * of `smallTools` (they lose track of long instructions and tool lists).
+       */
+      profile?: () => 'standard' | 'small';
+      smallTools?: ToolRegistry;
     }
   ) {}
 
@@ -312,17 +319,24 @@ export class AgentSession {
     }
     const notebook = target.notebook;
     const protocol = this._options.toolProtocol?.() ?? 'native';
-    const tools = protocol === 'text' ? this._textTools : this._options.tools;
+    const small =
+      this._options.profile?.() === 'small' && !!this._options.smallTools;
+    const tools =
+      protocol === 'text'
+        ? this._textTools
+        : small
+          ? this._options.smallTools!
+          : this._options.tools;
     if (protocol === 'text') {
       model = new TextProtocolClient(model);
     }
+    const toolNames = tools.specs.map(t => t.name);
     this._history[0] = {
       role: 'system',
-      content: systemPrompt({
-        notebookPath: notebook.path,
-        protocol,
-        toolNames: tools.specs.map(t => t.name)
-      })
+      content:
+        small && protocol !== 'text'
+          ? smallModelSystemPrompt({ notebookPath: notebook.path, toolNames })
+          : systemPrompt({ notebookPath: notebook.path, protocol, toolNames })
     };
     const controller = new AbortController();
     this._controller = controller;

@@ -10,6 +10,8 @@ import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
 import { ApprovalCard } from './approval-card';
 import { FixReview } from './fix-review';
+import { localModelStatus } from '../jupyter/local-model-status';
+import { LocalModelProgress } from './local-model-progress';
 import { MarkdownView } from './markdown-view';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
@@ -73,6 +75,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       </div>
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
         <SetupNotice status={props.serverStatus} mode={props.mode} />
+        {props.mode === 'local' && (
+          <LocalModelProgress store={localModelStatus} />
+        )}
         {state.plan && <PlanView plan={state.plan} />}
         {state.items.length === 0 && (
           <p className="jp-AgentSidebar-empty">

@@ -17,7 +17,7 @@ export function SetupNotice({
   status,
   mode
 }: ISetupNoticeProps): JSX.Element | null {
-  if (mode === 'direct') {
+  if (mode === 'direct' || mode === 'local') {
     return null;
   }
   if (status.kind === 'not-configured') {

@@ -14,6 +14,11 @@ import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { capabilitiesFor } from '../agent/model/capabilities';
+import {
+  findLocalModel,
+  resolveCatalogue
+} from '../agent/model/local/catalogue';
+import { smallModelTools } from '../agent/tools/small-model-tools';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
@@ -21,6 +26,10 @@ import { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
 import { CommandIDs } from './commands';
 import { installFixButtons } from './fix-button';
+import {
+  LocalModelCommandIDs,
+  registerLocalModelCommands
+} from './local-model-commands';
 import { generateNotebookCommand } from './generate-command';
 import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
@@ -103,18 +112,32 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       selectedProvider()?.defaultModel ||
       (serverStatus.kind === 'configured' ? (serverStatus.model ?? '') : '');
 
+    const local = () => settings.endpointMode === 'local';
+    /** The local model chosen in the settings (null when not in local mode). */
+    const localEntry = () =>
+      local()
+        ? (findLocalModel(
+            resolveCatalogue(settings.localModels).models,
+            settings.localModel
+          ) ?? null)
+        : null;
     const session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
+      smallTools: new ToolRegistry(smallModelTools()),
+      profile: () => (local() ? 'small' : 'standard'),
       maxSteps: () => settings.maxSteps,
       approvalMode: () => settings.approvalMode,
       runSettings: () => runSettings(settings),
       contextTokens: () =>
         settings.contextWindowTokens ||
+        localEntry()?.contextTokens ||
         capabilitiesFor(modelName()).contextTokens,
       toolProtocol: () =>
-        settings.toolCalling === 'auto'
-          ? capabilitiesFor(modelName()).tools
-          : settings.toolCalling,
+        settings.toolCalling !== 'auto'
+          ? settings.toolCalling
+          : local()
+            ? 'native'
+            : capabilitiesFor(modelName()).tools,
       vision: () => ({
         enabled: settings.vision,
         maxSide: settings.maxImageSide,
@@ -164,8 +187,10 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       const model =
         settings.endpointMode === 'direct'
           ? settings.model || 'no model set'
-          : modelName() ||
-            (serverStatus.kind === 'configured' ? 'server default' : '');
+          : local()
+            ? `${localEntry()?.id ?? settings.localModel} (in this browser)`
+            : modelName() ||
+              (serverStatus.kind === 'configured' ? 'server default' : '');
       sidebar.setProviders(
         settings.endpointMode === 'proxy' &&
           serverStatus.kind === 'configured' &&
@@ -305,6 +330,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     installFixButtons(tracker, fixCell);
+    registerLocalModelCommands(app.commands);
     launcher?.add({
       command: CommandIDs.generateNotebook,
       category: 'Notebook',
@@ -316,7 +342,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.newChat,
         CommandIDs.stop,
         CommandIDs.generateNotebook,
-        CommandIDs.fixCell
+        CommandIDs.fixCell,
+        LocalModelCommandIDs.clearCache
       ]) {
         palette.addItem({ command, category: 'Notebook Agent' });
       }
