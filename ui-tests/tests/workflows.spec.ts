@@ -27,6 +27,13 @@ const SALES = [
 
 const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
 
+/** With SCREENSHOTS=1, refresh the README's pictures of both flows. */
+async function screenshot(page: IJupyterLabPageFixture, name: string) {
+  if (process.env.SCREENSHOTS) {
+    await page.screenshot({ path: `../docs/${name}.png` });
+  }
+}
+
 /** The notebook as saved on disk, through the contents API. */
 async function onDisk(page: IJupyterLabPageFixture, path: string) {
   const model = await page.evaluate(
@@ -171,6 +178,7 @@ test('Generate notebook: from the palette with an attached CSV, fixes an error, 
   await expect(sidebar(page).locator('.jp-AgentSidebar-plan')).toContainText(
     'Plan · 2/2 done'
   );
+  await screenshot(page, 'generate-notebook');
 
   const path = `${tmpPath}/sales_analysis.ipynb`;
   await expect
@@ -277,6 +285,7 @@ test('Fix this cell: NameError → diff → Accept keeps the fix and its kernel 
     m => m.role === 'user'
   );
   expect(prompt?.content).toContain("NameError: name 'valeu' is not defined");
+  await screenshot(page, 'fix-cell');
   await review.getByRole('button', { name: 'Accept' }).click();
   await expect(review).toHaveCount(0);
   expect(await sourceOf(page, 1)).toBe('result = value * 2\nresult');
