@@ -26,6 +26,8 @@ that reject unknown parameters do, and keep the turn for the next request). In t
 messages, so a script can act on a cell it inserted without knowing its id in advance.
 
 Routes match on the path without its query string (Azure adds ?api-version=…).
+Every answer allows cross-origin calls (``Access-Control-Allow-Origin: *``, preflight
+included), as endpoints meant for browsers do, so direct-mode UI tests can call it.
 A streamed turn's record gets "completed" (False until the last frame was sent)
 and, if the client went away first, "disconnected_after_chunks" (frames sent)
 and "disconnected_at" (time.monotonic() in this process); the server notices a
@@ -165,6 +167,19 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             pass  # keep test output quiet
+
+        def end_headers(self) -> None:
+            # Like endpoints that allow browsers to call them (direct mode tests).
+            self.send_header("Access-Control-Allow-Origin", "*")
+            super().end_headers()
+
+        def do_OPTIONS(self) -> None:
+            self.send_response(204)
+            self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+            self.send_header("Access-Control-Allow-Headers", "*")
+            self.send_header("Access-Control-Max-Age", "600")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
             body = json.dumps(payload).encode()

@@ -67,6 +67,14 @@ export interface ISessionState {
   plan: ReadonlyArray<IPlanStep> | null;
   /** A fix waiting for the user's Accept or Reject. */
   review: IFixReview | null;
+  /** This chat's provider and model; null: the defaults from the settings. */
+  choice: IModelChoice | null;
+}
+
+/** A chat's choice of provider and model ('' = the provider's default model). */
+export interface IModelChoice {
+  provider: string;
+  model: string;
 }
 
 /** The changes of a "Fix this cell" run, for the user to accept or reject. */
@@ -102,7 +110,8 @@ export class AgentSession {
     usage: { promptTokens: 0, completionTokens: 0 },
     pendingApproval: null,
     plan: null,
-    review: null
+    review: null,
+    choice: null
   };
   private _resolveApproval: ((decision: ApprovalDecision) => void) | null =
     null;
@@ -129,6 +138,8 @@ export class AgentSession {
        * of `smallTools` (they lose track of long instructions and tool lists).
        */
       profile?: () => 'standard' | 'small';
+      /** False for models that garble several tool calls in one turn: the prompt asks for one. */
+      parallelToolCalls?: () => boolean;
       smallTools?: ToolRegistry;
     }
   ) {}
@@ -336,7 +347,12 @@ export class AgentSession {
       content:
         small && protocol !== 'text'
           ? smallModelSystemPrompt({ notebookPath: notebook.path, toolNames })
-          : systemPrompt({ notebookPath: notebook.path, protocol, toolNames })
+          : systemPrompt({
+              notebookPath: notebook.path,
+              protocol,
+              toolNames,
+              oneToolPerTurn: this._options.parallelToolCalls?.() === false
+            })
     };
     const controller = new AbortController();
     this._controller = controller;
@@ -428,8 +444,14 @@ export class AgentSession {
       usage: { promptTokens: 0, completionTokens: 0 },
       pendingApproval: null,
       plan: null,
-      review: null
+      review: null,
+      choice: null
     });
+  }
+
+  /** Set this chat's provider and model (a new chat starts from the defaults). */
+  setModelChoice(choice: IModelChoice | null): void {
+    this._set({ choice });
   }
 
   /** Show an error that happened outside a run. */

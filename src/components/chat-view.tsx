@@ -9,6 +9,7 @@ import type { AgentSession } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
 import { ApprovalCard } from './approval-card';
+import { DirectModeWarning } from './direct-mode-warning';
 import { FixReview } from './fix-review';
 import { localModelStatus } from '../jupyter/local-model-status';
 import { LocalModelProgress } from './local-model-progress';
@@ -26,6 +27,8 @@ export interface IChatViewProps {
   serverStatus: ServerStatus;
   mode: EndpointMode;
   modelLabel: string;
+  /** Direct mode: where requests go, and whether a key is set in the settings. */
+  direct: { baseUrl: string; hasKey: boolean } | null;
   approvalMode: ApprovalMode;
   onModeChange: (mode: ApprovalMode) => void;
   providers: IProviderView | null;
@@ -75,6 +78,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       </div>
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
         <SetupNotice status={props.serverStatus} mode={props.mode} />
+        {props.mode === 'direct' && props.direct && (
+          <DirectModeWarning {...props.direct} />
+        )}
         {props.mode === 'local' && (
           <LocalModelProgress store={localModelStatus} />
         )}

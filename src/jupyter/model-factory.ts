@@ -66,7 +66,14 @@ export function createModelClient(
           'Notebook Agent, or set "Endpoint mode" back to "proxy" to use the Jupyter server’s endpoint.'
       );
     }
-    if (!settings.model) {
+    const azure = settings.directApi === 'azure';
+    if (azure && !settings.azureDeployment) {
+      throw new ModelConfigError(
+        'Direct mode uses Azure OpenAI but no deployment is set.',
+        'Set "Azure deployment" in Settings > Settings Editor > Notebook Agent.'
+      );
+    }
+    if (!settings.model && !azure) {
       throw new ModelConfigError(
         'Direct mode is selected but no model is set.',
         'Set "Model" in Settings > Settings Editor > Notebook Agent.'
@@ -75,8 +82,16 @@ export function createModelClient(
     const baseUrl = settings.baseUrl;
     return new OpenAIChatClient({
       baseURL: baseUrl,
-      model: settings.model,
+      model: settings.model || settings.azureDeployment,
       apiKey: settings.apiKey,
+      ...(azure
+        ? {
+            azure: {
+              deployment: settings.azureDeployment,
+              apiVersion: settings.azureApiVersion
+            }
+          }
+        : {}),
       // A TypeError from fetch here is CORS or a dead server: say which fixes apply.
       fetch: (input, init) =>
         fetch(input, init).catch(error => {

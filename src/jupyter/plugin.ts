@@ -94,25 +94,44 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     tracker.widgetAdded.connect((_, panel) => void portFor(panel));
     tracker.forEach(panel => void portFor(panel));
 
-    /** The provider requests go to: the setting, else the server's default. */
+    // Assigned once, below; the closures here read it only after that.
+    // eslint-disable-next-line prefer-const
+    let session: AgentSession;
+    /** This chat's provider and model, else the settings' (the defaults for new chats). */
+    const chatChoice = () =>
+      session.getSnapshot().choice ?? {
+        provider: settings.provider,
+        model: settings.model
+      };
+    /** The provider requests go to: the chat's, else the server's default. */
     const selectedProvider = (): IProviderInfo | null => {
       if (serverStatus.kind !== 'configured') {
         return null;
       }
       const { providers, defaultProvider } = serverStatus;
       return (
-        providers.find(p => p.name === settings.provider) ??
+        providers.find(p => p.name === chatChoice().provider) ??
         providers.find(p => p.name === defaultProvider) ??
         null
       );
     };
     /** The model requests will name: the setting, else the provider's or server's default. */
     const modelName = () =>
-      settings.model ||
+      chatChoice().model ||
       selectedProvider()?.defaultModel ||
       (serverStatus.kind === 'configured' ? (serverStatus.model ?? '') : '');
 
     const local = () => settings.endpointMode === 'local';
+    /** The model's capabilities: the built-in table, corrected by the settings. */
+    const capabilities = () =>
+      capabilitiesFor(modelName(), settings.modelCapabilities);
+    /** The setting, unless a capability override says what this model can do. */
+    const visionEnabled = () => {
+      const stated = capabilities().vision;
+      return stated !== capabilitiesFor(modelName()).vision
+        ? stated
+        : settings.vision;
+    };
     /** The local model chosen in the settings (null when not in local mode). */
     const localEntry = () =>
       local()
@@ -121,32 +140,34 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
             settings.localModel
           ) ?? null)
         : null;
-    const session = new AgentSession({
+    session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
       smallTools: new ToolRegistry(smallModelTools()),
       profile: () => (local() ? 'small' : 'standard'),
+      parallelToolCalls: () => !local() && capabilities().parallelToolCalls,
       maxSteps: () => settings.maxSteps,
       approvalMode: () => settings.approvalMode,
       runSettings: () => runSettings(settings),
       contextTokens: () =>
         settings.contextWindowTokens ||
         localEntry()?.contextTokens ||
-        capabilitiesFor(modelName()).contextTokens,
+        capabilities().contextTokens,
       toolProtocol: () =>
         settings.toolCalling !== 'auto'
           ? settings.toolCalling
           : local()
             ? 'native'
-            : capabilitiesFor(modelName()).tools,
+            : capabilities().tools,
       vision: () => ({
-        enabled: settings.vision,
+        enabled: visionEnabled(),
         maxSide: settings.maxImageSide,
         resizer: canvasImageResizer
       })
     });
 
     const targetFor = (panel: NotebookPanel | null) => ({
-      model: () => createModelClient(settings, serverSettings),
+      model: () =>
+        createModelClient({ ...settings, ...chatChoice() }, serverSettings),
       notebook: portFor(panel)
     });
     const send = (
@@ -159,11 +180,18 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       rendermime,
       onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
       // A model name belongs to its provider: switching provider starts from its default.
-      onProviderChange: name =>
+      // The chat switches at once; the settings remember it for new chats.
+      // A model name belongs to its provider: switching provider starts from its default.
+      onProviderChange: name => {
+        session.setModelChoice({ provider: name, model: '' });
         void settingsHandle
           ?.set('model', '')
-          .then(() => settingsHandle?.set('provider', name)),
-      onModelChange: model => void settingsHandle?.set('model', model),
+          .then(() => settingsHandle?.set('provider', name));
+      },
+      onModelChange: model => {
+        session.setModelChoice({ ...chatChoice(), model });
+        void settingsHandle?.set('model', model);
+      },
       onSetKey: () => void askForKey(),
       onSend: prompt => send(prompt) !== null,
       onShowCell: cellId => showCell(app, tracker, cellId)
@@ -186,7 +214,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
       const model =
         settings.endpointMode === 'direct'
-          ? settings.model || 'no model set'
+          ? settings.model || settings.azureDeployment || 'no model set'
           : local()
             ? `${localEntry()?.id ?? settings.localModel} (in this browser)`
             : modelName() ||
@@ -209,7 +237,10 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         serverStatus,
         settings.endpointMode,
         model,
-        settings.approvalMode
+        settings.approvalMode,
+        settings.endpointMode === 'direct'
+          ? { baseUrl: settings.baseUrl, hasKey: settings.apiKey !== '' }
+          : null
       );
     };
     const refreshStatus = () =>
@@ -218,6 +249,14 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         refreshConfiguration();
       });
     void refreshStatus();
+    // The pickers show the chat's choice: refresh when it changes (New chat resets it).
+    let shownChoice = session.getSnapshot().choice;
+    session.subscribe(() => {
+      if (session.getSnapshot().choice !== shownChoice) {
+        shownChoice = session.getSnapshot().choice;
+        refreshConfiguration();
+      }
+    });
 
     /** Ask for the selected provider's key and hand it to the server. */
     const askForKey = async () => {

@@ -3,6 +3,7 @@
  */
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { CapabilityOverrides } from '../agent/model/capabilities';
 import type { IRunSettings } from '../agent/tools/run-state';
 
 /** Settings id, part of the public contract. */
@@ -40,6 +41,12 @@ export interface IAgentSettings {
   localModelAllowRemote: boolean;
   /** Edits of the local model catalogue (catalogue.ts). */
   localModels: unknown[];
+  /** Direct mode: an OpenAI-compatible endpoint, or Azure OpenAI. */
+  directApi: 'openai' | 'azure';
+  azureDeployment: string;
+  azureApiVersion: string;
+  /** Per-model corrections of the capability table. */
+  modelCapabilities: CapabilityOverrides;
 }
 
 /** The defaults, as in the schema. */
@@ -63,7 +70,11 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   localModelHost: '',
   localModelPath: '',
   localModelAllowRemote: true,
-  localModels: []
+  localModels: [],
+  directApi: 'openai',
+  azureDeployment: '',
+  azureApiVersion: '2024-10-21',
+  modelCapabilities: {}
 };
 
 const MODES: ReadonlyArray<ApprovalMode> = [
@@ -114,8 +125,19 @@ export function readSettings(
     localModelAllowRemote: get<boolean>('localModelAllowRemote'),
     localModels: Array.isArray(get<unknown>('localModels'))
       ? get<unknown[]>('localModels')
-      : []
+      : [],
+    directApi: get<string>('directApi') === 'azure' ? 'azure' : 'openai',
+    azureDeployment: get<string>('azureDeployment').trim(),
+    azureApiVersion:
+      get<string>('azureApiVersion').trim() || DEFAULT_SETTINGS.azureApiVersion,
+    modelCapabilities: isRecord(get<unknown>('modelCapabilities'))
+      ? get<CapabilityOverrides>('modelCapabilities')
+      : {}
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The run limits the tools use. */

@@ -20,6 +20,7 @@ export class AgentSidebar extends ReactWidget {
   private _status: ServerStatus = { kind: 'unknown' };
   private _mode: EndpointMode = 'proxy';
   private _modelLabel = '';
+  private _direct: { baseUrl: string; hasKey: boolean } | null = null;
   private _approvalMode: ApprovalMode = 'ask-before-running';
   private _providers: IProviderView | null = null;
   private _input = createRef<HTMLTextAreaElement>();
@@ -37,11 +38,13 @@ export class AgentSidebar extends ReactWidget {
     status: ServerStatus,
     mode: EndpointMode,
     modelLabel: string,
-    approvalMode: ApprovalMode
+    approvalMode: ApprovalMode,
+    direct: { baseUrl: string; hasKey: boolean } | null = null
   ): void {
     this._status = status;
     this._mode = mode;
     this._modelLabel = modelLabel;
+    this._direct = direct;
     this._approvalMode = approvalMode;
     this.update();
   }
@@ -65,6 +68,7 @@ export class AgentSidebar extends ReactWidget {
         serverStatus={this._status}
         mode={this._mode}
         modelLabel={this._modelLabel}
+        direct={this._direct}
         approvalMode={this._approvalMode}
         onModeChange={this._options.onModeChange}
         providers={this._providers}

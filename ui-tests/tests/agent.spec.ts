@@ -4,7 +4,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
-import { SIDEBAR, openAgent, setAgentSettings } from './sidebar';
+import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
 
 // Real kernels and sessions, not Galata's tracking proxies (its proxy cannot
 // forward the kernel interrupt request that Stop sends).
@@ -221,6 +221,10 @@ test.describe('Notebook Agent sidebar', () => {
     });
     await script(request, [{ content: 'should not be requested' }]);
     const prompt = await openAgent(page);
+    // The sidebar says where a direct-mode request goes.
+    const note = page.locator(`#${SIDEBAR}`).getByRole('note');
+    await expect(note).toContainText('Direct mode:');
+    await expect(note).toContainText('http://127.0.0.1:9/v1');
     await prompt.fill('Do something');
     await prompt.press('Enter');
     const alert = page.locator(`#${SIDEBAR}`).getByRole('alert');
@@ -243,6 +247,32 @@ test.describe('Notebook Agent sidebar', () => {
     await prompt.press('Enter');
     await expect(alert).toContainText('no base URL is set');
     expect(await received(request)).toHaveLength(0);
+    await setAgentSettings(page, {});
+  });
+
+  test('Azure OpenAI in direct mode: the browser calls the deployment with api-version and an api-key header', async ({
+    page,
+    request
+  }) => {
+    await page.notebook.createNew('azure.ipynb');
+    await setAgentSettings(page, {
+      endpointMode: 'direct',
+      directApi: 'azure',
+      baseUrl: 'http://127.0.0.1:8765',
+      azureDeployment: 'gpt4o-deployment',
+      apiKey: 'azure-key-for-test'
+    });
+    await script(request, [{ content: 'Hello from Azure.' }]);
+    await ask(page, 'Hi Azure');
+    await finished(page);
+    await expect(page.locator(`#${SIDEBAR}`)).toContainText(
+      'Hello from Azure.'
+    );
+    const [sent] = await received(request);
+    expect(sent.path).toBe(
+      '/openai/deployments/gpt4o-deployment/chat/completions?api-version=2024-10-21'
+    );
+    expect(sent.headers['api-key']).toBe('azure-key-for-test');
     await setAgentSettings(page, {});
   });
 });

@@ -63,4 +63,17 @@ test('the provider picker routes requests, and a typed key reaches only the serv
   );
   expect(config).not.toContain(secret);
   expect(config).toContain('"key_source": "user"');
+
+  // The choice belongs to the chat: a settings change applies to new chats.
+  await setAgentSettings(page, { provider: 'alpha', model: '' });
+  await script(request, [{ content: 'still beta' }]);
+  await ask(page, 'Which provider?');
+  await finished(page);
+  expect((await received(request))[0].body.model).toBe('beta-model');
+  await sidebar.getByRole('button', { name: 'New chat' }).click();
+  await expect(picker).toHaveValue('alpha');
+  await script(request, [{ content: 'from alpha again' }]);
+  await ask(page, 'And now?');
+  await finished(page);
+  expect((await received(request))[0].body.model).toBe('alpha-model');
 });

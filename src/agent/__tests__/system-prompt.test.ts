@@ -17,6 +17,14 @@ describe('systemPrompt', () => {
     expect(text).toContain('call update_plan');
   });
 
+  it('asks models without parallel tool calls for one call per turn', () => {
+    const options = { notebookPath: 'a.ipynb', toolNames: ['run_cell'] };
+    expect(systemPrompt(options)).not.toContain('one tool per turn');
+    expect(systemPrompt({ ...options, oneToolPerTurn: true })).toContain(
+      'Call one tool per turn, then wait for its result.'
+    );
+  });
+
   it('is deterministic (a stable prefix for prompt caching) and omits the tool line without tools', () => {
     const a = systemPrompt({ notebookPath: 'a.ipynb' });
     expect(systemPrompt({ notebookPath: 'a.ipynb' })).toBe(a);

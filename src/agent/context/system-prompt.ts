@@ -15,6 +15,8 @@ export interface ISystemPromptOptions {
   toolNames?: readonly string[];
   /** `text`: the model has no tool calling and writes code blocks instead. */
   protocol?: 'native' | 'text';
+  /** For models that do not support parallel tool calls: ask for one call per turn. */
+  oneToolPerTurn?: boolean;
 }
 
 const WORKFLOW = [
@@ -58,6 +60,9 @@ export function systemPrompt(options: ISystemPromptOptions): string {
   ];
   if (options.toolNames?.length && options.protocol !== 'text') {
     lines.push('', `Tools available: ${options.toolNames.join(', ')}.`);
+    if (options.oneToolPerTurn) {
+      lines.push('Call one tool per turn, then wait for its result.');
+    }
   }
   return lines.join('\n');
 }

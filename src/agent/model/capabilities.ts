@@ -50,13 +50,65 @@ const TABLE: ReadonlyArray<[RegExp, Partial<IModelCapabilities>]> = [
   ]
 ];
 
-/** The defaults for `model` (a name such as "gpt-4o-mini" or "qwen2.5:7b"). */
-export function capabilitiesFor(model: string): IModelCapabilities {
+/**
+ * The user's corrections, by model name: an exact name ("qwen2.5:7b") or a
+ * pattern with `*` ("llama3*"). The most specific (longest) matching key wins.
+ */
+export type CapabilityOverrides = Record<string, Partial<IModelCapabilities>>;
+
+/** The capabilities of `model` (a name such as "gpt-4o-mini" or "qwen2.5:7b"). */
+export function capabilitiesFor(
+  model: string,
+  overrides: CapabilityOverrides = {}
+): IModelCapabilities {
   const name = model.toLowerCase();
-  for (const [pattern, caps] of TABLE) {
+  let caps: IModelCapabilities = { ...UNKNOWN_MODEL };
+  for (const [pattern, known] of TABLE) {
     if (pattern.test(name)) {
-      return { ...UNKNOWN_MODEL, ...caps };
+      caps = { ...UNKNOWN_MODEL, ...known };
+      break;
     }
   }
-  return { ...UNKNOWN_MODEL };
+  const matching = Object.keys(overrides)
+    .filter(key => globMatches(key.toLowerCase(), name))
+    .sort((a, b) => a.length - b.length);
+  for (const key of matching) {
+    caps = { ...caps, ...validOverride(overrides[key]) };
+  }
+  return caps;
+}
+
+function globMatches(pattern: string, name: string): boolean {
+  if (!pattern.includes('*')) {
+    return pattern === name;
+  }
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/\*/g, '.*')}$`).test(name);
+}
+
+/** Keep only well-typed fields: a typo in the settings must not break requests. */
+function validOverride(
+  value: Partial<IModelCapabilities> | undefined
+): Partial<IModelCapabilities> {
+  const out: Partial<IModelCapabilities> = {};
+  if (!value || typeof value !== 'object') {
+    return out;
+  }
+  if (value.tools === 'native' || value.tools === 'text') {
+    out.tools = value.tools;
+  }
+  if (typeof value.vision === 'boolean') {
+    out.vision = value.vision;
+  }
+  if (typeof value.parallelToolCalls === 'boolean') {
+    out.parallelToolCalls = value.parallelToolCalls;
+  }
+  if (
+    typeof value.contextTokens === 'number' &&
+    Number.isFinite(value.contextTokens) &&
+    value.contextTokens >= 1024
+  ) {
+    out.contextTokens = Math.floor(value.contextTokens);
+  }
+  return out;
 }

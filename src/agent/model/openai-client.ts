@@ -39,6 +39,12 @@ export interface IOpenAIClientOptions {
    * true. Turned off for the client when the server rejects it.
    */
   includeUsage?: boolean;
+  /**
+   * Azure OpenAI (the package's `AzureOpenAI` client): `baseURL` is the
+   * resource endpoint (https://NAME.openai.azure.com), requests go to the
+   * deployment with `api-version` and the key in an `api-key` header.
+   */
+  azure?: { deployment: string; apiVersion: string };
 }
 
 type OpenAIClient = OpenAI;
@@ -106,14 +112,24 @@ export class OpenAIChatClient implements IModelClient {
     if (!this._client) {
       const options = this._options;
       this._client = import('openai').then(
-        ({ default: OpenAI }) =>
-          new OpenAI({
-            baseURL: options.baseURL,
-            apiKey: options.apiKey || 'unused',
-            defaultHeaders: options.headers,
-            fetch: options.fetch,
-            dangerouslyAllowBrowser: true
-          })
+        ({ default: OpenAI, AzureOpenAI }) =>
+          options.azure
+            ? new AzureOpenAI({
+                endpoint: options.baseURL,
+                deployment: options.azure.deployment,
+                apiVersion: options.azure.apiVersion,
+                apiKey: options.apiKey || 'unused',
+                defaultHeaders: options.headers,
+                fetch: options.fetch,
+                dangerouslyAllowBrowser: true
+              })
+            : new OpenAI({
+                baseURL: options.baseURL,
+                apiKey: options.apiKey || 'unused',
+                defaultHeaders: options.headers,
+                fetch: options.fetch,
+                dangerouslyAllowBrowser: true
+              })
       );
       // A failed import must not poison later attempts.
       this._client.catch(() => (this._client = null));
