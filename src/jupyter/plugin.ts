@@ -372,8 +372,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     registerLocalModelCommands(app.commands);
     launcher?.add({
       command: CommandIDs.generateNotebook,
+      args: { isLauncher: true },
       category: 'Notebook',
-      rank: 10
+      rank: 10,
+      // Cards in the Notebook section show a kernel-style image, not the command's icon.
+      kernelIconUrl: `data:image/svg+xml;base64,${btoa(agentIcon.svgstr)}`
     });
     if (palette) {
       for (const command of [

@@ -371,7 +371,13 @@ test('a model that gives up, a refused overwrite and a missing kernel are report
     { content: 'Still no idea.' },
     { content: 'I give up.' }
   ]);
-  await fixFromContextMenu(page, 0);
+  // The keyboard shortcut, this time.
+  await page
+    .locator('.jp-Notebook .jp-Cell')
+    .nth(0)
+    .locator('.jp-InputArea-prompt')
+    .click();
+  await page.keyboard.press('Control+Alt+f');
   const review = sidebar(page).getByRole('region', { name: 'Review the fix' });
   await expect(review).toContainText(
     'The agent could not fix the cell. (3 attempts)',
@@ -432,4 +438,24 @@ test('a model that gives up, a refused overwrite and a missing kernel are report
       `${tmpPath}/nokernel.ipynb`
     )
   ).rejects.toThrow();
+});
+
+test('Generate notebook is in File > New and in the launcher', async ({
+  page
+}) => {
+  await page.menu.open('File');
+  await page
+    .locator('.lm-Menu-itemLabel', { hasText: /^New$/ })
+    .first()
+    .hover();
+  await expect(
+    page.locator('.lm-Menu-itemLabel', { hasText: 'Notebook with Agent…' })
+  ).toBeVisible();
+  await page.menu.closeAll();
+  await page.evaluate(() =>
+    window.jupyterapp.commands.execute('launcher:create')
+  );
+  await expect(
+    page.locator('.jp-LauncherCard', { hasText: 'Generate with Agent' }).first()
+  ).toBeVisible();
 });
