@@ -455,7 +455,8 @@ test('Generate notebook is in File > New and in the launcher', async ({
   await page.evaluate(() =>
     window.jupyterapp.commands.execute('launcher:create')
   );
+  // Role queries skip the hidden launcher Galata opened first.
   await expect(
-    page.locator('.jp-LauncherCard', { hasText: 'Generate with Agent' }).first()
+    page.getByRole('button', { name: /Generate with Agent/ })
   ).toBeVisible();
 });
