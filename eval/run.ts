@@ -1,0 +1,134 @@
+/**
+ * Run an evaluation task set headless against a model endpoint and write
+ * the results table (results.json, results.md, and the executed notebooks).
+ *
+ *   npx tsx eval/run.ts --base-url http://127.0.0.1:8000/v1 --model NAME \
+ *     [--tasks eval/tasks/builtin.json | set.jsonl [--answers labels.jsonl]] \
+ *     [--only id1,id2 | --limit N] [--concurrency 2] [--timeout 300] \
+ *     [--max-steps 20] [--context 32768] [--protocol native|text] \
+ *     [--api-key-env OPENAI_API_KEY] [--data-dir DIR] [--prices prices.json] \
+ *     [--out eval/results/<timestamp>]
+ *
+ * Defaults: the built-in set, OPENAI_BASE_URL / NOTEBOOK_AGENT_MODEL from
+ * the environment. The exit status is 0 when the run finished (whatever the
+ * score), 1 when the harness itself failed.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { OpenAIChatClient } from '../src/agent/model/openai-client';
+import { loadTaskSet } from './src/load';
+import { DEFAULT_PRICES, priceOf, type IPrice } from './src/prices';
+import { buildReport, writeReport } from './src/report';
+import { runTaskSet } from './src/runner';
+
+// @jupyterlab/services logs every kernel status change at debug level.
+console.debug = () => undefined;
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      tasks: {
+        type: 'string',
+        default: join(__dirname, 'tasks', 'builtin.json')
+      },
+      answers: { type: 'string' },
+      'base-url': { type: 'string', default: process.env.OPENAI_BASE_URL },
+      model: {
+        type: 'string',
+        default: process.env.NOTEBOOK_AGENT_MODEL ?? ''
+      },
+      'api-key-env': { type: 'string', default: 'OPENAI_API_KEY' },
+      only: { type: 'string' },
+      limit: { type: 'string' },
+      concurrency: { type: 'string', default: '2' },
+      timeout: { type: 'string', default: '300' },
+      'max-steps': { type: 'string', default: '20' },
+      context: { type: 'string' },
+      protocol: { type: 'string', default: 'native' },
+      'data-dir': { type: 'string' },
+      prices: { type: 'string' },
+      out: { type: 'string' }
+    }
+  });
+  const baseUrl = values['base-url'];
+  if (!baseUrl) {
+    throw new Error('give --base-url (or set OPENAI_BASE_URL)');
+  }
+  const protocol = values.protocol === 'text' ? 'text' : 'native';
+  const set = await loadTaskSet(values.tasks!, {
+    answersFile: values.answers,
+    dataDir: values['data-dir']
+  });
+  if (values.only) {
+    const keep = new Set(values.only.split(','));
+    set.tasks = set.tasks.filter(t => keep.has(t.id));
+  }
+  if (values.limit) {
+    set.tasks = set.tasks.slice(0, Number(values.limit));
+  }
+  const prices: Record<string, IPrice> = values.prices
+    ? JSON.parse(await readFile(values.prices, 'utf8'))
+    : DEFAULT_PRICES;
+  const model = values.model ?? '';
+  const concurrency = Number(values.concurrency);
+  const timeoutS = Number(values.timeout);
+  const maxSteps = Number(values['max-steps']);
+  const startedAt = new Date().toISOString();
+  const out = resolve(
+    values.out ?? join(__dirname, 'results', startedAt.replace(/[:.]/g, '-'))
+  );
+  say(
+    `${set.tasks.length} tasks from ${set.name} (data in ${set.dataDir}); model ${model || '(default)'} at ${baseUrl}`
+  );
+  const started = Date.now();
+  const results = await runTaskSet(set, {
+    model: () =>
+      new OpenAIChatClient({
+        baseURL: baseUrl,
+        model,
+        apiKey: process.env[values['api-key-env']!] ?? ''
+      }),
+    concurrency,
+    timeoutS,
+    maxSteps,
+    contextTokens: values.context ? Number(values.context) : undefined,
+    protocol,
+    notebooksDir: join(out, 'notebooks'),
+    onResult: r =>
+      say(
+        `${r.success ? 'PASS' : 'FAIL'} ${r.id} (${r.end}, ${r.steps} steps, ${r.wallS.toFixed(1)} s): ${r.detail}`
+      )
+  });
+  const report = buildReport(
+    {
+      taskSet: set.name,
+      model,
+      baseUrl,
+      protocol,
+      concurrency,
+      timeoutS,
+      maxSteps,
+      startedAt,
+      wallS: (Date.now() - started) / 1000,
+      price: priceOf(model, prices)
+    },
+    results
+  );
+  const files = await writeReport(out, report);
+  say(
+    `success ${report.summary.succeeded}/${report.summary.tasks}; wrote ${files.markdown} and ${files.json}`
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  error => {
+    console.error(error);
+    process.exit(1);
+  }
+);

@@ -1,0 +1,128 @@
+/**
+ * The results table: a JSON file with every task's figures and a markdown
+ * summary (success rate, tokens, cost, per-category rates, one row a task).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PROMPT_VERSION } from '../../src/agent/context/system-prompt';
+import { costOf, type IPrice } from './prices';
+import type { ITaskResult } from './runner';
+
+/** What the run was. */
+export interface IRunInfo {
+  taskSet: string;
+  model: string;
+  baseUrl: string;
+  protocol: string;
+  concurrency: number;
+  timeoutS: number;
+  maxSteps: number;
+  startedAt: string;
+  wallS: number;
+  price: IPrice | null;
+}
+
+/** The whole report, as written to results.json. */
+export interface IReport {
+  info: IRunInfo & { promptVersion: number };
+  summary: {
+    tasks: number;
+    succeeded: number;
+    successRate: number;
+    promptTokens: number;
+    completionTokens: number;
+    /** Some figures are estimates (the endpoint reported no usage). */
+    tokensEstimated: boolean;
+    costUsd: number | null;
+    byCategory: Record<string, { tasks: number; succeeded: number }>;
+  };
+  results: Array<ITaskResult & { costUsd: number | null }>;
+}
+
+/** Build the report from the results. */
+export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
+  const rows = results.map(r => ({
+    ...r,
+    costUsd: costOf(info.price, r.promptTokens, r.completionTokens)
+  }));
+  const sum = (f: (r: ITaskResult) => number) =>
+    results.reduce((n, r) => n + f(r), 0);
+  const byCategory: Record<string, { tasks: number; succeeded: number }> = {};
+  for (const r of results) {
+    const key = r.category ?? 'other';
+    byCategory[key] ??= { tasks: 0, succeeded: 0 };
+    byCategory[key].tasks += 1;
+    byCategory[key].succeeded += r.success ? 1 : 0;
+  }
+  const succeeded = results.filter(r => r.success).length;
+  const promptTokens = sum(r => r.promptTokens);
+  const completionTokens = sum(r => r.completionTokens);
+  return {
+    info: { ...info, promptVersion: PROMPT_VERSION },
+    summary: {
+      tasks: results.length,
+      succeeded,
+      successRate: results.length ? succeeded / results.length : 0,
+      promptTokens,
+      completionTokens,
+      tokensEstimated: results.some(r => r.tokensEstimated),
+      costUsd: costOf(info.price, promptTokens, completionTokens),
+      byCategory
+    },
+    results: rows
+  };
+}
+
+const usd = (value: number | null) =>
+  value === null ? 'n/a' : `$${value.toFixed(4)}`;
+
+/** Escape a table cell. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 120);
+}
+
+/** The report as markdown. */
+export function toMarkdown(report: IReport): string {
+  const { info, summary } = report;
+  const lines = [
+    `# Notebook Agent eval: ${info.taskSet}`,
+    '',
+    `Model \`${info.model || '(server default)'}\` at ${info.baseUrl} (${info.protocol} protocol), ` +
+      `prompt v${info.promptVersion}, started ${info.startedAt}, ${info.concurrency} at a time, ` +
+      `timeout ${info.timeoutS} s, ≤ ${info.maxSteps} steps.`,
+    '',
+    `**Success: ${summary.succeeded}/${summary.tasks} (${(100 * summary.successRate).toFixed(1)} %)**; ` +
+      `${summary.promptTokens} prompt + ${summary.completionTokens} completion tokens` +
+      `${summary.tokensEstimated ? ' (partly estimated at 4 characters per token: the endpoint reported no usage)' : ''}; ` +
+      `cost ${usd(summary.costUsd)}; wall ${info.wallS.toFixed(0)} s.`,
+    '',
+    '| category | tasks | succeeded |',
+    '| --- | ---: | ---: |',
+    ...Object.entries(summary.byCategory).map(
+      ([name, c]) => `| ${name} | ${c.tasks} | ${c.succeeded} |`
+    ),
+    '',
+    '| task | success | end | steps | prompt tok | completion tok | wall s | cost | detail |',
+    '| --- | :---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...report.results.map(
+      r =>
+        `| ${r.id} | ${r.success ? '✅' : '❌'} | ${r.end} | ${r.steps} | ${r.promptTokens}${r.tokensEstimated ? '~' : ''} | ` +
+        `${r.completionTokens}${r.tokensEstimated ? '~' : ''} | ${r.wallS.toFixed(1)} | ${usd(r.costUsd)} | ${cell(r.detail)} |`
+    ),
+    ''
+  ];
+  return lines.join('\n');
+}
+
+/** Write results.json and results.md into `dir`; returns their paths. */
+export async function writeReport(
+  dir: string,
+  report: IReport
+): Promise<{ json: string; markdown: string }> {
+  await mkdir(dir, { recursive: true });
+  const json = join(dir, 'results.json');
+  const markdown = join(dir, 'results.md');
+  await writeFile(json, JSON.stringify(report, null, 2));
+  await writeFile(markdown, toMarkdown(report));
+  return { json, markdown };
+}

@@ -1,0 +1,247 @@
+/**
+ * Runs a task set headless: one private Jupyter server, one notebook and
+ * kernel per task (in the task's own folder, with its files), the real
+ * agent loop against a model endpoint, tasks in parallel with a per-task
+ * timeout, then the task's checker in the final kernel.
+ */
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { systemPrompt } from '../../src/agent/context/system-prompt';
+import { runAgent } from '../../src/agent/loop/run-agent';
+import {
+  TextProtocolClient,
+  addAndRunCell
+} from '../../src/agent/loop/text-protocol';
+import type { IModelClient } from '../../src/agent/model/types';
+import { agentTools } from '../../src/agent/tools/all-tools';
+import { ToolRegistry, type ITool } from '../../src/agent/tools/registry';
+import type { ChatMessage } from '../../src/agent/types';
+import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { ServerNotebookPort } from '../../src/headless/server-port';
+import { runChecker } from './checkers';
+import { MeteredModel } from './metered-model';
+import { answerNames, wantsAnswer, type ITask, type ITaskSet } from './task';
+
+/** How to run a task set. */
+export interface IRunOptions {
+  /** Makes the model client for one task (a fresh one per task). */
+  model: () => IModelClient;
+  /** Tasks run at once (default 2). */
+  concurrency?: number;
+  /** Per-task limit in seconds (default 300; a task may override it). */
+  timeoutS?: number;
+  /** Model calls per task (default 20; a task may override it). */
+  maxSteps?: number;
+  /** The model's context window in tokens (default: the loop's). */
+  contextTokens?: number;
+  /** `text`: fenced code blocks instead of tool calls (small models). */
+  protocol?: 'native' | 'text';
+  /** Where executed notebooks are copied (optional). */
+  notebooksDir?: string;
+  /** Called as each task finishes. */
+  onResult?: (result: ITaskResult) => void;
+}
+
+/** The outcome of one task. */
+export interface ITaskResult {
+  id: string;
+  category?: string;
+  success: boolean;
+  /** The checker's explanation. */
+  detail: string;
+  /** How the agent's run ended (completed, step-limit, timeout, error, …). */
+  end: string;
+  steps: number;
+  toolCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** The endpoint reported no usage for some turns: tokens are estimates. */
+  tokensEstimated: boolean;
+  wallS: number;
+  /** The agent's final message, clipped. */
+  answer: string;
+  error?: string;
+}
+
+/** Run every task of `set`; results come back in the set's order. */
+export async function runTaskSet(
+  set: ITaskSet,
+  options: IRunOptions
+): Promise<ITaskResult[]> {
+  const server = await JupyterServerProcess.start();
+  try {
+    const results = new Array<ITaskResult>(set.tasks.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < set.tasks.length) {
+        const index = next++;
+        const result = await runTask(set, set.tasks[index], server, options);
+        results[index] = result;
+        options.onResult?.(result);
+      }
+    };
+    const lanes = Math.max(
+      1,
+      Math.min(options.concurrency ?? 2, set.tasks.length)
+    );
+    await Promise.all(Array.from({ length: lanes }, worker));
+    return results;
+  } finally {
+    await server.dispose();
+  }
+}
+
+/** The user's message: the prompt, the files, and how to report the answer. */
+export function taskPrompt(task: ITask): string {
+  const lines = [task.prompt.trim()];
+  if (task.files?.length) {
+    lines.push(
+      '',
+      `Files in the notebook's folder: ${task.files.map(f => basename(f)).join(', ')}.`
+    );
+  }
+  const names = answerNames(task.checker);
+  if (names.length) {
+    lines.push(
+      '',
+      `Finish your final message with the answers written as ${names.map(n => `@${n}[value]`).join(', ')}.`
+    );
+  } else if (wantsAnswer(task.checker)) {
+    lines.push(
+      '',
+      'Finish your final message with one line `ANSWER: <value>` holding only the value.'
+    );
+  }
+  return lines.join('\n');
+}
+
+async function runTask(
+  set: ITaskSet,
+  task: ITask,
+  server: JupyterServerProcess,
+  options: IRunOptions
+): Promise<ITaskResult> {
+  const started = Date.now();
+  const result: ITaskResult = {
+    id: task.id,
+    category: task.category,
+    success: false,
+    detail: '',
+    end: 'not-started',
+    steps: 0,
+    toolCalls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    tokensEstimated: false,
+    wallS: 0,
+    answer: ''
+  };
+  let port: ServerNotebookPort | null = null;
+  try {
+    await mkdir(join(server.rootDir, task.id), { recursive: true });
+    for (const file of task.files ?? []) {
+      await copyFile(
+        join(set.dataDir ?? '.', file),
+        join(server.rootDir, task.id, basename(file))
+      );
+    }
+    const path = `${task.id}/${task.id}.ipynb`;
+    port = await ServerNotebookPort.open({
+      serverSettings: server.serverSettings,
+      path,
+      createIfMissing: true
+    });
+    for (const source of task.setup_cells ?? []) {
+      await port.insertCell({ type: 'code', source });
+    }
+    await runAgentOnTask(task, port, options, result);
+    const finalText = result.answer;
+    const verdict = await runChecker(task.checker, {
+      finalText,
+      notebook: port,
+      expected: set.expected ?? {}
+    });
+    result.success = verdict.pass;
+    result.detail = verdict.detail;
+    await port.save();
+    if (options.notebooksDir) {
+      await mkdir(options.notebooksDir, { recursive: true });
+      await writeFile(
+        join(options.notebooksDir, `${task.id}.ipynb`),
+        await readFile(join(server.rootDir, path))
+      );
+    }
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+    result.detail ||= `harness error: ${result.error}`;
+  } finally {
+    await port?.close({ shutdownKernel: true }).catch(() => undefined);
+    result.wallS = (Date.now() - started) / 1000;
+  }
+  return result;
+}
+
+/** The agent's run, bounded by the task's timeout; fills `result`. */
+async function runAgentOnTask(
+  task: ITask,
+  port: ServerNotebookPort,
+  options: IRunOptions,
+  result: ITaskResult
+): Promise<void> {
+  const text = options.protocol === 'text';
+  const tools = text
+    ? new ToolRegistry([addAndRunCell] as ITool<never>[])
+    : new ToolRegistry(agentTools());
+  const meter = new MeteredModel(options.model());
+  const model = text ? new TextProtocolClient(meter) : meter;
+  const messages: ChatMessage[] = [
+    {
+      role: 'system',
+      content: systemPrompt({
+        notebookPath: port.path,
+        protocol: text ? 'text' : 'native',
+        toolNames: tools.specs.map(t => t.name)
+      })
+    },
+    { role: 'user', content: taskPrompt(task) }
+  ];
+  const controller = new AbortController();
+  const timeoutMs = (task.timeout_s ?? options.timeoutS ?? 300) * 1000;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook: port,
+      messages,
+      signal: controller.signal,
+      approvalMode: 'run-everything',
+      maxSteps: task.max_steps ?? options.maxSteps ?? 20,
+      contextTokens: options.contextTokens,
+      onEvent: event => {
+        if (event.type === 'tool-call') {
+          result.toolCalls += 1;
+        }
+      }
+    });
+    result.steps = outcome.steps;
+    result.end = timedOut ? 'timeout' : outcome.reason;
+    if (outcome.error) {
+      result.error = outcome.error.message;
+    }
+  } finally {
+    clearTimeout(timer);
+    result.promptTokens = meter.promptTokens;
+    result.completionTokens = meter.completionTokens;
+    result.tokensEstimated = meter.estimated;
+  }
+  const last = messages[messages.length - 1];
+  result.answer =
+    last.role === 'assistant' && !last.toolCalls?.length
+      ? (last.content ?? '')
+      : '';
+}
