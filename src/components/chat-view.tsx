@@ -3,7 +3,7 @@
  * session store; it holds no agent state of its own.
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React, { useEffect, useRef, useSyncExternalStore } from 'react';
+import React, { useEffect, useRef } from 'react';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { AgentSession } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
@@ -19,6 +19,7 @@ import { PromptBox } from './prompt-box';
 import { ProviderBar, type IProviderView } from './provider-bar';
 import { SetupNotice } from './setup-notice';
 import { ToolCallCard } from './tool-call-card';
+import { useThrottledStore } from './use-throttled-store';
 
 /** Props of `ChatView`. */
 export interface IChatViewProps {
@@ -43,7 +44,8 @@ export interface IChatViewProps {
 /** The whole chat. */
 export function ChatView(props: IChatViewProps): JSX.Element {
   const { session, rendermime } = props;
-  const state = useSyncExternalStore(session.subscribe, session.getSnapshot);
+  // Throttled: a streaming reply changes the session every few characters.
+  const state = useThrottledStore(session);
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => {
     bottom.current?.scrollIntoView?.({ block: 'end' });

@@ -2,10 +2,15 @@
  * Renders model-written markdown through JupyterLab's own renderer, as
  * untrusted content: the sanitizer strips scripts, event handlers and
  * `javascript:` links, and code blocks get JupyterLab's highlighting.
+ *
+ * The text is rendered block by block (markdown-blocks.ts): while a reply
+ * streams, finished blocks stay as they are and only the last one is
+ * rendered again.
  */
 import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import React, { useEffect, useRef } from 'react';
+import React, { memo, useEffect, useRef } from 'react';
+import { markdownBlocks } from './markdown-blocks';
 
 /** Props of `MarkdownView`. */
 export interface IMarkdownViewProps {
@@ -15,6 +20,22 @@ export interface IMarkdownViewProps {
 
 /** Sanitized markdown. */
 export function MarkdownView({
+  text,
+  rendermime
+}: IMarkdownViewProps): JSX.Element {
+  return (
+    <div className="jp-AgentSidebar-markdown">
+      {markdownBlocks(text).map((block, index) => (
+        <MarkdownBlock key={index} text={block} rendermime={rendermime} />
+      ))}
+    </div>
+  );
+}
+
+/** One block; re-renders only when its own text changes. */
+const MarkdownBlock = memo(MarkdownBlockView);
+
+function MarkdownBlockView({
   text,
   rendermime
 }: IMarkdownViewProps): JSX.Element {
@@ -38,7 +59,6 @@ export function MarkdownView({
     if (!current) {
       return;
     }
-    // Streaming re-renders often; only the newest text matters.
     const model = new MimeModel({
       data: { 'text/markdown': text },
       trusted: false
@@ -50,5 +70,5 @@ export function MarkdownView({
     });
   }, [text, rendermime]);
 
-  return <div className="jp-AgentSidebar-markdown" ref={host} />;
+  return <div className="jp-AgentSidebar-markdownBlock" ref={host} />;
 }

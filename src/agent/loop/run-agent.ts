@@ -77,6 +77,9 @@ export interface IRunAgentOptions {
 /** Default context window, in tokens, when the model's is not known. */
 export const DEFAULT_CONTEXT_TOKENS = 32768;
 
+/** Longest stretch of stream handling before giving the event loop a turn. */
+const YIELD_EVERY_MS = 25;
+
 /** Tokens kept free for the tool schemas and the model's answer. */
 const RESERVED_TOKENS = 6000;
 
@@ -145,10 +148,17 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         { messages: request, tools: tools.specs },
         signal
       );
+      let busySince = Date.now();
       for await (const chunk of stream) {
         const text = accumulator.add(chunk);
         if (text) {
           onEvent({ type: 'text-delta', text });
+        }
+        // A burst of chunks is processed without leaving the microtask queue;
+        // yield now and then so the page can paint and stay responsive.
+        if (Date.now() - busySince > YIELD_EVERY_MS) {
+          await new Promise(resolve => setTimeout(resolve, 0));
+          busySince = Date.now();
         }
       }
     } catch (error) {

@@ -14,6 +14,7 @@ import type {
   ChatCompletionToolChoiceOption
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, IToolSpec } from '../types';
+import { withBoundedChunks } from './bounded-chunks';
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
 
 /** A fetch-compatible function (the browser's, Node's, or a wrapper). */
@@ -111,6 +112,9 @@ export class OpenAIChatClient implements IModelClient {
   private _getClient(): Promise<OpenAIClient> {
     if (!this._client) {
       const options = this._options;
+      const boundedFetch = withBoundedChunks(
+        options.fetch ?? ((input, init) => fetch(input, init))
+      );
       this._client = import('openai').then(
         ({ default: OpenAI, AzureOpenAI }) =>
           options.azure
@@ -120,14 +124,14 @@ export class OpenAIChatClient implements IModelClient {
                 apiVersion: options.azure.apiVersion,
                 apiKey: options.apiKey || 'unused',
                 defaultHeaders: options.headers,
-                fetch: options.fetch,
+                fetch: boundedFetch,
                 dangerouslyAllowBrowser: true
               })
             : new OpenAI({
                 baseURL: options.baseURL,
                 apiKey: options.apiKey || 'unused',
                 defaultHeaders: options.headers,
-                fetch: options.fetch,
+                fetch: boundedFetch,
                 dangerouslyAllowBrowser: true
               })
       );
