@@ -21,7 +21,7 @@ export class JupyterServerProcess {
   readonly baseUrl: string;
   /** The token clients must send. */
   readonly token: string;
-  /** The server's root directory (a fresh temporary directory). */
+  /** The server's root directory (a fresh temporary one unless given). */
   readonly rootDir: string;
 
   private constructor(
@@ -29,11 +29,12 @@ export class JupyterServerProcess {
     private readonly _tempDir: string,
     port: number,
     token: string,
-    private readonly _log: string[]
+    private readonly _log: string[],
+    rootDir: string
   ) {
     this.baseUrl = `http://127.0.0.1:${port}/`;
     this.token = token;
-    this.rootDir = join(_tempDir, 'root');
+    this.rootDir = rootDir;
   }
 
   /**
@@ -44,9 +45,11 @@ export class JupyterServerProcess {
     options: JupyterServerProcess.IOptions = {}
   ): Promise<JupyterServerProcess> {
     const tempDir = await mkdtemp(join(tmpdir(), 'notebook-agent-server-'));
-    const rootDir = join(tempDir, 'root');
+    const rootDir = options.rootDir ?? join(tempDir, 'root');
     const runtimeDir = join(tempDir, 'runtime');
-    await mkdir(rootDir);
+    if (!options.rootDir) {
+      await mkdir(rootDir);
+    }
     await mkdir(runtimeDir);
     const port = await Private.freePort();
     const token = randomBytes(24).toString('hex');
@@ -79,7 +82,14 @@ export class JupyterServerProcess {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const server = new JupyterServerProcess(child, tempDir, port, token, log);
+    const server = new JupyterServerProcess(
+      child,
+      tempDir,
+      port,
+      token,
+      log,
+      rootDir
+    );
     // If this process exits without dispose() (an uncaught error,
     // process.exit), still stop the server: on SIGTERM it shuts its kernels
     // down, which run in their own sessions and would outlive a group kill.
@@ -160,6 +170,11 @@ export namespace JupyterServerProcess {
     extraArgs?: string[];
     /** How long to wait for /api/status; default 30 s. */
     startTimeoutMs?: number;
+    /**
+     * Serve this existing directory (never deleted); default: a fresh
+     * temporary one, deleted by `dispose()`.
+     */
+    rootDir?: string;
   }
 
   /**
