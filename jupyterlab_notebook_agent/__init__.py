@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 try:
@@ -20,6 +21,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def _load_jupyter_server_extension(server_app: Any) -> None:
     """Register the model proxy under the server's base_url."""
+    from .chats import ChatStore, default_chats_dir, setup_chat_handlers
     from .config import NotebookAgent
     from .handlers import setup_handlers
     from .kernel_websocket import use_nodelay_kernel_websockets
@@ -29,6 +31,8 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     config = NotebookAgent(parent=server_app)
     key_store = KeyStore(config.key_store_path or default_key_store_path())
     setup_handlers(server_app.web_app, config, key_store)
+    chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
+    setup_chat_handlers(server_app.web_app, ChatStore(chats_dir))
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
     if use_nodelay_kernel_websockets(server_app):

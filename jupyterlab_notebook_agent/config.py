@@ -88,9 +88,24 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    local_models_dir = Unicode(
+        "",
+        help=(
+            "Folder of models for the in-browser local model, served read-only (to logged-in users) under "
+            "<base_url>notebook-agent/models/, one sub-folder per model in the transformers.js layout "
+            "(config.json, tokenizer.json, tokenizer_config.json, onnx/model_q4.onnx, ...). Point the "
+            "'localModelPath' setting at 'notebook-agent/models/' to load models from it. Empty: not served."
+        ),
+    ).tag(config=True)
+
     key_store_path = Unicode(
         "",
         help="File holding user-stored keys (mode 0600). Default: <jupyter_data_dir>/notebook_agent/keys.json.",
+    ).tag(config=True)
+
+    chats_dir = Unicode(
+        "",
+        help="Folder of the saved chats (one 0600 file each). Default: <jupyter_data_dir>/notebook_agent/chats.",
     ).tag(config=True)
 
     max_retries = Integer(

@@ -21,7 +21,9 @@ from tornado.iostream import StreamClosedError
 
 from .config import NotebookAgent, is_http_url, normalize_base_url
 from .key_store import KeyStore, default_key_store_path, is_valid_key
+from .models_handler import models_handlers
 from .providers import Provider, ProviderSet, resolve_providers, url_only_provider
+from .sse_relay import SseRelay
 from .upstream import UpstreamCall, UpstreamResponse, retry_delay
 
 #: Header with which the sidebar may pick one of the server's allowed endpoints.
@@ -102,6 +104,7 @@ class _ProxyHandler(_AgentHandler):
         self._call: UpstreamCall | None = None
         self._error_body = bytearray()
         self._streaming = False
+        self._relay: SseRelay | None = None
 
     def on_connection_close(self) -> None:
         # The browser went away (the user pressed Stop): abort upstream now, even
@@ -184,6 +187,8 @@ class _ProxyHandler(_AgentHandler):
         if response.status is not None and response.status < 300:
             # Success: start our response right away; from here on there is no retry.
             self._streaming = True
+            if "text/event-stream" in response.headers.get("Content-Type", ""):
+                self._relay = SseRelay()  # forwards whole events, so a break can be reported
             self._start_response(response)
 
     def _start_response(self, response: UpstreamResponse) -> None:
@@ -204,6 +209,10 @@ class _ProxyHandler(_AgentHandler):
             if len(self._error_body) < MAX_ERROR_BODY:
                 self._error_body.extend(chunk[: MAX_ERROR_BODY - len(self._error_body)])
             return
+        if self._relay is not None:
+            chunk = self._relay.feed(chunk)
+            if not chunk:
+                return
         try:
             self.write(chunk)
             await self.flush()  # back-pressure: read upstream no faster than the browser reads
@@ -234,7 +243,7 @@ class _ProxyHandler(_AgentHandler):
                     return
                 if self._streaming:
                     self.log.warning("Notebook Agent: upstream stream broke: %s", target.redact(str(error)))
-                    self.finish()
+                    self._finish_stream(target, error)
                     return
                 self._unreachable(target, error)
                 return
@@ -242,7 +251,7 @@ class _ProxyHandler(_AgentHandler):
                 self.log.info("Notebook Agent: the browser closed the request; upstream request aborted")
                 return
             if self._streaming:
-                self.finish()
+                self._finish_stream(target, None if response.complete else "the connection closed early")
                 return
             status = response.status
             if status is None:
@@ -264,9 +273,34 @@ class _ProxyHandler(_AgentHandler):
                 if await self._wait_unless_gone(wait):
                     return
                 continue
+            if 300 <= status < 400:
+                self._redirected(target, response)
+                return
             self._start_response(response)
+            # The proxy applied its retry policy already: the client must not retry on top of it.
+            self.set_header("X-Should-Retry", "false")
             self.finish(target.redact(self._error_body.decode("utf-8", "replace")))
             return
+
+    def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
+        """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""
+        relay = self._relay
+        if broken is None or relay is None:
+            self.finish(relay.flush() if relay is not None else None)
+            return
+        self.finish(relay.broken(target.redact(str(broken) or type(broken).__name__)))
+
+    def _redirected(self, target: Target, response: UpstreamResponse) -> None:
+        """Redirects are never followed: the proxy talks to configured endpoints only."""
+        location = target.redact(response.headers.get("Location", "") or "nowhere")
+        self.log.warning("Notebook Agent: %s redirected to %s; not followed", _label(target.provider), location)
+        self.send_json_error(
+            502,
+            f"The model endpoint answered with a redirect ({response.status} to {location}), which the Jupyter "
+            "server does not follow: it forwards only to the endpoints configured on it. Set the provider's "
+            "base URL to the address the endpoint really serves.",
+            "upstream_redirect",
+        )
 
     async def _wait_unless_gone(self, seconds: float) -> bool:
         """Sleep before a retry; True if the browser went away meanwhile."""
@@ -449,7 +483,7 @@ def _with_default_model(body: bytes, model: str) -> tuple[bytes, str | None]:
 
 
 def setup_handlers(web_app: Any, agent_config: NotebookAgent, key_store: KeyStore | None = None) -> None:
-    """Register the proxy routes under the server's base_url."""
+    """Register the proxy routes (and the local models folder) under the server's base_url."""
     if key_store is None:
         key_store = KeyStore(agent_config.key_store_path or default_key_store_path())
     base = url_path_join(web_app.settings["base_url"], "notebook-agent")
@@ -461,5 +495,6 @@ def setup_handlers(web_app: Any, agent_config: NotebookAgent, key_store: KeyStor
             (url_path_join(base, "v1", "models"), ModelsHandler, options),
             (url_path_join(base, "config"), ConfigHandler, options),
             (url_path_join(base, "keys", r"([^/]+)"), KeysHandler, options),
+            *models_handlers(web_app.settings["base_url"], agent_config.local_models_dir),
         ],
     )

@@ -50,3 +50,7 @@ python -m pytest
 
 step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
 (cd ui-tests && npx playwright test)
+
+step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own server on 8891)"
+# Builds the tiny random-weight test model first (~5 s, tests/local_model/).
+(cd ui-tests && npx playwright test -c playwright.local-model.config.js)

@@ -21,3 +21,5 @@ c.NotebookAgent.providers = {  # noqa: F821
 }
 c.NotebookAgent.default_provider = "alpha"  # noqa: F821
 c.NotebookAgent.key_store_path = os.path.join(mkdtemp(prefix="notebook-agent-keys-"), "keys.json")  # noqa: F821
+# Each test server starts with no saved chats (the default folder is per user and outlives runs).
+c.NotebookAgent.chats_dir = mkdtemp(prefix="notebook-agent-chats-")  # noqa: F821

@@ -1,8 +1,12 @@
 """Jupyter server configuration for the UI tests (Galata's test setup)."""
 
+from tempfile import mkdtemp
+
 from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
 c.ServerApp.allow_root = True  # noqa: F821
 # Kernels used by tests start from a clean state without user site customizations.
 c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821
+# Each test server starts with no saved chats (the default folder is per user and outlives runs).
+c.NotebookAgent.chats_dir = mkdtemp(prefix="notebook-agent-chats-")  # noqa: F821

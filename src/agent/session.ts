@@ -23,6 +23,13 @@ import type { ToolProtocol } from './model/capabilities';
 import type { INotebookPort } from './ports';
 import { ToolRegistry, type ITool } from './tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
+import {
+  CHAT_RECORD_VERSION,
+  chatTitle,
+  newChatId,
+  withoutImages,
+  type IChatRecord
+} from './chat-record';
 import { applyEvent } from './session-events';
 import type { ChatMessage, IAgentError, IPlanStep, IUsage } from './types';
 import { revertChanges, type ICellChange } from './workflows/cell-changes';
@@ -119,6 +126,9 @@ export class AgentSession {
   private _history: ChatMessage[] = [];
   private _controller: AbortController | null = null;
   private _nextId = 0;
+  private _chatId = newChatId();
+  private _created = Date.now();
+  private _notebookPath = '';
   /** The notebook a pending review belongs to. */
   private _reviewNotebook: INotebookPort | null = null;
   private _textTools = new ToolRegistry([addAndRunCell] as ITool<never>[]);
@@ -329,6 +339,7 @@ export class AgentSession {
       return null;
     }
     const notebook = target.notebook;
+    this._notebookPath = notebook.path;
     const protocol = this._options.toolProtocol?.() ?? 'native';
     const small =
       this._options.profile?.() === 'small' && !!this._options.smallTools;
@@ -433,9 +444,70 @@ export class AgentSession {
     this._controller?.abort();
   }
 
-  /** Forget the conversation (stops a run in progress first). */
-  newChat(): void {
+  /** This chat's id (its file on the server). */
+  get chatId(): string {
+    return this._chatId;
+  }
+
+  /** The notebook this chat belongs to ('' before its first run). */
+  get notebookPath(): string {
+    return this._notebookPath;
+  }
+
+  /** The chat as saved on the server. */
+  record(): IChatRecord {
+    const state = this._state;
+    return {
+      version: CHAT_RECORD_VERSION,
+      id: this._chatId,
+      notebook: this._notebookPath,
+      title: chatTitle(state.items),
+      created: this._created,
+      updated: Date.now(),
+      items: [...state.items],
+      history: withoutImages(this._history),
+      usage: state.usage,
+      plan: state.plan ? [...state.plan] : null,
+      choice: state.choice
+    };
+  }
+
+  /** Reopen a saved chat (refused while a run is in progress). */
+  restore(record: IChatRecord): boolean {
+    if (this._state.status === 'running') {
+      return false;
+    }
+    this._chatId = record.id;
+    this._created = record.created ?? Date.now();
+    this._notebookPath = record.notebook;
+    this._history = [...record.history];
+    // New items must not reuse the saved ones' ids.
+    this._nextId = Math.max(
+      0,
+      ...record.items.map(item =>
+        Number(/^item-(\d+)$/.exec(item.id)?.[1] ?? 0)
+      )
+    );
+    this._reviewNotebook = null;
+    this._set({
+      items: record.items,
+      status: 'idle',
+      error: null,
+      usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
+      pendingApproval: null,
+      plan: record.plan ?? null,
+      review: null,
+      choice: record.choice ?? null
+    });
+    return true;
+  }
+
+  /** Forget the conversation (stops a run in progress first); `notebook` names the new chat's notebook. */
+  newChat(notebook = this._notebookPath): void {
     this.stop();
+    this._chatId = newChatId();
+    this._created = Date.now();
+    this._notebookPath = notebook;
     this._history = [];
     this._set({
       items: [],

@@ -8,7 +8,9 @@ import type { ApprovalMode } from '../agent/loop/approval';
 import type { AgentSession } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
+import type { IChatHistory } from '../jupyter/chat-persistence';
 import { ApprovalCard } from './approval-card';
+import { ChatMenu } from './chat-menu';
 import { DirectModeWarning } from './direct-mode-warning';
 import { FixReview } from './fix-review';
 import { localModelStatus } from '../jupyter/local-model-status';
@@ -39,6 +41,8 @@ export interface IChatViewProps {
   onSend: (prompt: string) => boolean;
   onShowCell: (cellId: string) => void;
   inputRef: React.RefObject<HTMLTextAreaElement>;
+  /** Saved chats of this notebook (null: not available). */
+  history: IChatHistory | null;
 }
 
 /** The whole chat. */
@@ -77,6 +81,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         >
           New chat
         </button>
+        <ChatMenu
+          session={session}
+          history={props.history}
+          disabled={running}
+        />
       </div>
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
         <SetupNotice status={props.serverStatus} mode={props.mode} />

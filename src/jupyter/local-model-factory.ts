@@ -7,6 +7,7 @@
  * One client, one worker, one model: asking for another model ends the old
  * worker, which frees its memory.
  */
+import { PageConfig } from '@jupyterlab/coreutils';
 import { ModelConfigError } from '../agent/model/errors';
 import {
   findLocalModel,
@@ -46,7 +47,7 @@ export function localModelClient(settings: IAgentSettings): LocalModelClient {
   }
   const source = {
     remoteHost: settings.localModelHost || undefined,
-    localModelPath: settings.localModelPath || undefined,
+    localModelPath: workerUrl(settings.localModelPath),
     allowRemote: settings.localModelAllowRemote
   };
   const key = JSON.stringify([entry, source, settings.localModelDevice]);
@@ -62,6 +63,7 @@ export function localModelClient(settings: IAgentSettings): LocalModelClient {
     plan: async model =>
       planRungs(await probeDevice(navigatorGpu()), model.dtypes, device),
     wasmPaths: staticUrl(),
+    maxNewTokens: entry.maxNewTokens,
     status: localModelStatus
   });
   current = { key, client };
@@ -105,6 +107,22 @@ function startWorker(): IWorkerPort {
 /** `navigator.gpu`, where the browser has WebGPU. */
 function navigatorGpu(): IGpuLike | undefined {
   return (navigator as unknown as { gpu?: IGpuLike }).gpu;
+}
+
+/**
+ * A settings URL made absolute for the worker (which would resolve a
+ * relative one against its script's URL): `notebook-agent/models/` is taken
+ * relative to the Jupyter server's base URL (so it works behind JupyterHub),
+ * `/models/` relative to this origin; '' stays unset.
+ */
+export function workerUrl(value: string): string | undefined {
+  if (!value) {
+    return undefined;
+  }
+  const base = value.startsWith('/')
+    ? location.origin
+    : new URL(PageConfig.getBaseUrl(), location.href).href;
+  return new URL(value, base).href;
 }
 
 /** The extension's static folder, where the build put onnxruntime's .wasm. */

@@ -24,6 +24,8 @@ import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
+import { persistChats } from './chat-persistence';
+import { ChatStoreClient } from './chat-store';
 import { CommandIDs } from './commands';
 import { installFixButtons } from './fix-button';
 import {
@@ -45,6 +47,7 @@ import {
   DEFAULT_SETTINGS,
   PLUGIN_ID,
   readSettings,
+  resolveEndpointMode,
   runSettings,
   type IAgentSettings
 } from './settings';
@@ -178,6 +181,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     const sidebar = new AgentSidebar({
       session,
       rendermime,
+      history: persistChats(
+        session,
+        tracker,
+        new ChatStoreClient(serverSettings)
+      ),
       onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
       // A model name belongs to its provider: switching provider starts from its default.
       // The chat switches at once; the settings remember it for new chats.
@@ -246,6 +254,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     const refreshStatus = () =>
       fetchServerStatus(serverSettings).then(status => {
         serverStatus = status;
+        settings = resolveEndpointMode(settings, status);
         refreshConfiguration();
       });
     void refreshStatus();
@@ -288,7 +297,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       void settingRegistry.load(PLUGIN_ID).then(loaded => {
         settingsHandle = loaded;
         const apply = () => {
-          settings = readSettings(loaded);
+          settings = resolveEndpointMode(readSettings(loaded), serverStatus);
           refreshConfiguration();
         };
         apply();

@@ -5,6 +5,7 @@ import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { CapabilityOverrides } from '../agent/model/capabilities';
 import type { IRunSettings } from '../agent/tools/run-state';
+import type { ServerStatus } from './server-status';
 
 /** Settings id, part of the public contract. */
 export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';
@@ -12,12 +13,19 @@ export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';
 /** Where model requests go; `local`: a model in this browser tab. */
 export type EndpointMode = 'proxy' | 'direct' | 'local';
 
+const MODES_SET: ReadonlyArray<EndpointMode> = ['proxy', 'direct', 'local'];
+
 /** The device a local model should use (device-ladder.ts). */
 export type LocalDeviceSetting = 'auto' | 'webgpu' | 'wasm';
 
 /** Notebook Agent's settings. */
 export interface IAgentSettings {
   endpointMode: EndpointMode;
+  /**
+   * The setting is `auto` (the default): `endpointMode` follows the server,
+   * proxy when it has an endpoint, else local (resolveEndpointMode).
+   */
+  endpointModeAuto: boolean;
   provider: string;
   baseUrl: string;
   model: string;
@@ -52,6 +60,7 @@ export interface IAgentSettings {
 /** The defaults, as in the schema. */
 export const DEFAULT_SETTINGS: IAgentSettings = {
   endpointMode: 'proxy',
+  endpointModeAuto: true,
   provider: '',
   baseUrl: '',
   model: '',
@@ -94,9 +103,8 @@ export function readSettings(
     (settings.get(key).composite ?? DEFAULT_SETTINGS[key]) as T;
   return {
     endpointMode:
-      (['direct', 'local'] as const).find(
-        m => m === get<string>('endpointMode')
-      ) ?? 'proxy',
+      MODES_SET.find(m => m === get<string>('endpointMode')) ?? 'proxy',
+    endpointModeAuto: !MODES_SET.some(m => m === get<string>('endpointMode')),
     provider: get<string>('provider').trim(),
     baseUrl: get<string>('baseUrl').trim(),
     model: get<string>('model').trim(),
@@ -147,4 +155,21 @@ export function runSettings(settings: IAgentSettings): IRunSettings {
     hardTimeoutMs: settings.hardTimeoutSeconds * 1000,
     allowDeleteAnyCell: settings.allowDeleteAnyCell
   };
+}
+
+/**
+ * The settings with `auto` endpoint mode resolved against the server: its
+ * proxy when it has a model endpoint (or while that is not known yet), else
+ * the local model in this browser, so the agent works out of the box.
+ */
+export function resolveEndpointMode(
+  settings: IAgentSettings,
+  status: ServerStatus
+): IAgentSettings {
+  if (!settings.endpointModeAuto) {
+    return settings;
+  }
+  const noEndpoint =
+    status.kind === 'not-configured' || status.kind === 'no-extension';
+  return { ...settings, endpointMode: noEndpoint ? 'local' : 'proxy' };
 }

@@ -14,6 +14,7 @@ import type {
   WorkerEvent,
   WorkerRequest
 } from '../agent/model/local/worker-protocol';
+import { applySource, describeSource } from './model-source';
 import { ProgressTracker, type IProgressInfo } from './progress-tracker';
 import type {
   ICausalLMLike,
@@ -85,26 +86,22 @@ export class LocalModelWorker {
       throw new Error('This worker already holds a model; start a new worker.');
     }
     const started = Date.now();
-    const { env } = this._lib;
     const { source } = request;
-    env.allowRemoteModels = source.allowRemote;
-    env.allowLocalModels = Boolean(source.localModelPath);
-    if (source.localModelPath) {
-      env.localModelPath = source.localModelPath;
-    }
-    if (source.remoteHost) {
-      env.remoteHost = source.remoteHost;
-    }
-    if (request.wasmPaths && env.backends.onnx.wasm) {
-      env.backends.onnx.wasm.wasmPaths = request.wasmPaths;
-    }
+    applySource(this._lib.env, source, request.wasmPaths);
     const tracker = new ProgressTracker(request.id, this._post);
     const progress_callback = (info: IProgressInfo) => tracker.update(info);
     const common = { revision: source.revision, progress_callback };
     const tokenizer = await this._lib.AutoTokenizer.from_pretrained(
       source.model,
       common
-    );
+    ).catch(error => {
+      // transformers.js reads `tokenizer_class` of a config it did not find.
+      throw /tokenizer_class/.test(errorMessage(error))
+        ? new Error(
+            `${source.model}/tokenizer_config.json was not found (${describeSource(source)})`
+          )
+        : error;
+    });
     const { value: model, rung } = await loadWithFallback<ICausalLMLike>(
       request.rungs,
       async (r: IRung) => {

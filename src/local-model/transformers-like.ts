@@ -50,6 +50,7 @@ export interface ITransformersLike {
     allowRemoteModels: boolean;
     allowLocalModels: boolean;
     remoteHost: string;
+    remotePathTemplate: string;
     localModelPath: string;
     useBrowserCache: boolean;
     backends: { onnx: { wasm?: { wasmPaths?: unknown } } };

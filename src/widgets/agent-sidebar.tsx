@@ -7,6 +7,7 @@ import React, { createRef } from 'react';
 import type { AgentSession } from '../agent/session';
 import { ChatView } from '../components/chat-view';
 import type { IProviderView } from '../components/provider-bar';
+import type { IChatHistory } from '../jupyter/chat-persistence';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { EndpointMode } from '../jupyter/settings';
@@ -78,6 +79,7 @@ export class AgentSidebar extends ReactWidget {
         onSend={this._options.onSend}
         onShowCell={this._options.onShowCell}
         inputRef={this._input}
+        history={this._options.history ?? null}
       />
     );
   }
@@ -95,5 +97,7 @@ export namespace AgentSidebar {
     onProviderChange: (name: string) => void;
     onModelChange: (model: string) => void;
     onSetKey: () => void;
+    /** Saved chats (chat-persistence.ts). */
+    history?: IChatHistory;
   }
 }

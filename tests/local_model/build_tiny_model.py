@@ -13,7 +13,10 @@ tool-calling chat template. Written in the layout transformers.js loads:
 No torch: the graph is written with ``onnx`` directly (onnx_llama.py) and
 checked with onnxruntime (the KV-cache path must match a full forward pass).
 
-    python tests/local_model/build_tiny_model.py build/tiny-llama
+    python tests/local_model/build_tiny_model.py build/local-models/tiny-llama
+
+With ``--skip-existing`` it does nothing when the model is already built
+(test set-ups call it before every run).
 """
 
 from __future__ import annotations
@@ -143,9 +146,14 @@ def main() -> None:
     logging.disable(logging.INFO)  # the quantizers log every tensor
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder to write the model to")
+    parser.add_argument("--skip-existing", action="store_true", help="do nothing if the model is built already")
     args = parser.parse_args()
     started = time.time()
     out: Path = args.out
+    # The last file written: a build cut short is redone.
+    if args.skip_existing and (out / "onnx" / "model_quantized.onnx").exists():
+        print(f"{out} is built already")
+        return
     (out / "onnx").mkdir(parents=True, exist_ok=True)
     gguf = smollm2_gguf()
     write_tokenizer(out, gguf)

@@ -181,6 +181,25 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
     expect(generated).toBeLessThan(3 + 8);
   });
 
+  it('says which files are missing, and where it looked', async () => {
+    const fresh: WorkerEvent[] = [];
+    const other = new LocalModelWorker(nodeTransformers(), e => fresh.push(e));
+    await other.handle({
+      type: 'load',
+      id: 8,
+      source: { model: 'site/absent', revision: 'main', allowRemote: false },
+      rungs: [{ device: 'wasm', dtype: 'q4' }]
+    });
+    expect(fresh).toEqual([
+      {
+        type: 'error',
+        id: 8,
+        message:
+          'site/absent/tokenizer_config.json was not found (no local model path is set and downloads are turned off)'
+      }
+    ]);
+  });
+
   it('reports a generate before load as an error event', async () => {
     const fresh: WorkerEvent[] = [];
     const other = new LocalModelWorker(nodeTransformers(), e => fresh.push(e));

@@ -10,7 +10,7 @@ import type { ITransformersLike } from '../transformers-like';
 const ROOT = path.resolve(__dirname, '../../..');
 
 /** Folder holding the models; the tiny model is `tiny-llama` in it. */
-export const MODELS_DIR = path.join(ROOT, 'build');
+export const MODELS_DIR = path.join(ROOT, 'build', 'local-models');
 
 /** The tiny model's id (a folder of MODELS_DIR). */
 export const TINY_MODEL = 'tiny-llama';

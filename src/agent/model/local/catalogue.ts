@@ -31,6 +31,8 @@ export interface ILocalModelEntry {
   contextTokens: number;
   /** It thinks in `<think>…</think>` before answering. */
   thinking?: boolean;
+  /** Most tokens per answer (default 1024). */
+  maxNewTokens?: number;
 }
 
 const ALL_DTYPES: LocalDtype[] = ['q4f16', 'q4', 'q8', 'fp16', 'fp32'];
@@ -200,6 +202,12 @@ function invalid(entry: ILocalModelEntry): string | null {
   }
   if (typeof entry.revision !== 'string' || !entry.revision) {
     return '"revision" must be a non-empty string';
+  }
+  if (
+    entry.maxNewTokens !== undefined &&
+    !(Number.isInteger(entry.maxNewTokens) && entry.maxNewTokens > 0)
+  ) {
+    return '"maxNewTokens" must be a positive integer';
   }
   return null;
 }

@@ -120,7 +120,8 @@ export class LocalModelClient implements IModelClient {
     });
     const started = Date.now();
     let tokens = 0;
-    this.status.update({ stage: 'generating', tokensPerSecond: undefined });
+    // The last answer's speed stays shown until this one measures its own.
+    this.status.update({ stage: 'generating' });
     try {
       for await (const event of events) {
         if (event.type === 'token') {

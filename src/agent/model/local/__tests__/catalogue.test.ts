@@ -86,14 +86,16 @@ describe('local model catalogue', () => {
       'x',
       { label: 'no id' },
       { id: 'a/b', family: 'gpt' },
-      { id: 'a/c', dtypes: ['int3'] }
+      { id: 'a/c', dtypes: ['int3'] },
+      { id: 'a/d', maxNewTokens: 0 }
     ]);
     expect(models).toHaveLength(BUILTIN_MODELS.length);
     expect(problems).toEqual([
       'localModels[0]: not an object',
       'localModels[1]: "id" is missing',
       'localModels[2] (a/b): unknown family "gpt" (one of hermes, llama3-json, lfm2, plain)',
-      'localModels[3] (a/c): "dtypes" must list some of q4f16, q4, q8, fp16, fp32'
+      'localModels[3] (a/c): "dtypes" must list some of q4f16, q4, q8, fp16, fp32',
+      'localModels[4] (a/d): "maxNewTokens" must be a positive integer'
     ]);
   });
 });

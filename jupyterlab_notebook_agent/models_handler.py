@@ -1,0 +1,55 @@
+"""Serves a site's own local models (``c.NotebookAgent.local_models_dir``) read-only.
+
+The in-browser local model (a transformers.js Web Worker) fetches its files
+from ``<base_url>notebook-agent/models/<model>/<file>`` when the
+``localModelPath`` setting points there, so a site can offer models without
+any access to the Hugging Face hub. Only logged-in users may read them; GET
+and HEAD are the only methods (tornado answers 405 to the rest), hidden
+files are refused, and range requests work for large weight files.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from jupyter_server.base.handlers import APIHandler, AuthenticatedFileHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+#: The route, under the server's base_url.
+MODELS_ROUTE = ("notebook-agent", "models")
+
+NOT_SERVED = (
+    "This Jupyter server serves no local models: set c.NotebookAgent.local_models_dir to a folder "
+    "of models in the transformers.js layout and restart it."
+)
+
+
+class LocalModelsHandler(AuthenticatedFileHandler):
+    """A model file from the local models folder."""
+
+    def get_content_type(self) -> str:
+        assert self.absolute_path is not None
+        if self.absolute_path.endswith(".json"):
+            return "application/json"
+        if self.absolute_path.endswith((".jinja", ".txt")):
+            return "text/plain; charset=UTF-8"
+        return "application/octet-stream"
+
+
+class NoLocalModelsHandler(APIHandler):
+    """Answers every model request with a 404 that says how to serve models."""
+
+    @web.authenticated
+    def get(self, _path: str) -> None:
+        self.set_status(404)
+        self.finish({"error": {"message": NOT_SERVED, "type": "not_configured"}})
+
+
+def models_handlers(base_url: str, models_dir: str) -> list[tuple[str, type, dict[str, Any]]]:
+    """The route serving ``models_dir`` (or explaining that nothing is served)."""
+    pattern = url_path_join(base_url, *MODELS_ROUTE, "(.*)")
+    if not models_dir:
+        return [(pattern, NoLocalModelsHandler, {})]
+    return [(pattern, LocalModelsHandler, {"path": os.path.abspath(os.path.expanduser(models_dir))})]

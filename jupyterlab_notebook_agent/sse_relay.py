@@ -1,0 +1,62 @@
+"""Relaying an upstream SSE stream event by event, and saying so when it breaks.
+
+When the model endpoint's connection drops in the middle of a stream, the proxy
+can no longer send an error status: the browser already has a 200. Closing the
+response cleanly would make a cut-off answer look complete (the agent would take
+half a sentence as the final answer, or run a tool call with half its
+arguments). So the proxy ends the stream with an error event instead, which the
+``openai`` client raises as an error, and the agent reports it.
+
+For that event to parse, the browser must not be left with half an event: the
+relay forwards only complete events (up to the last blank line) and holds the
+partial one, which is at most one event, so memory stays bounded however long
+the stream. A body that never has a blank line is passed on past ``MAX_PENDING``.
+"""
+
+from __future__ import annotations
+
+import json
+
+#: Longest partial event held back; past it, bytes are forwarded as they are.
+MAX_PENDING = 1024 * 1024
+
+#: The error ``type`` of the event that ends a broken stream.
+BROKEN_TYPE = "upstream_stream_broken"
+
+_TERMINATORS = (b"\n\n", b"\r\r", b"\r\n\r\n")
+
+
+class SseRelay:
+    """Splits an SSE byte stream at event boundaries."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+
+    def feed(self, chunk: bytes) -> bytes:
+        """Take a network chunk; return the complete events ready to forward."""
+        start = max(0, len(self._pending) - 3)
+        self._pending.extend(chunk)
+        end = 0
+        for terminator in _TERMINATORS:
+            found = self._pending.rfind(terminator, start)
+            if found >= 0:
+                end = max(end, found + len(terminator))
+        if end == 0 and len(self._pending) > MAX_PENDING:
+            end = len(self._pending)
+        if end == 0:
+            return b""
+        ready = bytes(self._pending[:end])
+        del self._pending[:end]
+        return ready
+
+    def flush(self) -> bytes:
+        """The stream ended normally: whatever is left."""
+        rest = bytes(self._pending)
+        self._pending.clear()
+        return rest
+
+    def broken(self, reason: str) -> bytes:
+        """The stream broke: drop the partial event and return an error event."""
+        self._pending.clear()
+        message = f"The model endpoint's stream broke off before the end of the answer ({reason})."
+        return f"data: {json.dumps({'error': {'message': message, 'type': BROKEN_TYPE}})}\n\n".encode()

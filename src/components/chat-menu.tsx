@@ -1,0 +1,84 @@
+/**
+ * The header's chat controls: reopen an earlier chat of this notebook
+ * (History) and download the chat as markdown (Export).
+ */
+import React, { useState } from 'react';
+import { chatToMarkdown } from '../agent/chat-record';
+import type { AgentSession } from '../agent/session';
+import type { IChatHistory } from '../jupyter/chat-persistence';
+import type { IChatSummary } from '../jupyter/chat-store';
+
+/** Props of `ChatMenu`. */
+export interface IChatMenuProps {
+  session: AgentSession;
+  history: IChatHistory | null;
+  disabled: boolean;
+}
+
+/** History and Export. */
+export function ChatMenu(props: IChatMenuProps): JSX.Element {
+  const [chats, setChats] = useState<IChatSummary[] | null>(null);
+  const toggle = async () => {
+    if (chats) {
+      setChats(null);
+      return;
+    }
+    setChats((await props.history?.list()) ?? []);
+  };
+  return (
+    <>
+      {props.history && (
+        <button
+          className="jp-AgentSidebar-link"
+          aria-expanded={chats !== null}
+          disabled={props.disabled}
+          onClick={() => void toggle()}
+        >
+          History
+        </button>
+      )}
+      <button
+        className="jp-AgentSidebar-link"
+        disabled={!props.session.getSnapshot().items.length}
+        onClick={() => exportChat(props.session)}
+      >
+        Export
+      </button>
+      {chats && (
+        <ul className="jp-AgentSidebar-history" aria-label="Earlier chats">
+          {chats.length === 0 && <li>No saved chats for this notebook yet.</li>}
+          {chats.map(chat => (
+            <li key={chat.id}>
+              <button
+                className="jp-AgentSidebar-link"
+                aria-current={chat.id === props.session.chatId}
+                onClick={() => {
+                  setChats(null);
+                  void props.history?.open(chat.id);
+                }}
+              >
+                {chat.title || 'Untitled chat'}
+              </button>{' '}
+              <span className="jp-AgentSidebar-historyDate">
+                {new Date(chat.updated).toLocaleString()}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** Download the chat as a markdown file. */
+function exportChat(session: AgentSession): void {
+  const record = session.record();
+  const blob = new Blob([chatToMarkdown(record)], { type: 'text/markdown' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = `${record.title.replace(/[^\w.-]+/g, '_').slice(0, 60) || 'chat'}.md`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}

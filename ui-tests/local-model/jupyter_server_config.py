@@ -1,0 +1,12 @@
+"""Jupyter server for the local-model UI tests: no model endpoint, and the tiny test model served."""
+
+from pathlib import Path
+
+from jupyterlab.galata import configure_jupyter_server
+
+configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
+c.ServerApp.allow_root = True  # noqa: F821
+c.ServerApp.port = 8891  # noqa: F821
+c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821
+# Built by the webServer command (tests/local_model/build_tiny_model.py).
+c.NotebookAgent.local_models_dir = str(Path(__file__).resolve().parents[2] / "build" / "local-models")  # noqa: F821

@@ -1,0 +1,73 @@
+/**
+ * Playwright configuration for the local-model UI tests (the in-browser
+ * model: transformers.js in a Web Worker).
+ *
+ * Its own Jupyter server on port 8891, with no model endpoint, serving the
+ * tiny random-weight test model (built first by the webServer command, ~5 s)
+ * from c.NotebookAgent.local_models_dir. Two projects: plain headless
+ * Chromium, which has no WebGPU adapter (the WebAssembly rung runs), and
+ * Chromium with --enable-unsafe-webgpu, which gets a SwiftShader adapter
+ * without shader-f16 (the WebGPU + q4 rung runs, slowly).
+ *
+ *   cd ui-tests && npx playwright test -c playwright.local-model.config.js
+ */
+const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+const PORT = 8891;
+const args = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage'
+];
+const chromium = (extra, webgpu) => ({
+  browserName: 'chromium',
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: [...args, ...extra]
+  },
+  // Read by the spec: which rung the sidebar must report, and how long an
+  // answer to ask for (SwiftShader's WebGPU decodes about 1 token/s).
+  expectedRung: webgpu ? 'WebGPU (q4)' : 'WebAssembly (q4)',
+  answerTokens: webgpu ? 8 : 48
+});
+
+module.exports = {
+  ...baseConfig,
+  testDir: './local-model',
+  timeout: 180000,
+  retries: 0,
+  workers: 1,
+  reporter: [['list']],
+  use: {
+    ...baseConfig.use,
+    baseURL: `http://localhost:${PORT}`,
+    video: 'off',
+    trace: 'off'
+  },
+  projects: [
+    {
+      name: 'local-wasm',
+      use: chromium(['--disable-gpu'], false)
+    },
+    {
+      name: 'local-webgpu',
+      // Start-up and interrupt do not depend on the device: run them once.
+      grepInvert: /@device-independent/,
+      use: chromium(['--enable-unsafe-webgpu'], true)
+    }
+  ],
+  webServer: [
+    {
+      command:
+        'python ../tests/local_model/build_tiny_model.py --skip-existing ../build/local-models/tiny-llama && ' +
+        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL ' +
+        `jupyter lab --config local-model/jupyter_server_config.py --port ${PORT}`,
+      url: `http://localhost:${PORT}/lab`,
+      timeout: 180000,
+      reuseExistingServer: false
+    }
+  ]
+};
