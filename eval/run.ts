@@ -18,7 +18,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { OpenAIChatClient } from '../src/agent/model/openai-client';
 import { loadTaskSet } from './src/load';
-import { DEFAULT_PRICES, priceOf, type IPrice } from './src/prices';
+import {
+  DEFAULT_PRICES,
+  priceOf,
+  type IPrice
+} from '../src/agent/model/prices';
 import { buildReport, writeReport } from './src/report';
 import { runTaskSet } from './src/runner';
 

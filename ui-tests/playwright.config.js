@@ -24,6 +24,8 @@ const chromium = {
 
 module.exports = {
   ...baseConfig,
+  // The local-model and security suites have configs (and servers) of their own.
+  testDir: './tests',
   timeout: 120000,
   retries: 0,
   workers: 1,

@@ -5,7 +5,7 @@ import {
   parseNumber
 } from '../src/answers';
 import { fromJsonLines } from '../src/load';
-import { costOf, priceOf } from '../src/prices';
+import { costOf, priceOf } from '../../src/agent/model/prices';
 import { taskPrompt } from '../src/runner';
 
 describe('reading answers', () => {

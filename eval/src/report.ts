@@ -5,7 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROMPT_VERSION } from '../../src/agent/context/system-prompt';
-import { costOf, type IPrice } from './prices';
+import { costOf, type IPrice } from '../../src/agent/model/prices';
 import type { ITaskResult } from './runner';
 
 /** What the run was. */

@@ -68,6 +68,8 @@ export interface ISessionState {
   status: 'idle' | 'running';
   error: IAgentError | null;
   usage: IUsage;
+  /** Tokens of the last task (a prompt, a generation, a fix), for the header. */
+  lastTurn: IUsage | null;
   /** A call waiting for the user's approval. */
   pendingApproval: IApprovalRequest | null;
   /** The agent's plan, as it last stated it (update_plan). */
@@ -115,6 +117,7 @@ export class AgentSession {
     status: 'idle',
     error: null,
     usage: { promptTokens: 0, completionTokens: 0 },
+    lastTurn: null,
     pendingApproval: null,
     plan: null,
     review: null,
@@ -368,6 +371,7 @@ export class AgentSession {
     const controller = new AbortController();
     this._controller = controller;
     this._set({ status: 'running', error: null, plan: null, review: null });
+    const before = this._state.usage;
 
     const turn = async (
       prompt: string,
@@ -427,7 +431,15 @@ export class AgentSession {
       })
       .finally(() => {
         this._controller = null;
-        this._set({ status: 'idle', pendingApproval: null });
+        const after = this._state.usage;
+        this._set({
+          status: 'idle',
+          pendingApproval: null,
+          lastTurn: {
+            promptTokens: after.promptTokens - before.promptTokens,
+            completionTokens: after.completionTokens - before.completionTokens
+          }
+        });
       });
   }
 
@@ -494,6 +506,7 @@ export class AgentSession {
       status: 'idle',
       error: null,
       usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
+      lastTurn: null,
       pendingApproval: null,
       plan: record.plan ?? null,
       review: null,
@@ -514,6 +527,7 @@ export class AgentSession {
       status: 'idle',
       error: null,
       usage: { promptTokens: 0, completionTokens: 0 },
+      lastTurn: null,
       pendingApproval: null,
       plan: null,
       review: null,

@@ -11,6 +11,7 @@ import type { EndpointMode } from '../jupyter/settings';
 import type { IChatHistory } from '../jupyter/chat-persistence';
 import { ApprovalCard } from './approval-card';
 import { ChatMenu } from './chat-menu';
+import { decorateCodeBlocks } from './code-block-actions';
 import { DirectModeWarning } from './direct-mode-warning';
 import { FixReview } from './fix-review';
 import { localModelStatus } from '../jupyter/local-model-status';
@@ -21,6 +22,7 @@ import { PromptBox } from './prompt-box';
 import { ProviderBar, type IProviderView } from './provider-bar';
 import { SetupNotice } from './setup-notice';
 import { ToolCallCard } from './tool-call-card';
+import { UsageBadge } from './usage-badge';
 import { useThrottledStore } from './use-throttled-store';
 
 /** Props of `ChatView`. */
@@ -43,6 +45,33 @@ export interface IChatViewProps {
   inputRef: React.RefObject<HTMLTextAreaElement>;
   /** Saved chats of this notebook (null: not available). */
   history: IChatHistory | null;
+  /** Insert code from an answer as a new cell below the active cell. */
+  onInsertCode: (code: string) => void;
+}
+
+/** An answer: markdown, with Copy / Insert as cell on its code blocks. */
+function AssistantMessage(props: {
+  text: string;
+  rendermime: IRenderMimeRegistry;
+  onInsertCode: (code: string) => void;
+}): JSX.Element {
+  const host = useRef<HTMLDivElement>(null);
+  const insert = useRef(props.onInsertCode);
+  insert.current = props.onInsertCode;
+  useEffect(
+    () =>
+      host.current
+        ? decorateCodeBlocks(host.current, {
+            onInsert: code => insert.current(code)
+          })
+        : undefined,
+    []
+  );
+  return (
+    <div className="jp-AgentSidebar-assistant" ref={host}>
+      <MarkdownView text={props.text} rendermime={props.rendermime} />
+    </div>
+  );
 }
 
 /** The whole chat. */
@@ -63,17 +92,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-model" title="Model">
           {props.modelLabel}
         </span>
-        {state.usage.promptTokens + state.usage.completionTokens > 0 && (
-          <span
-            className="jp-AgentSidebar-usage"
-            title={`This chat: ${state.usage.promptTokens} prompt + ${state.usage.completionTokens} completion tokens`}
-          >
-            {formatTokens(
-              state.usage.promptTokens + state.usage.completionTokens
-            )}{' '}
-            tokens
-          </span>
-        )}
+        <UsageBadge
+          usage={state.usage}
+          lastTurn={state.lastTurn}
+          model={props.modelLabel}
+        />
         <button
           className="jp-AgentSidebar-link"
           onClick={() => session.newChat()}
@@ -112,9 +135,12 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               );
             case 'assistant':
               return (
-                <div key={item.id} className="jp-AgentSidebar-assistant">
-                  <MarkdownView text={item.text} rendermime={rendermime} />
-                </div>
+                <AssistantMessage
+                  key={item.id}
+                  text={item.text}
+                  rendermime={rendermime}
+                  onInsertCode={props.onInsertCode}
+                />
               );
             case 'tool':
               return (
@@ -191,11 +217,4 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       />
     </div>
   );
-}
-
-/** 1234 → "1.2k", for the header. */
-function formatTokens(count: number): string {
-  return count < 1000
-    ? String(count)
-    : `${(count / 1000).toFixed(count < 10000 ? 1 : 0)}k`;
 }

@@ -10,7 +10,11 @@ import {
 import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
-import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
+import {
+  INotebookTracker,
+  NotebookActions,
+  type NotebookPanel
+} from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { capabilitiesFor } from '../agent/model/capabilities';
@@ -202,7 +206,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       },
       onSetKey: () => void askForKey(),
       onSend: prompt => send(prompt) !== null,
-      onShowCell: cellId => showCell(app, tracker, cellId)
+      onShowCell: cellId => showCell(app, tracker, cellId),
+      onInsertCode: code => insertCodeCell(app, tracker, session, code)
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
 
@@ -401,6 +406,33 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     }
   }
 };
+
+/** Insert `code` as a new code cell below the active cell (the user's own edit). */
+function insertCodeCell(
+  app: JupyterFrontEnd,
+  tracker: INotebookTracker,
+  session: AgentSession,
+  code: string
+): void {
+  const panel = tracker.currentWidget;
+  if (!panel) {
+    session.reportError({
+      kind: 'no-notebook',
+      message: 'No notebook is open to insert the code into.',
+      hint: 'Open a notebook, click the cell the code should follow, and try again.'
+    });
+    return;
+  }
+  NotebookActions.insertBelow(panel.content);
+  const cell = panel.content.activeCell;
+  if (cell) {
+    if (cell.model.type !== 'code') {
+      NotebookActions.changeCellType(panel.content, 'code');
+    }
+    panel.content.activeCell?.model.sharedModel.setSource(code);
+  }
+  app.shell.activateById(panel.id);
+}
 
 /** Bring a cell into view in whichever notebook holds it. */
 function showCell(

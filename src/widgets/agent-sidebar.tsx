@@ -80,6 +80,7 @@ export class AgentSidebar extends ReactWidget {
         onShowCell={this._options.onShowCell}
         inputRef={this._input}
         history={this._options.history ?? null}
+        onInsertCode={this._options.onInsertCode}
       />
     );
   }
@@ -99,5 +100,7 @@ export namespace AgentSidebar {
     onSetKey: () => void;
     /** Saved chats (chat-persistence.ts). */
     history?: IChatHistory;
+    /** Insert code from an answer as a new cell. */
+    onInsertCode: (code: string) => void;
   }
 }

@@ -9,7 +9,11 @@ export const SIDEBAR = 'notebook-agent-sidebar';
 
 /** Open the sidebar; resolves with the prompt box. */
 export async function openAgent(page: IJupyterLabPageFixture) {
-  await page.sidebar.openTab(SIDEBAR);
+  // The public command, idempotent (Galata's openTab toggles a tab it
+  // believes closed, which closes an open sidebar now and then).
+  await page.evaluate(() =>
+    window.jupyterapp.commands.execute('notebook-agent:open')
+  );
   const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
   await expect(prompt).toBeVisible();
   return prompt;

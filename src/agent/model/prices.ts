@@ -1,5 +1,5 @@
 /**
- * Cost estimates: USD per million prompt and completion tokens, by model
+ * Cost estimates (the sidebar and the eval harness): USD per million prompt and completion tokens, by model
  * name. List prices as published by the providers (they change; pass a
  * JSON file with `--prices` to use your own). Local models cost nothing.
  */

@@ -1,0 +1,86 @@
+/**
+ * The sidebar for everyday use: keyboard only, code blocks that copy or
+ * become cells, token cost, and the light and dark themes.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import { script } from './scripted-model';
+import { SIDEBAR, finished, openAgent, setAgentSettings } from './sidebar';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  await setAgentSettings(page, {});
+  await page.kernel.shutdownAll();
+});
+
+const ANSWER = [
+  'Here is the code:',
+  '',
+  '```python',
+  'total = sum(range(10))',
+  'print(total)',
+  '```',
+  '',
+  'It prints 45.'
+].join('\n');
+
+test('keyboard only: open with Alt+Shift+A, type, Enter; an answer’s code block inserts as a cell; the cost shows', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('keys.ipynb');
+  await page.notebook.setCell(0, 'code', 'x = 1');
+  await setAgentSettings(page, { model: 'gpt-4o-mini' });
+  await script(request, [{ content: ANSWER }]);
+
+  await page.keyboard.press('Alt+Shift+A');
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  await expect(prompt).toBeFocused();
+  await page.keyboard.type('Sum 0..9');
+  await page.keyboard.press('Enter');
+  await finished(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  await expect(sidebar).toContainText('It prints 45.');
+  // Prices are known for gpt-4o-mini: tokens and an estimate.
+  await expect(sidebar.locator('.jp-AgentSidebar-usage')).toContainText(
+    /tokens · ~(<)?\$0\.\d+/
+  );
+
+  const block = sidebar.locator('.jp-AgentSidebar-codeBlock');
+  await expect(block.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await block.getByRole('button', { name: 'Insert as cell' }).focus();
+  await page.keyboard.press('Enter');
+  await expect
+    .poll(() => page.notebook.getCellCount(), { timeout: 10000 })
+    .toBe(2);
+  expect(await page.notebook.getCellTextInput(1)).toBe(
+    'total = sum(range(10))\nprint(total)'
+  );
+  expect(await page.notebook.getCellTextInput(0)).toBe('x = 1');
+});
+
+test('theme variables only: the sidebar follows the light and the dark theme', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('themes.ipynb');
+  await script(request, [{ content: ANSWER }]);
+  const prompt = await openAgent(page);
+  await prompt.fill('Show me code');
+  await prompt.press('Enter');
+  await finished(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const background = () =>
+    sidebar.evaluate(node => getComputedStyle(node).backgroundColor);
+  const light = await background();
+  if (process.env.SCREENSHOTS) {
+    await page.screenshot({ path: '../docs/sidebar-light.png' });
+  }
+  await page.theme.setDarkTheme();
+  await expect.poll(background).not.toBe(light);
+  await expect(sidebar).toContainText('It prints 45.');
+  if (process.env.SCREENSHOTS) {
+    await page.screenshot({ path: '../docs/sidebar-dark.png' });
+  }
+  await page.theme.setLightTheme();
+});
