@@ -30,6 +30,12 @@ import {
   withoutImages,
   type IChatRecord
 } from './chat-record';
+import {
+  attachmentContext,
+  variableInspectionCode,
+  variableMentions,
+  type IAttachments
+} from './context/attachments';
 import { applyEvent } from './session-events';
 import type { ChatMessage, IAgentError, IPlanStep, IUsage } from './types';
 import { revertChanges, type ICellChange } from './workflows/cell-changes';
@@ -178,13 +184,26 @@ export class AgentSession {
    */
   send(
     prompt: string,
-    target: IRunTarget
+    target: IRunTarget,
+    attachments: IAttachments = {}
   ): Promise<IRunOutcome | undefined> | null {
     const text = prompt.trim();
     if (!text) {
       return null;
     }
-    return this._task(target, turn => turn(text));
+    return this._task(target, async (turn, notebook, signal) => {
+      const names = variableMentions(text);
+      const variables = names.length
+        ? await describeVariables(notebook, names, signal)
+        : '';
+      const attached = [
+        ...(attachments.files ?? []).map(file => file.name),
+        ...(attachments.cells ?? []).map(cell => `cell ${cell.index}`)
+      ];
+      return turn(text + attachmentContext(attachments, variables), {
+        display: attached.length ? `${text}\n📎 ${attached.join(', ')}` : text
+      });
+    });
   }
 
   /**
@@ -600,5 +619,28 @@ export class AgentSession {
   private _id(): string {
     this._nextId += 1;
     return `item-${this._nextId}`;
+  }
+}
+
+/** What the kernel says about the variables the prompt mentions (silently, briefly). */
+async function describeVariables(
+  notebook: INotebookPort,
+  names: string[],
+  signal: AbortSignal
+): Promise<string> {
+  try {
+    const result = await notebook.executeCode(variableInspectionCode(names), {
+      silent: true,
+      signal,
+      softTimeoutMs: 10_000,
+      hardTimeoutMs: 20_000
+    });
+    return result.outputs
+      .map(output => (output.type === 'stream' ? output.text : ''))
+      .join('')
+      .slice(0, 4000);
+  } catch {
+    // The prompt still goes out; the agent can inspect the variables itself.
+    return '';
   }
 }

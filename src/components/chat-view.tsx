@@ -10,6 +10,8 @@ import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
 import type { IChatHistory } from '../jupyter/chat-persistence';
 import { ApprovalCard } from './approval-card';
+import type { AttachmentStore } from './attachment-store';
+import { AttachmentTray, fileDropHandlers } from './attachment-tray';
 import { ChatMenu } from './chat-menu';
 import { decorateCodeBlocks } from './code-block-actions';
 import { DirectModeWarning } from './direct-mode-warning';
@@ -47,6 +49,10 @@ export interface IChatViewProps {
   history: IChatHistory | null;
   /** Insert code from an answer as a new cell below the active cell. */
   onInsertCode: (code: string) => void;
+  /** What is attached to the next prompt. */
+  attachments: AttachmentStore;
+  /** Copy files next to the notebook and attach them. */
+  onAttachFiles: (files: File[]) => void;
 }
 
 /** An answer: markdown, with Copy / Insert as cell on its code blocks. */
@@ -86,7 +92,10 @@ export function ChatView(props: IChatViewProps): JSX.Element {
   const running = state.status === 'running';
 
   return (
-    <div className="jp-AgentSidebar-chat">
+    <div
+      className="jp-AgentSidebar-chat"
+      {...fileDropHandlers(props.onAttachFiles)}
+    >
       <div className="jp-AgentSidebar-header">
         <span className="jp-AgentSidebar-title">Notebook Agent</span>
         <span className="jp-AgentSidebar-model" title="Model">
@@ -209,6 +218,10 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           </select>
         </label>
       </div>
+      <AttachmentTray
+        store={props.attachments}
+        onAttachFiles={props.onAttachFiles}
+      />
       <PromptBox
         running={running}
         onSend={props.onSend}

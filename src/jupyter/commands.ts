@@ -12,4 +12,6 @@ export namespace CommandIDs {
   export const generateNotebook = 'notebook-agent:generate-notebook';
   /** Ask the agent to fix the active cell of the current notebook. */
   export const fixCell = 'notebook-agent:fix-cell';
+  /** Attach the notebook's selected cells to the next prompt. */
+  export const addCellsToChat = 'notebook-agent:add-cells-to-chat';
 }

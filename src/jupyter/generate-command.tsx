@@ -12,6 +12,7 @@ import React from 'react';
 import type { IAttachedFile } from '../agent/workflows/generate-notebook';
 import type { AgentSession, IRunTarget } from '../agent/session';
 import type { IAgentError } from '../agent/types';
+import { toBase64 } from './upload';
 import {
   GenerateForm,
   notebookNameFor,
@@ -275,15 +276,6 @@ function emptyNotebook(
     nbformat: 4,
     nbformat_minor: 5
   };
-}
-
-async function toBase64(file: File): Promise<string> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
 }
 
 function failure(message: string, hint: string): IAgentError {

@@ -26,8 +26,10 @@ import { smallModelTools } from '../agent/tools/small-model-tools';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
-import { AgentSidebar } from '../widgets/agent-sidebar';
+import { AgentSidebar, SIDEBAR_ID } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
+import { AttachmentStore } from '../components/attachment-store';
+import { setupAttachments } from './attachments-glue';
 import { persistChats } from './chat-persistence';
 import { ChatStoreClient } from './chat-store';
 import { CommandIDs } from './commands';
@@ -177,14 +179,21 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         createModelClient({ ...settings, ...chatChoice() }, serverSettings),
       notebook: portFor(panel)
     });
-    const send = (
-      prompt: string,
-      panel: NotebookPanel | null = tracker.currentWidget
-    ) => session.send(prompt, targetFor(panel));
 
+    const attachments = new AttachmentStore();
+    const showSidebar = () => app.shell.activateById(SIDEBAR_ID);
+    const onAttachFiles = setupAttachments(
+      app,
+      tracker,
+      session,
+      attachments,
+      showSidebar
+    );
     const sidebar = new AgentSidebar({
       session,
       rendermime,
+      attachments,
+      onAttachFiles,
       history: persistChats(
         session,
         tracker,
@@ -205,7 +214,17 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         void settingsHandle?.set('model', model);
       },
       onSetKey: () => void askForKey(),
-      onSend: prompt => send(prompt) !== null,
+      onSend: prompt => {
+        const run = session.send(
+          prompt,
+          targetFor(tracker.currentWidget),
+          attachments.getSnapshot()
+        );
+        if (run) {
+          attachments.clear();
+        }
+        return run !== null;
+      },
       onShowCell: cellId => showCell(app, tracker, cellId),
       onInsertCode: code => insertCodeCell(app, tracker, session, code)
     });
@@ -327,7 +346,6 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       label: 'New Notebook Agent Chat',
       execute: () => session.newChat()
     });
-    const showSidebar = () => app.shell.activateById(sidebar.id);
     app.commands.addCommand(CommandIDs.generateNotebook, {
       label: args =>
         args.isLauncher
@@ -399,6 +417,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.stop,
         CommandIDs.generateNotebook,
         CommandIDs.fixCell,
+        CommandIDs.addCellsToChat,
         LocalModelCommandIDs.clearCache
       ]) {
         palette.addItem({ command, category: 'Notebook Agent' });

@@ -5,6 +5,7 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
 import type { AgentSession } from '../agent/session';
+import type { AttachmentStore } from '../components/attachment-store';
 import { ChatView } from '../components/chat-view';
 import type { IProviderView } from '../components/provider-bar';
 import type { IChatHistory } from '../jupyter/chat-persistence';
@@ -81,6 +82,8 @@ export class AgentSidebar extends ReactWidget {
         inputRef={this._input}
         history={this._options.history ?? null}
         onInsertCode={this._options.onInsertCode}
+        attachments={this._options.attachments}
+        onAttachFiles={this._options.onAttachFiles}
       />
     );
   }
@@ -102,5 +105,9 @@ export namespace AgentSidebar {
     history?: IChatHistory;
     /** Insert code from an answer as a new cell. */
     onInsertCode: (code: string) => void;
+    /** What is attached to the next prompt. */
+    attachments: AttachmentStore;
+    /** Copy files next to the notebook and attach them. */
+    onAttachFiles: (files: File[]) => void;
   }
 }

@@ -1,0 +1,62 @@
+import {
+  variableInspectionCode,
+  variableMentions
+} from '../context/attachments';
+import { AgentSession } from '../session';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { ScriptedModel } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+
+describe('prompt attachments', () => {
+  it('finds @variable mentions (identifiers only, no e-mail addresses, no repeats)', () => {
+    expect(
+      variableMentions(
+        'Plot @df by month, compare with @sales_2024 and @df; mail a@b.com'
+      )
+    ).toEqual(['df', 'sales_2024']);
+    // Only identifiers reach the Python code.
+    expect(variableInspectionCode(['df'])).toContain('for __n in ["df"]:');
+  });
+
+  it('sends files, cells and what the kernel says about @variables with the request, and shows a short line', async () => {
+    const executed: string[] = [];
+    const notebook = new FakeNotebook({
+      execute: source => {
+        executed.push(source);
+        return [
+          {
+            type: 'stream',
+            name: 'stdout',
+            text: '@df: pandas.core.frame.DataFrame; shape (3, 2); columns a (int64), b (object)\n'
+          }
+        ];
+      }
+    });
+    const model = new ScriptedModel([{ text: 'Done.' }]);
+    const session = new AgentSession({ tools: new ToolRegistry(agentTools()) });
+    await session.send(
+      'Explain @df using the file',
+      { model: () => model, notebook },
+      {
+        files: [{ name: 'sales.csv', size: 2048 }],
+        cells: [{ id: 'c7', index: 3, source: 'df = load()' }]
+      }
+    );
+    const sent = model.requests[0].messages
+      .filter(m => m.role === 'user')
+      .pop()!.content as string;
+    expect(sent.startsWith('Explain @df using the file')).toBe(true);
+    expect(sent).toContain('- sales.csv (~2 KB)');
+    expect(sent).toContain(
+      'Cell 3 (cell_id c7), which the user points to:\n```python\ndf = load()\n```'
+    );
+    expect(sent).toContain('@df: pandas.core.frame.DataFrame; shape (3, 2)');
+    expect(executed[0]).toContain('"df"');
+    const shown = session.getSnapshot().items[0];
+    expect(shown).toMatchObject({
+      kind: 'user',
+      text: 'Explain @df using the file\n📎 sales.csv, cell 3'
+    });
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * What the user attached to the next prompt (files copied next to the
+ * notebook, cells they picked), as a small store the tray and the commands
+ * share. Sending the prompt empties it.
+ */
+import type {
+  IAttachments,
+  ICellAttachment,
+  IFileAttachment
+} from '../agent/context/attachments';
+
+/** The store. */
+export class AttachmentStore {
+  private _state: Required<IAttachments> = { files: [], cells: [] };
+  private _listeners = new Set<() => void>();
+
+  subscribe = (listener: () => void): (() => void) => {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  };
+
+  getSnapshot = (): Required<IAttachments> => this._state;
+
+  addFiles(files: ReadonlyArray<IFileAttachment>): void {
+    const names = new Set(files.map(file => file.name));
+    this._set({
+      files: [...this._state.files.filter(f => !names.has(f.name)), ...files]
+    });
+  }
+
+  addCells(cells: ReadonlyArray<ICellAttachment>): void {
+    const ids = new Set(cells.map(cell => cell.id));
+    this._set({
+      cells: [...this._state.cells.filter(c => !ids.has(c.id)), ...cells]
+    });
+  }
+
+  /** Remove one file (by name) or cell (by id). */
+  remove(key: string): void {
+    this._set({
+      files: this._state.files.filter(file => file.name !== key),
+      cells: this._state.cells.filter(cell => cell.id !== key)
+    });
+  }
+
+  clear(): void {
+    this._set({ files: [], cells: [] });
+  }
+
+  private _set(patch: Partial<Required<IAttachments>>): void {
+    this._state = { ...this._state, ...patch };
+    this._listeners.forEach(listener => listener());
+  }
+}
