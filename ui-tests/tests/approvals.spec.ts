@@ -1,0 +1,51 @@
+/**
+ * Approval before code runs: the user edits the code in the approval card,
+ * then approves; the edited code is what runs in the kernel, and the model
+ * is told the user changed it.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import { received, script } from './scripted-model';
+import { SIDEBAR, ask, finished } from './sidebar';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  await page.kernel.shutdownAll();
+});
+
+test('edit then approve: the edited code runs and the model hears about the edit', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('approve.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        { name: 'insert_cell', arguments: { source: 'print(6 * 7)' } }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    { content: 'It printed what you asked.' }
+  ]);
+  await ask(page, 'Multiply');
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const card = sidebar.getByRole('group', { name: 'Approval needed' });
+  const code = card.getByRole('textbox', { name: 'Code to approve' });
+  await expect(code).toHaveValue('print(6 * 7)', { timeout: 30000 });
+  await code.fill('print(6 * 9)');
+  await card.getByRole('button', { name: 'Run' }).click();
+  await finished(page);
+  await expect(
+    page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
+  ).toContainText('54');
+  expect(await page.notebook.getCellTextInput(1)).toBe('print(6 * 9)');
+  const tools = (await received(request))[2].body.messages.filter(
+    m => m.role === 'tool'
+  );
+  expect(tools[tools.length - 1].content).toContain(
+    'The user edited the code before approving it.'
+  );
+  expect(tools[tools.length - 1].content).toContain('54');
+});
