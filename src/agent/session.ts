@@ -462,6 +462,24 @@ export class AgentSession {
       });
   }
 
+  /**
+   * Send the last request again, after an error (a bad key fixed, an
+   * endpoint back up). An unanswered request is taken back out of the
+   * conversation first, so the model does not see it twice.
+   */
+  retry(target: IRunTarget): Promise<IRunOutcome | undefined> | null {
+    const last = [...this._state.items].reverse().find(i => i.kind === 'user');
+    if (!last || last.kind !== 'user' || this._state.status === 'running') {
+      return null;
+    }
+    const tail = this._history[this._history.length - 1];
+    const prompt = last.text.split('\n📎 ')[0];
+    if (tail?.role === 'user' && !tail.observation) {
+      this._history.pop();
+    }
+    return this.send(prompt, target);
+  }
+
   /** Answer the pending approval request (approve, approve edited code, or reject). */
   resolveApproval(decision: ApprovalDecision): void {
     const resolve = this._resolveApproval;

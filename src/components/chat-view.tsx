@@ -51,9 +51,32 @@ export interface IChatViewProps {
   onInsertCode: (code: string) => void;
   /** What is attached to the next prompt. */
   attachments: AttachmentStore;
+  /** Send the last request again (after an error). */
+  onRetry: () => void;
+  /** Open Notebook Agent's settings. */
+  onOpenSettings: () => void;
   /** Copy files next to the notebook and attach them. */
   onAttachFiles: (files: File[]) => void;
 }
+
+/** Errors a second try may get past (the endpoint is back, the key was fixed…). */
+const RETRYABLE = new Set([
+  'unreachable',
+  'rate-limit',
+  'server',
+  'auth',
+  'unknown-model',
+  'not-configured',
+  'unknown'
+]);
+
+/** Errors the settings fix (endpoint, key, model). */
+const SETTINGS_FIXES = new Set([
+  'not-configured',
+  'auth',
+  'unknown-model',
+  'unreachable'
+]);
 
 /** An answer: markdown, with Copy / Insert as cell on its code blocks. */
 function AssistantMessage(props: {
@@ -189,6 +212,25 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           <div className="jp-AgentSidebar-error" role="alert">
             <strong>{state.error.message}</strong>
             <p>{state.error.hint}</p>
+            <div className="jp-AgentSidebar-actions">
+              {RETRYABLE.has(state.error.kind) &&
+                state.items.some(item => item.kind === 'user') && (
+                  <button
+                    className="jp-mod-styled jp-mod-accept"
+                    onClick={props.onRetry}
+                  >
+                    Retry
+                  </button>
+                )}
+              {SETTINGS_FIXES.has(state.error.kind) && (
+                <button
+                  className="jp-mod-styled"
+                  onClick={props.onOpenSettings}
+                >
+                  Open settings
+                </button>
+              )}
+            </div>
           </div>
         )}
         <div ref={bottom} />

@@ -194,6 +194,17 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       rendermime,
       attachments,
       onAttachFiles,
+      onRetry: () =>
+        void session.retry(
+          targetFor(
+            tracker.find(p => p.context.path === session.notebookPath) ??
+              tracker.currentWidget
+          )
+        ),
+      onOpenSettings: () =>
+        void app.commands.execute('settingeditor:open', {
+          query: 'Notebook Agent'
+        }),
       history: persistChats(
         session,
         tracker,

@@ -84,6 +84,8 @@ export class AgentSidebar extends ReactWidget {
         onInsertCode={this._options.onInsertCode}
         attachments={this._options.attachments}
         onAttachFiles={this._options.onAttachFiles}
+        onRetry={this._options.onRetry}
+        onOpenSettings={this._options.onOpenSettings}
       />
     );
   }
@@ -109,5 +111,9 @@ export namespace AgentSidebar {
     attachments: AttachmentStore;
     /** Copy files next to the notebook and attach them. */
     onAttachFiles: (files: File[]) => void;
+    /** Send the last request again. */
+    onRetry: () => void;
+    /** Open the settings editor at Notebook Agent. */
+    onOpenSettings: () => void;
   }
 }

@@ -192,6 +192,19 @@ test.describe('Notebook Agent sidebar', () => {
     await expect(alert).toContainText('rejected the API key (401)');
     await expect(alert).toContainText('OPENAI_API_KEY');
     expect(await page.notebook.getCellCount()).toBe(1);
+    await expect(
+      alert.getByRole('button', { name: 'Open settings' })
+    ).toBeVisible();
+
+    // The key was fixed: Retry sends the same request once more, not twice.
+    await script(request, [{ content: 'Now it works.' }]);
+    await alert.getByRole('button', { name: 'Retry' }).click();
+    await expect(page.locator(`#${SIDEBAR}`)).toContainText('Now it works.');
+    await expect(alert).toHaveCount(0);
+    const [retried] = await received(request);
+    expect(
+      retried.body.messages.filter(m => m.content === 'Do something')
+    ).toHaveLength(1);
   });
 
   test('with no notebook open, the sidebar says so, keeps the prompt, and calls no model', async ({

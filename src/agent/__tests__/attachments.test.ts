@@ -60,3 +60,20 @@ describe('prompt attachments', () => {
     });
   });
 });
+
+describe('retry', () => {
+  it('sends the failed request again without duplicating it in the conversation', async () => {
+    const notebook = new FakeNotebook();
+    const session = new AgentSession({ tools: new ToolRegistry(agentTools()) });
+    const failing = new ScriptedModel([
+      { error: Object.assign(new Error('401'), { status: 401 }) }
+    ]);
+    await session.send('Do it', { model: () => failing, notebook });
+    expect(session.getSnapshot().error?.kind).toBe('auth');
+    const working = new ScriptedModel([{ text: 'Done.' }]);
+    await session.retry({ model: () => working, notebook });
+    const users = working.requests[0].messages.filter(m => m.role === 'user');
+    expect(users.map(m => m.content)).toEqual(['Do it']);
+    expect(session.getSnapshot().error).toBeNull();
+  });
+});
