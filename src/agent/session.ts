@@ -1,10 +1,8 @@
 /**
- * AgentSession: the state of one chat, as a small external store.
- *
- * The UI reads it with `subscribe()` / `getSnapshot()` (React's
- * `useSyncExternalStore`); each change produces a new immutable snapshot.
- * The session owns the model conversation across turns and the abort
- * controller of the run in progress.
+ * AgentSession: one chat and its runs. The state the UI reads and the
+ * saved-chat handling live in SessionStore (session-store.ts); this class
+ * runs prompts and the Generate / Fix workflows, asks for approvals, and
+ * owns the abort controller of the run in progress.
  */
 import { smallModelSystemPrompt } from './context/small-model-prompt';
 import { systemPrompt } from './context/system-prompt';
@@ -23,13 +21,7 @@ import type { ToolProtocol } from './model/capabilities';
 import type { INotebookPort } from './ports';
 import { ToolRegistry, type ITool } from './tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
-import {
-  CHAT_RECORD_VERSION,
-  chatTitle,
-  newChatId,
-  withoutImages,
-  type IChatRecord
-} from './chat-record';
+import type { IChatRecord } from './chat-record';
 import {
   attachmentContext,
   variableInspectionCode,
@@ -37,8 +29,24 @@ import {
   type IAttachments
 } from './context/attachments';
 import { applyEvent } from './session-events';
-import type { ChatMessage, IAgentError, IPlanStep, IUsage } from './types';
-import { revertChanges, type ICellChange } from './workflows/cell-changes';
+import {
+  SessionStore,
+  type IFixReview,
+  type IModelChoice,
+  type IRunTarget,
+  type ISessionState,
+  type TranscriptItem
+} from './session-store';
+
+export type {
+  IFixReview,
+  IModelChoice,
+  IRunTarget,
+  ISessionState,
+  TranscriptItem
+};
+import type { IAgentError } from './types';
+import { revertChanges } from './workflows/cell-changes';
 import {
   DEFAULT_FIX_ATTEMPTS,
   FIX_ALWAYS_ASK,
@@ -52,64 +60,6 @@ import {
 } from './workflows/generate-notebook';
 import type { ITurnOptions } from './workflows/turn-runner';
 
-/** One entry of the visible transcript. */
-export type TranscriptItem =
-  | { kind: 'user'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string }
-  | {
-      kind: 'tool';
-      id: string;
-      name: string;
-      arguments: string;
-      status: 'running' | 'done' | 'error';
-      output?: string;
-      cellId?: string;
-      durationMs?: number;
-    }
-  | { kind: 'notice'; id: string; text: string };
-
-/** Everything the UI shows. */
-export interface ISessionState {
-  items: ReadonlyArray<TranscriptItem>;
-  status: 'idle' | 'running';
-  error: IAgentError | null;
-  usage: IUsage;
-  /** Tokens of the last task (a prompt, a generation, a fix), for the header. */
-  lastTurn: IUsage | null;
-  /** A call waiting for the user's approval. */
-  pendingApproval: IApprovalRequest | null;
-  /** The agent's plan, as it last stated it (update_plan). */
-  plan: ReadonlyArray<IPlanStep> | null;
-  /** A fix waiting for the user's Accept or Reject. */
-  review: IFixReview | null;
-  /** This chat's provider and model; null: the defaults from the settings. */
-  choice: IModelChoice | null;
-}
-
-/** A chat's choice of provider and model ('' = the provider's default model). */
-export interface IModelChoice {
-  provider: string;
-  model: string;
-}
-
-/** The changes of a "Fix this cell" run, for the user to accept or reject. */
-export interface IFixReview {
-  cellId: string;
-  status: IFixResult['status'];
-  attempts: number;
-  changes: ReadonlyArray<ICellChange>;
-  /** The cell's remaining problem, when it is not fixed. */
-  problem?: string;
-}
-
-/** What a run needs from the outside world. */
-export interface IRunTarget {
-  /** Builds the model client; may throw a `ModelConfigError`. */
-  model: () => IModelClient;
-  /** The notebook to work in; null when none is open. */
-  notebook: INotebookPort | null;
-}
-
 const NO_NOTEBOOK: IAgentError = {
   kind: 'no-notebook',
   message: 'No notebook is open: Notebook Agent works in the active notebook.',
@@ -117,27 +67,10 @@ const NO_NOTEBOOK: IAgentError = {
 };
 
 /** The state of one chat. */
-export class AgentSession {
-  private _state: ISessionState = {
-    items: [],
-    status: 'idle',
-    error: null,
-    usage: { promptTokens: 0, completionTokens: 0 },
-    lastTurn: null,
-    pendingApproval: null,
-    plan: null,
-    review: null,
-    choice: null
-  };
+export class AgentSession extends SessionStore {
   private _resolveApproval: ((decision: ApprovalDecision) => void) | null =
     null;
-  private _listeners = new Set<() => void>();
-  private _history: ChatMessage[] = [];
   private _controller: AbortController | null = null;
-  private _nextId = 0;
-  private _chatId = newChatId();
-  private _created = Date.now();
-  private _notebookPath = '';
   /** The notebook a pending review belongs to. */
   private _reviewNotebook: INotebookPort | null = null;
   private _textTools = new ToolRegistry([addAndRunCell] as ITool<never>[]);
@@ -161,20 +94,8 @@ export class AgentSession {
       parallelToolCalls?: () => boolean;
       smallTools?: ToolRegistry;
     }
-  ) {}
-
-  /** Register a listener; returns the function that removes it. */
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
-
-  /** The current immutable snapshot. */
-  getSnapshot = (): ISessionState => this._state;
-
-  /** The model conversation (for tests and persistence). */
-  get history(): ReadonlyArray<ChatMessage> {
-    return this._history;
+  ) {
+    super();
   }
 
   /**
@@ -488,98 +409,24 @@ export class AgentSession {
     resolve?.(decision);
   }
 
-  /** Stop the run in progress: aborts the model stream and interrupts a running cell. */
-  stop(): void {
-    this._controller?.abort();
-  }
-
-  /** This chat's id (its file on the server). */
-  get chatId(): string {
-    return this._chatId;
-  }
-
-  /** The notebook this chat belongs to ('' before its first run). */
-  get notebookPath(): string {
-    return this._notebookPath;
-  }
-
-  /** The chat as saved on the server. */
-  record(): IChatRecord {
-    const state = this._state;
-    return {
-      version: CHAT_RECORD_VERSION,
-      id: this._chatId,
-      notebook: this._notebookPath,
-      title: chatTitle(state.items),
-      created: this._created,
-      updated: Date.now(),
-      items: [...state.items],
-      history: withoutImages(this._history),
-      usage: state.usage,
-      plan: state.plan ? [...state.plan] : null,
-      choice: state.choice
-    };
-  }
-
   /** Reopen a saved chat (refused while a run is in progress). */
   restore(record: IChatRecord): boolean {
-    if (this._state.status === 'running') {
+    if (!super.restore(record)) {
       return false;
     }
-    this._chatId = record.id;
-    this._created = record.created ?? Date.now();
-    this._notebookPath = record.notebook;
-    this._history = [...record.history];
-    // New items must not reuse the saved ones' ids.
-    this._nextId = Math.max(
-      0,
-      ...record.items.map(item =>
-        Number(/^item-(\d+)$/.exec(item.id)?.[1] ?? 0)
-      )
-    );
     this._reviewNotebook = null;
-    this._set({
-      items: record.items,
-      status: 'idle',
-      error: null,
-      usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
-      lastTurn: null,
-      pendingApproval: null,
-      plan: record.plan ?? null,
-      review: null,
-      choice: record.choice ?? null
-    });
     return true;
   }
 
   /** Forget the conversation (stops a run in progress first); `notebook` names the new chat's notebook. */
   newChat(notebook = this._notebookPath): void {
     this.stop();
-    this._chatId = newChatId();
-    this._created = Date.now();
-    this._notebookPath = notebook;
-    this._history = [];
-    this._set({
-      items: [],
-      status: 'idle',
-      error: null,
-      usage: { promptTokens: 0, completionTokens: 0 },
-      lastTurn: null,
-      pendingApproval: null,
-      plan: null,
-      review: null,
-      choice: null
-    });
+    super.newChat(notebook);
   }
 
-  /** Set this chat's provider and model (a new chat starts from the defaults). */
-  setModelChoice(choice: IModelChoice | null): void {
-    this._set({ choice });
-  }
-
-  /** Show an error that happened outside a run. */
-  reportError(error: IAgentError | null): void {
-    this._set({ error });
+  /** Stop the run in progress: aborts the model stream and interrupts a running cell. */
+  stop(): void {
+    this._controller?.abort();
   }
 
   /** Add the endpoint's models to an "unknown model" error. */
@@ -619,24 +466,6 @@ export class AgentSession {
 
   private _runSettings(): IRunSettings {
     return this._options.runSettings?.() ?? DEFAULT_RUN_SETTINGS;
-  }
-
-  private _notice(text: string): void {
-    this._set({
-      items: [...this._state.items, { kind: 'notice', id: this._id(), text }]
-    });
-  }
-
-  private _set(patch: Partial<ISessionState>): void {
-    this._state = { ...this._state, ...patch };
-    for (const listener of this._listeners) {
-      listener();
-    }
-  }
-
-  private _id(): string {
-    this._nextId += 1;
-    return `item-${this._nextId}`;
   }
 }
 
