@@ -34,6 +34,7 @@ import { persistChats } from './chat-persistence';
 import { ChatStoreClient } from './chat-store';
 import { CommandIDs } from './commands';
 import { installFixButtons } from './fix-button';
+import { stopWhenClosed } from './stop-on-close';
 import {
   LocalModelCommandIDs,
   registerLocalModelCommands
@@ -174,11 +175,14 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       })
     });
 
-    const targetFor = (panel: NotebookPanel | null) => ({
-      model: () =>
-        createModelClient({ ...settings, ...chatChoice() }, serverSettings),
-      notebook: portFor(panel)
-    });
+    const targetFor = (panel: NotebookPanel | null) => {
+      stopWhenClosed(session, panel);
+      return {
+        model: () =>
+          createModelClient({ ...settings, ...chatChoice() }, serverSettings),
+        notebook: portFor(panel)
+      };
+    };
 
     const attachments = new AttachmentStore();
     const showSidebar = () => app.shell.activateById(SIDEBAR_ID);
