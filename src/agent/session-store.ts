@@ -76,9 +76,9 @@ export interface IRunTarget {
   notebook: INotebookPort | null;
 }
 
-/** A chat's state, its conversation and its identity. */
-export class SessionStore {
-  protected _state: ISessionState = {
+/** The state of a chat with nothing in it. */
+function emptyState(): ISessionState {
+  return {
     items: [],
     status: 'idle',
     error: null,
@@ -89,6 +89,11 @@ export class SessionStore {
     review: null,
     choice: null
   };
+}
+
+/** A chat's state, its conversation and its identity. */
+export class SessionStore {
+  protected _state: ISessionState = emptyState();
   protected _listeners = new Set<() => void>();
   protected _history: ChatMessage[] = [];
   protected _nextId = 0;
@@ -168,23 +173,13 @@ export class SessionStore {
     return true;
   }
 
-  /** Forget the conversation (stops a run in progress first); `notebook` names the new chat's notebook. */
+  /** Forget the conversation; `notebook` names the new chat's notebook. */
   newChat(notebook = this._notebookPath): void {
     this._chatId = newChatId();
     this._created = Date.now();
     this._notebookPath = notebook;
     this._history = [];
-    this._set({
-      items: [],
-      status: 'idle',
-      error: null,
-      usage: { promptTokens: 0, completionTokens: 0 },
-      lastTurn: null,
-      pendingApproval: null,
-      plan: null,
-      review: null,
-      choice: null
-    });
+    this._set(emptyState());
   }
 
   /** Set this chat's provider and model (a new chat starts from the defaults). */
