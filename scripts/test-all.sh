@@ -51,6 +51,13 @@ python -m pytest
 step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
 (cd ui-tests && npx playwright test)
 
+step "Security UI tests (XSS corpus, keys, prompt injection; own servers on 8892 and 8766)"
+security_log="$(mktemp)"
+(cd ui-tests && npx playwright test -c playwright.security.config.js) 2>&1 | tee "$security_log"
+echo "Security summary:"
+grep '^SECURITY' "$security_log"
+rm -f "$security_log"
+
 step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own server on 8891)"
 # Builds the tiny random-weight test model first (~5 s, tests/local_model/).
 (cd ui-tests && npx playwright test -c playwright.local-model.config.js)

@@ -100,6 +100,8 @@ export class SessionStore {
   protected _chatId = newChatId();
   protected _created = Date.now();
   protected _notebookPath = '';
+  /** The chat just replaced by newChat/restore, until taken (to be saved). */
+  private _closed: IChatRecord | null = null;
 
   /** Register a listener; returns the function that removes it. */
   subscribe = (listener: () => void): (() => void) => {
@@ -148,6 +150,7 @@ export class SessionStore {
     if (this._state.status === 'running') {
       return false;
     }
+    this._keepClosed();
     this._chatId = record.id;
     this._created = record.created ?? Date.now();
     this._notebookPath = record.notebook;
@@ -175,11 +178,28 @@ export class SessionStore {
 
   /** Forget the conversation; `notebook` names the new chat's notebook. */
   newChat(notebook = this._notebookPath): void {
+    this._keepClosed();
     this._chatId = newChatId();
     this._created = Date.now();
     this._notebookPath = notebook;
     this._history = [];
     this._set(emptyState());
+  }
+
+  /**
+   * The chat that New chat (or reopening another) just replaced, once:
+   * whoever saves chats saves it, so its last changes are not lost.
+   */
+  takeClosedRecord(): IChatRecord | null {
+    const closed = this._closed;
+    this._closed = null;
+    return closed;
+  }
+
+  private _keepClosed(): void {
+    if (this._state.items.length) {
+      this._closed = this.record();
+    }
   }
 
   /** Set this chat's provider and model (a new chat starts from the defaults). */

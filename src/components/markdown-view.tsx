@@ -1,7 +1,9 @@
 /**
  * Renders model-written markdown through JupyterLab's own renderer, as
  * untrusted content: the sanitizer strips scripts, event handlers and
- * `javascript:` links, and code blocks get JupyterLab's highlighting.
+ * `javascript:` links, and code blocks get JupyterLab's highlighting. The
+ * sidebar's sanitizer is stricter than the notebook's (untrusted-html.ts):
+ * nothing remote loads, and no command link or form survives.
  *
  * The text is rendered block by block (markdown-blocks.ts): while a reply
  * streams, finished blocks stay as they are and only the last one is
@@ -9,8 +11,27 @@
  */
 import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
-import React, { memo, useEffect, useRef } from 'react';
+import { Widget } from '@lumino/widgets';
+import React, { memo, useEffect, useLayoutEffect, useRef } from 'react';
 import { markdownBlocks } from './markdown-blocks';
+import { UntrustedHtmlSanitizer } from './untrusted-html';
+
+/** One clone per registry, with the sidebar's sanitizer. */
+const CLONES = new WeakMap<IRenderMimeRegistry, IRenderMimeRegistry>();
+
+/** `rendermime` with the strict sanitizer for model output. */
+export function untrustedRendermime(
+  rendermime: IRenderMimeRegistry
+): IRenderMimeRegistry {
+  let clone = CLONES.get(rendermime);
+  if (!clone) {
+    clone = rendermime.clone({
+      sanitizer: new UntrustedHtmlSanitizer(rendermime.sanitizer)
+    });
+    CLONES.set(rendermime, clone);
+  }
+  return clone;
+}
 
 /** Props of `MarkdownView`. */
 export interface IMarkdownViewProps {
@@ -44,13 +65,28 @@ function MarkdownBlockView({
   const latest = useRef(text);
   latest.current = text;
 
-  useEffect(() => {
-    const created = rendermime.createRenderer('text/markdown');
+  // A layout effect: its cleanup runs while the host is still in the
+  // document, which Lumino needs to detach the renderer.
+  useLayoutEffect(() => {
+    const created =
+      untrustedRendermime(rendermime).createRenderer('text/markdown');
     renderer.current = created;
-    host.current?.appendChild(created.node);
+    const node = host.current;
+    if (node?.isConnected) {
+      // Attached as a Lumino widget, so the renderer typesets LaTeX (with
+      // MathJax's safe mode) as it does in a notebook.
+      Widget.attach(created, node);
+    } else {
+      node?.appendChild(created.node);
+    }
     return () => {
       renderer.current = null;
-      created.dispose();
+      try {
+        created.dispose();
+      } catch {
+        // The host left the document first: Lumino cannot detach it.
+        created.node.remove();
+      }
     };
   }, [rendermime]);
 

@@ -46,6 +46,11 @@ export function persistChats(
     }
   };
   session.subscribe(() => {
+    // New chat or another chat reopened: save the one it replaced now.
+    const closed = session.takeClosedRecord();
+    if (closed) {
+      void client.put(closed).catch(() => undefined);
+    }
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void save(), SAVE_DELAY_MS);
   });

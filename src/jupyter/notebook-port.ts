@@ -125,6 +125,7 @@ export class LiveNotebookPort implements INotebookPort {
     const reply = this._withoutStdin(kernel, () =>
       CodeCell.execute(cell, this._panel.sessionContext)
     );
+    Private.untrustOutputs(cell.model);
     const flight = startFlight(
       kernel,
       {
@@ -354,6 +355,28 @@ export class LiveNotebookPort implements INotebookPort {
     throw new NotebookPortError(
       `There is no cell with id ${cellId} in ${this.path} (it may have been deleted). ` +
         'Call read_notebook to see the current cell ids.'
+    );
+  }
+}
+
+namespace Private {
+  /**
+   * Render what the agent's run of a cell outputs as untrusted content, as
+   * for a notebook from someone else: `CodeCell.execute` trusts the outputs
+   * of a cell the user runs, but the agent's code and the data it displays
+   * are steered by model output, and trusted HTML or JavaScript runs in
+   * JupyterLab's origin (which drives the user's kernels and the agent's own
+   * approvals). Called right after `CodeCell.execute` has set the trust and
+   * before any output arrives; the cell's `trusted` metadata goes too, so a
+   * save does not sign the notebook as trusted. Running the cell yourself
+   * trusts it again.
+   */
+  export function untrustOutputs(model: ICodeCellModel): void {
+    model.trusted = false;
+    model.sharedModel.transact(
+      () => model.deleteMetadata('trusted'),
+      false,
+      'silent-change'
     );
   }
 }

@@ -178,8 +178,15 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     const targetFor = (panel: NotebookPanel | null) => {
       stopWhenClosed(session, panel);
       return {
+        // The chat's provider/model choice is among the server's providers:
+        // it applies to proxy mode only.
         model: () =>
-          createModelClient({ ...settings, ...chatChoice() }, serverSettings),
+          createModelClient(
+            settings.endpointMode === 'proxy'
+              ? { ...settings, ...chatChoice() }
+              : settings,
+            serverSettings
+          ),
         notebook: portFor(panel)
       };
     };

@@ -85,3 +85,22 @@ describe('saved chats', () => {
     expect(markdown).toContain('Tokens: 10 prompt + 5 completion.');
   });
 });
+
+describe('the chat New chat replaces', () => {
+  it('is handed over once, with its last changes, so it can be saved', async () => {
+    const session = new AgentSession({ tools: tools() });
+    await session.send('First topic', {
+      model: () => new ScriptedModel([{ text: 'Answer one.' }]),
+      notebook: new FakeNotebook()
+    });
+    const id = session.chatId;
+    session.newChat();
+    const closed = session.takeClosedRecord();
+    expect(closed?.id).toBe(id);
+    expect(JSON.stringify(closed?.items)).toContain('Answer one.');
+    expect(session.takeClosedRecord()).toBeNull();
+    // An empty chat replaced by another is nothing to save.
+    session.newChat();
+    expect(session.takeClosedRecord()).toBeNull();
+  });
+});

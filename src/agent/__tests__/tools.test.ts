@@ -314,6 +314,84 @@ describe('file and shell tools', () => {
     );
   });
 
+  it('read_file and list_files refuse every way out of the root and hidden files (prompt injection)', async () => {
+    const notebook = new FakeNotebook({
+      files: {
+        'data/iris.csv': 'a,b\n1,2\n',
+        '.ssh/id_rsa': 'PRIVATE KEY',
+        'etc/passwd': 'root:x:0:0'
+      }
+    });
+    const { call } = harness(notebook);
+    const escapes = [
+      '../../etc/passwd',
+      'data/../../etc/passwd',
+      '..',
+      'data/..',
+      '..\\..\\etc\\passwd',
+      'data\\..\\..\\secret',
+      '~/.ssh/id_rsa',
+      ' ~root/.ssh/id_rsa',
+      '.ssh/id_rsa',
+      '/.ssh/id_rsa',
+      './.ssh/id_rsa',
+      'data/.env',
+      '.git/config',
+      'C:\\Users\\me\\.ssh\\id_rsa',
+      'C:/Windows/win.ini',
+      'file:///etc/passwd',
+      'http://169.254.169.254/latest/meta-data',
+      'data/iris.csv\u0000.txt'
+    ];
+    for (const path of escapes) {
+      for (const tool of ['read_file', 'list_files']) {
+        const result = await call(tool, { path });
+        expect({ tool, path, ok: result.ok }).toEqual({
+          tool,
+          path,
+          ok: false
+        });
+        expect(result.output).toMatch(/^Refused: /);
+        expect(result.output).not.toContain('PRIVATE KEY');
+        expect(result.output).not.toContain('root:x');
+      }
+    }
+    // Root-relative spellings of a path inside the root still work.
+    for (const path of [
+      '/data/iris.csv',
+      './data/iris.csv',
+      'data//iris.csv'
+    ]) {
+      const result = await call('read_file', { path });
+      expect(result.ok).toBe(true);
+      expect(result.output).toContain('data/iris.csv (');
+    }
+    // An absolute path is read relative to the root, never from the file system root.
+    expect((await call('read_file', { path: '/etc/passwd' })).output).toContain(
+      'etc/passwd ('
+    );
+  });
+
+  it("delete_cell never deletes the user's cells, whatever the model is told (prompt injection)", async () => {
+    const notebook = new FakeNotebook({
+      cells: [
+        { id: 'data', source: "df = pd.read_csv('data.csv')" },
+        { id: 'notes', type: 'markdown', source: '# My notes' }
+      ]
+    });
+    const { call } = harness(notebook);
+    await call('read_notebook', {});
+    for (const id of ['data', 'notes', 'data', 'missing']) {
+      const result = await call('delete_cell', { cell_id: id });
+      expect(result.ok).toBe(false);
+      expect(result.output).toMatch(/^Refused: /);
+    }
+    expect((await notebook.getCells()).map(c => [c.id, c.source])).toEqual([
+      ['data', "df = pd.read_csv('data.csv')"],
+      ['notes', '# My notes']
+    ]);
+  });
+
   it('run_shell runs the command through the kernel with a timeout and reports the exit code', async () => {
     const ran: string[] = [];
     const notebook = new FakeNotebook({

@@ -10,12 +10,43 @@ import { defineTool } from './registry';
 const FILE_BUDGET = 8000;
 
 const OUTSIDE_ROOT =
-  'Refused: paths must stay inside the server root (no "..").';
+  'Refused: paths must stay inside the server root (no "..", no drive letter or URL).';
+const HOME =
+  'Refused: "~" is not expanded here; paths are relative to the server root. ' +
+  'Files outside it are not for the agent to read.';
+const HIDDEN =
+  'Refused: hidden files and folders (names starting with ".", such as .ssh, .env or ' +
+  '.git) often hold secrets. Ask the user if one is needed.';
 
-/** A path relative to the server root, or null when it would leave the root. */
-function rootPath(path: string | undefined): string | null {
-  const normalized = (path ?? '').replace(/^\.?\/+/, '').replace(/\/+$/, '');
-  return normalized.split('/').includes('..') ? null : normalized;
+/**
+ * A path relative to the server root, or why it is refused. "/a/b" and
+ * "./a/b" mean "a/b". Refused: ".." anywhere (with "/" or "\\"), "~",
+ * a Windows drive or a URL ("C:\\", "file://"), control
+ * characters, and hidden names, which the server hides too unless it was
+ * told otherwise (and which are where keys live).
+ */
+export function rootPath(
+  path: string | undefined
+): { path: string } | { refused: string } {
+  const raw = path ?? '';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) {
+    return { refused: OUTSIDE_ROOT };
+  }
+  if (/^\s*~/.test(raw)) {
+    return { refused: HOME };
+  }
+  if (/^[A-Za-z]:[\\/]|^[A-Za-z][\w+.-]*:\/\//.test(raw)) {
+    return { refused: OUTSIDE_ROOT };
+  }
+  const parts = raw.split(/[\\/]+/).filter(part => part !== '' && part !== '.');
+  if (parts.includes('..')) {
+    return { refused: OUTSIDE_ROOT };
+  }
+  if (parts.some(part => part.startsWith('.'))) {
+    return { refused: HIDDEN };
+  }
+  return { path: parts.join('/') };
 }
 
 /** `list_files`: a directory listing. */
@@ -33,10 +64,11 @@ export const listFiles = defineTool<{ path?: string }>({
     additionalProperties: false
   },
   async execute(args, { notebook }) {
-    const path = rootPath(args.path);
-    if (path === null) {
-      return { ok: false, output: OUTSIDE_ROOT };
+    const checked = rootPath(args.path);
+    if ('refused' in checked) {
+      return { ok: false, output: checked.refused };
     }
+    const { path } = checked;
     const entries = await notebook.listFiles(path);
     if (!entries.length) {
       return { ok: true, output: `${path || '(root)'} is empty.` };
@@ -71,10 +103,11 @@ export const readFile = defineTool<{ path: string; max_chars?: number }>({
     additionalProperties: false
   },
   async execute(args, { notebook }) {
-    const path = rootPath(args.path);
-    if (path === null) {
-      return { ok: false, output: OUTSIDE_ROOT };
+    const checked = rootPath(args.path);
+    if ('refused' in checked) {
+      return { ok: false, output: checked.refused };
     }
+    const { path } = checked;
     const text = await notebook.readFile(path);
     return {
       ok: true,
