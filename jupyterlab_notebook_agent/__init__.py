@@ -26,6 +26,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .handlers import setup_handlers
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
+    from .path_check import setup_path_check
     from .providers import resolve_providers
 
     config = NotebookAgent(parent=server_app)
@@ -33,6 +34,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     setup_handlers(server_app.web_app, config, key_store)
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir))
+    setup_path_check(server_app.web_app)
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
     if use_nodelay_kernel_websockets(server_app):

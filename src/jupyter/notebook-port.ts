@@ -25,6 +25,7 @@ import {
 } from '../agent/ports';
 import { startFlight, watchFlight, type IFlight } from './live-execution';
 import { toCellOutputs } from './outputs';
+import { assertInsideRoot } from './path-check';
 
 /** Y.UndoManager's merge window while a run's edits are grouped: a day. */
 const GROUP_CAPTURE_MS = 24 * 3600 * 1000;
@@ -241,6 +242,7 @@ export class LiveNotebookPort implements INotebookPort {
   }
 
   async listFiles(path: string): Promise<IFileEntry[]> {
+    await assertInsideRoot(this._contents.serverSettings, path);
     const listing = await this._contents.get(path, { content: true });
     if (listing.type !== 'directory') {
       throw new NotebookPortError(`${path} is a file, not a directory.`);
@@ -258,6 +260,7 @@ export class LiveNotebookPort implements INotebookPort {
   }
 
   async readFile(path: string): Promise<string> {
+    await assertInsideRoot(this._contents.serverSettings, path);
     let file: Contents.IModel;
     try {
       file = await this._contents.get(path, {

@@ -239,16 +239,14 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
   }
 });
 
-test('known gap: a symlink inside the root that points outside it is read by read_file', async ({
+test('a symlink inside the root that points outside it is refused by read_file', async ({
   page,
   request,
   tmpPath
 }) => {
   // Jupyter's contents API follows symlinks under its root (the file browser
-  // opens them too), and the browser cannot tell a link from a file. A
-  // server-side check of the real path is needed (see the suite's report).
-  // Expected to fail until then: when it passes, drop test.fail().
-  test.fail();
+  // opens them too), and the browser cannot tell a link from a file: the
+  // port asks the server's real-path check (notebook-agent/path-check) first.
   fs.writeFileSync(OUTSIDE, `-----BEGIN KEY-----\n${SECRETS.outside}\n`);
   const link = path.join(ROOT, tmpPath, 'reviews-link.csv');
   fs.rmSync(link, { force: true });
@@ -270,9 +268,9 @@ test('known gap: a symlink inside the root that points outside it is read by rea
   const requests = await received(request);
   const sent = JSON.stringify(requests.map(r => r.body.messages));
   report(
-    `SECURITY injection known gap: a symlink in the root to a file outside it is ${
-      sent.includes(SECRETS.outside) ? 'READ by read_file' : 'refused'
-    } (needs a server-side real-path check)`
+    `SECURITY injection symlink: a link in the root to a file outside it is ${
+      sent.includes(SECRETS.outside) ? 'READ by read_file (a leak)' : 'refused'
+    }`
   );
   expect(sent).not.toContain(SECRETS.outside);
 });
