@@ -16,6 +16,7 @@ the stream. A body that never has a blank line is passed on past ``MAX_PENDING``
 from __future__ import annotations
 
 import json
+import re
 
 #: Longest partial event held back; past it, bytes are forwarded as they are.
 MAX_PENDING = 1024 * 1024
@@ -23,7 +24,8 @@ MAX_PENDING = 1024 * 1024
 #: The error ``type`` of the event that ends a broken stream.
 BROKEN_TYPE = "upstream_stream_broken"
 
-_TERMINATORS = (b"\n\n", b"\r\r", b"\r\n\r\n")
+#: An empty line ends an event: a line end (CRLF, LF or CR) right after another one.
+_EVENT_END = re.compile(rb"(?:\r\n|\n|\r)(?:\r\n|\n|\r)")
 
 
 class SseRelay:
@@ -37,10 +39,8 @@ class SseRelay:
         start = max(0, len(self._pending) - 3)
         self._pending.extend(chunk)
         end = 0
-        for terminator in _TERMINATORS:
-            found = self._pending.rfind(terminator, start)
-            if found >= 0:
-                end = max(end, found + len(terminator))
+        for match in _EVENT_END.finditer(self._pending, start):
+            end = match.end()
         if end == 0 and len(self._pending) > MAX_PENDING:
             end = len(self._pending)
         if end == 0:

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from scripted_model_server import Script, serve
 
-pytest_plugins = ("pytest_jupyter.jupyter_server",)
+pytest_plugins = ("pytest_jupyter.jupyter_server", "fault_summary")
 
 SECRET_KEY = "sk-test-0123456789-never-leaves-the-server"
 

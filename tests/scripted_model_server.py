@@ -25,6 +25,30 @@ that reject unknown parameters do, and keep the turn for the next request). In t
 ``{{cell_id}}`` is replaced with the last ``cell_id`` reported in the request's tool
 messages, so a script can act on a cell it inserted without knowing its id in advance.
 
+Fault modes (reliability tests; every one leaves the other turns as they were):
+  {"fault": "reset"}                   accept the request, then reset the connection
+                                       (TCP RST) before sending a single byte
+  "drop_after": N                      on a streamed turn (text, tool calls or "sse"):
+                                       send N frames, then (0.2 s later, once the client
+                                       has read them) reset the connection, with no
+                                       chunked terminator: a drop mid-text, or mid
+                                       tool-call arguments with a small "chunk_size"
+  "stall": S, "stall_after": N         send N frames (default 1), then send nothing for
+                                       S seconds (the connection stays open; a client
+                                       that gives up is noticed at once), then go on
+  {"stream_bytes": N}                  stream about N bytes of text deltas, made on
+                                       the fly ("frame_bytes" per frame, default 64 KiB),
+                                       so a 100 MB stream costs this server no memory
+  {"status": 302, "headers": {"Location": "http://elsewhere/…"}}
+                                       a redirect (any status with any headers works)
+Connection refused needs no mode: point the client at a closed port.
+
+Concurrent conversations: POST /_script {"turns": [...], "key": "k"} loads a script
+that only requests whose messages contain the marker ``[[script:k]]`` play (they
+fall back to the unkeyed script when k has no turns left); loading a keyed script
+replaces that key's turns and record only, while an unkeyed load resets everything.
+GET /_requests?key=k lists the requests that carried that marker.
+
 Routes match on the path without its query string (Azure adds ?api-version=…).
 Every answer allows cross-origin calls (``Access-Control-Allow-Origin: *``, preflight
 included), as endpoints meant for browsers do, so direct-mode UI tests can call it.
@@ -43,12 +67,16 @@ import json
 import re
 import select
 import socket
+import struct
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 CELL_ID = re.compile(r"cell_id\W{1,4}([A-Za-z0-9_-]+)")
+SCRIPT_KEY = re.compile(r"\[\[script:([A-Za-z0-9_.-]+)\]\]")
 MODEL_ID = "scripted-model"
 # What OpenAI itself answers for a parameter it does not know.
 STREAM_OPTIONS_REJECTED = {
@@ -66,21 +94,49 @@ class Script:
         self.lock = threading.Lock()
         self.turns: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
+        self.keyed: dict[str, list[dict[str, Any]]] = {}
 
-    def load(self, turns: list[dict[str, Any]]) -> None:
+    def load(self, turns: list[dict[str, Any]], key: str | None = None) -> None:
         with self.lock:
-            self.turns = list(turns)
-            self.requests = []
+            if key is None:
+                self.turns = list(turns)
+                self.requests = []
+                self.keyed = {}
+            else:
+                self.keyed[key] = list(turns)
+                self.requests = [r for r in self.requests if r.get("key") != key]
 
     def next_turn(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        key = _script_key(request.get("body"))
         with self.lock:
+            if key is not None:
+                request["key"] = key
             self.requests.append(request)
-            return self.turns.pop(0) if self.turns else None
+            queue = self.keyed.get(key or "") or self.turns
+            return queue.pop(0) if queue else None
 
-    def requeue(self, turn: dict[str, Any]) -> None:
-        """Put a turn back to be played by the next request."""
+    def requeue(self, turn: dict[str, Any], request: dict[str, Any] | None = None) -> None:
+        """Put a turn back to be played by the next request (of the same key)."""
         with self.lock:
-            self.turns.insert(0, turn)
+            key = (request or {}).get("key")
+            queue = self.keyed.setdefault(key, []) if key is not None else self.turns
+            queue.insert(0, turn)
+
+    def recorded(self, key: str | None = None) -> list[dict[str, Any]]:
+        with self.lock:
+            return [r for r in self.requests if key is None or r.get("key") == key]
+
+
+def _script_key(body: Any) -> str | None:
+    """The ``[[script:KEY]]`` marker in a request's messages, if any."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        text = content if isinstance(content, str) else json.dumps(content)
+        found = SCRIPT_KEY.search(text)
+        if found:
+            return found.group(1)
+    return None
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -197,9 +253,10 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             return json.loads(raw) if raw else {}
 
         def do_GET(self) -> None:
-            if self.path == "/_requests":
-                with script.lock:
-                    self._json(200, script.requests)
+            parts = urlsplit(self.path)
+            if parts.path == "/_requests":
+                key = parse_qs(parts.query).get("key", [None])[0]
+                self._json(200, script.recorded(key))
             elif self.path.endswith("/models"):
                 self._json(200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "tests"}]})
             else:
@@ -207,7 +264,8 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             if self.path == "/_script":
-                script.load(self._body().get("turns", []))
+                payload = self._body()
+                script.load(payload.get("turns", []), payload.get("key"))
                 self._json(200, {"ok": True})
                 return
             if not self.path.split("?", 1)[0].endswith("/chat/completions"):
@@ -219,31 +277,45 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
             if turn is None:
                 self._json(500, {"error": {"message": "scripted model: no turns left", "type": "script_exhausted"}})
                 return
+            if turn.get("fault") == "reset":
+                record["completed"] = False
+                _reset(self)
+                return
             if "status" in turn:
                 error = {"error": turn.get("error", {"message": "scripted error"})}
                 self._json(int(turn["status"]), error, turn.get("headers"))
                 return
             if turn.get("reject_stream_options") and "stream_options" in body:
-                script.requeue(turn)
+                script.requeue(turn, record)
                 self._json(400, {"error": STREAM_OPTIONS_REJECTED})
                 return
             messages = body.get("messages", [])
-            if not body.get("stream") and "sse" not in turn:
+            if not body.get("stream") and "sse" not in turn and "stream_bytes" not in turn:
                 self._json(200, whole_completion(turn, messages))
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            self._play(turn, _frames(turn, messages), record)
+
+        def _play(self, turn: dict[str, Any], frames: Any, record: dict[str, Any]) -> None:
+            """Send the frames as HTTP chunks, with the turn's delays, stall and drop."""
             delay = float(turn.get("delay", 0))
-            if "sse" in turn:
-                raw = turn["sse"]
-                size = int(turn.get("chunk_size") or len(raw) or 1)
-                frames = [raw[i : i + size] for i in range(0, len(raw), size)]
-            else:
-                frames = [f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"]
+            drop_after = turn.get("drop_after")
+            stall = float(turn.get("stall", 0))
+            stall_after = int(turn.get("stall_after", 1))
             record["completed"] = False
             for sent, frame in enumerate(frames):
+                if drop_after is not None and sent >= int(drop_after):
+                    _record_disconnect(record, sent)
+                    # A reset discards data the peer has not read yet: let it read the frames first.
+                    time.sleep(0.2)
+                    _reset(self)
+                    return
+                if stall and sent == stall_after and _peer_closed_within(self.connection, stall):
+                    _record_disconnect(record, sent)
+                    return
                 data = frame.encode()
                 try:
                     self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -284,10 +356,56 @@ def _record_disconnect(record: dict[str, Any], frames_sent: int) -> None:
     record["disconnected_at"] = time.monotonic()
 
 
+def _frames(turn: dict[str, Any], messages: list[dict[str, Any]]) -> Any:
+    """The SSE frames of a streamed turn (an iterator: big streams are made on the fly)."""
+    if "sse" in turn:
+        raw = turn["sse"]
+        size = int(turn.get("chunk_size") or len(raw) or 1)
+        return iter([raw[i : i + size] for i in range(0, len(raw), size)])
+    if "stream_bytes" in turn:
+        return _big_stream(int(turn["stream_bytes"]), int(turn.get("frame_bytes", 64 * 1024)))
+    return iter([f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"])
+
+
+def _big_stream(total: int, frame_bytes: int) -> Any:
+    """About ``total`` bytes of text-delta frames, one at a time, then a finish and [DONE]."""
+    head = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": MODEL_ID}
+
+    def frame(delta: dict[str, Any], finish: str | None = None) -> str:
+        return f"data: {json.dumps({**head, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish}]})}\n\n"
+
+    text = "x" * max(1, frame_bytes - len(frame({"content": ""})))
+    piece = frame({"content": text})
+    for _ in range(max(1, total // len(piece))):
+        yield piece
+    yield frame({}, "stop")
+    yield "data: [DONE]\n\n"
+
+
+def _reset(handler: BaseHTTPRequestHandler) -> None:
+    """Abort the connection with a TCP RST (SO_LINGER 0), as a crashing server or proxy does."""
+    handler.close_connection = True
+    sock = handler.connection
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+    except OSError:
+        pass
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that reset their connection (aborts, fault tests) are normal here: no traceback."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def serve(port: int = 0, host: str = "127.0.0.1") -> tuple[ThreadingHTTPServer, Script]:
     """Start the server in a background thread; returns it and its script."""
     script = Script()
-    server = ThreadingHTTPServer((host, port), make_handler(script))
+    server = _QuietServer((host, port), make_handler(script))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, script

@@ -80,6 +80,18 @@ export interface IRunResult {
   elapsedMs?: number;
   /** True when the code asked for input() and got none (stdin is disabled for agent runs). */
   stdinRefused?: boolean;
+  /**
+   * With `kernel-died`, what happened when the port knows: `restarted`, the
+   * kernel was restarted by the user or another client; `lost`, the kernel
+   * is gone (the Jupyter server stopped or restarted, or it was shut down).
+   */
+  kernelEvent?: 'restarted' | 'lost';
+  /**
+   * With `timeout` or `aborted`: the kernel did not stop when interrupted
+   * (the code ignores SIGINT or is stuck in native code); it is still
+   * running the code and will run nothing else until restarted.
+   */
+  notStopped?: boolean;
 }
 
 /** Kernel state as the agent needs it. */

@@ -92,6 +92,10 @@ export interface IAgentError {
     | 'unknown-model'
     | 'context-overflow'
     | 'server'
+    /** The endpoint stopped sending in the middle of an answer. */
+    | 'timeout'
+    /** The endpoint's answer is not an OpenAI-compatible stream. */
+    | 'bad-response'
     | 'no-notebook'
     | 'unknown';
   /** What happened, in the user's terms. */

@@ -23,6 +23,9 @@ import {
   type ICommonOptions
 } from './cli-args';
 import { printTranscript } from './cli-output';
+import { conflictMessage, saveOrCopy } from './cli-save';
+import { autoApprove } from './auto-approve';
+import { NotebookConflictError } from './disk-version';
 import { JupyterServerProcess } from './jupyter-server';
 import { ServerNotebookPort } from './server-port';
 
@@ -100,7 +103,10 @@ async function connect(
   };
 }
 
-function sessionFor(common: ICommonOptions): {
+function sessionFor(
+  common: ICommonOptions,
+  port: ServerNotebookPort
+): {
   session: AgentSession;
   model: OpenAIChatClient;
 } {
@@ -124,7 +130,22 @@ function sessionFor(common: ICommonOptions): {
       allowDeleteAnyCell: false
     })
   });
+  // Nobody is there to answer an approval request either: without this, a
+  // call that always asks (restart_kernel, installs during a fix) hung.
+  autoApprove(session, { ownsKernel: () => port.ownsKernel });
   return { session, model };
+}
+
+/** Where a server path ends up for the user: beside the notebook they named. */
+function shown(
+  notebook: string,
+  serverPath: string,
+  port: ServerNotebookPort
+): string {
+  return serverPath === port.path
+    ? notebook
+    : notebook.slice(0, notebook.length - basename(port.path).length) +
+        basename(serverPath);
 }
 
 async function generate(
@@ -164,11 +185,17 @@ async function generate(
       path,
       kernelName: command.kernel
     });
-    const { session, model } = sessionFor(common);
+    const { session, model } = sessionFor(common, port);
     const stopPrinting = printTranscript(session, io.err);
     const opened = port;
     const timer = setInterval(
-      () => void opened.save().catch(() => undefined),
+      () =>
+        void opened.save().catch(error => {
+          // Changed on disk: stop saving over it; the end writes a copy.
+          if (error instanceof NotebookConflictError) {
+            clearInterval(timer);
+          }
+        }),
       SAVE_EVERY_MS
     );
     const stop = () => session.stop();
@@ -179,8 +206,14 @@ async function generate(
         { model: () => model, notebook: port },
         { attachments }
       );
-      await port.save();
+      const saved = await saveOrCopy(port);
       stopPrinting();
+      if (saved.copy) {
+        io.err(
+          conflictMessage(command.out, shown(command.out, saved.path, port))
+        );
+        return 1;
+      }
       const error = session.getSnapshot().error;
       if (!result || error) {
         reportError(io, error);
@@ -217,7 +250,7 @@ async function fix(
       serverSettings: server.settings,
       path
     });
-    const { session, model } = sessionFor(common);
+    const { session, model } = sessionFor(common, port);
     const stopPrinting = printTranscript(session, io.err);
     const result = await session.fixCell(
       command.cell,
@@ -240,7 +273,16 @@ async function fix(
       return 2;
     }
     session.acceptReview();
-    await port.save();
+    const saved = await saveOrCopy(port);
+    if (saved.copy) {
+      io.err(
+        conflictMessage(
+          command.notebook,
+          shown(command.notebook, saved.path, port)
+        )
+      );
+      return 1;
+    }
     for (const change of result.changes) {
       io.out(
         createPatch(

@@ -36,6 +36,7 @@ export class WatchedExecution {
     });
     this._kernel.statusChanged.connect(this._onStatus, this);
     this._kernel.connectionStatusChanged.connect(this._onConnection, this);
+    this._kernel.iopubMessage.connect(this._onIOPub, this);
     const silent = options.silent ?? false;
     try {
       this._future = this._kernel.requestExecute({
@@ -91,6 +92,12 @@ export class WatchedExecution {
     if (this._stdinRefused) {
       result.stdinRefused = true;
     }
+    if (this._kernelEvent && this._status === 'kernel-died') {
+      result.kernelEvent = this._kernelEvent;
+    }
+    if (this._notStopped) {
+      result.notStopped = true;
+    }
     return result;
   }
 
@@ -107,15 +114,22 @@ export class WatchedExecution {
     if (!interrupted) {
       void this._interruptKernel().catch(() => undefined);
     }
-    // The kernel may ignore SIGINT (e.g. stuck in C code): do not wait forever.
-    this._graceTimer = setTimeout(
-      () => this._finish(null, reason),
-      STOP_GRACE_MS
-    );
+    // The kernel may ignore SIGINT (e.g. stuck in C code): do not wait
+    // forever, and say that it is still running the code.
+    this._graceTimer = setTimeout(() => {
+      this._notStopped = true;
+      this._finish(null, reason);
+    }, STOP_GRACE_MS);
   }
 
-  /** Give up on the execution (the port is closing); it ends as `kernel-died`. */
-  abandon(): void {
+  /**
+   * Give up on the execution (the port is closing, or the kernel is gone:
+   * `event`); it ends as `kernel-died`.
+   */
+  abandon(event?: 'lost'): void {
+    if (!this._finished) {
+      this._kernelEvent = event ?? null;
+    }
     this._finish(null, 'kernel-died');
   }
 
@@ -174,6 +188,23 @@ export class WatchedExecution {
     ) {
       this._finish(null, 'kernel-died');
     }
+  }
+
+  /**
+   * Someone else restarted or shut the kernel down through the REST API:
+   * the server tells no client, but the kernel broadcasts its shutdown
+   * reply on iopub. This execution's reply will never come.
+   */
+  private _onIOPub(
+    _: Kernel.IKernelConnection,
+    msg: KernelMessage.IIOPubMessage
+  ): void {
+    if ((msg.header.msg_type as string) !== 'shutdown_reply') {
+      return;
+    }
+    const restart = (msg.content as { restart?: unknown }).restart === true;
+    this._kernelEvent = restart ? 'restarted' : 'lost';
+    this._finish(null, 'kernel-died');
   }
 
   private _onConnection(
@@ -243,6 +274,7 @@ export class WatchedExecution {
   private _disconnect(): void {
     this._kernel.statusChanged.disconnect(this._onStatus, this);
     this._kernel.connectionStatusChanged.disconnect(this._onConnection, this);
+    this._kernel.iopubMessage.disconnect(this._onIOPub, this);
   }
 
   private readonly _cellId: string | null;
@@ -261,6 +293,8 @@ export class WatchedExecution {
   private _status: RunStatus = 'running';
   private _stopReason: StopReason | null = null;
   private _stdinRefused = false;
+  private _kernelEvent: 'restarted' | 'lost' | null = null;
+  private _notStopped = false;
   private _graceTimer: ReturnType<typeof setTimeout> | null = null;
 }
 

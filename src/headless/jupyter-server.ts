@@ -25,12 +25,14 @@ export class JupyterServerProcess {
   readonly rootDir: string;
 
   private constructor(
-    private readonly _child: ChildProcess,
+    private _child: ChildProcess,
     private readonly _tempDir: string,
     port: number,
     token: string,
     private readonly _log: string[],
-    rootDir: string
+    rootDir: string,
+    /** Starts the server process again with the same arguments. */
+    private readonly _spawn: () => ChildProcess
   ) {
     this.baseUrl = `http://127.0.0.1:${port}/`;
     this.token = token;
@@ -65,37 +67,42 @@ export class JupyterServerProcess {
       ...(options.extraArgs ?? [])
     ];
     const log: string[] = [];
-    // detached: the server gets its own process group, so dispose() can stop
-    // it and the kernels it started with one signal.
-    const child = spawn(options.command ?? 'jupyter', args, {
-      cwd: rootDir,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // A private runtime dir keeps connection files out of the user's.
-      env: { ...process.env, JUPYTER_RUNTIME_DIR: runtimeDir }
-    });
     const keep = (chunk: Buffer) => {
       log.push(chunk.toString());
       if (log.length > 200) {
         log.shift();
       }
     };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
+    const launch = (): ChildProcess => {
+      // detached: the server gets its own process group, so dispose() can
+      // stop it and the kernels it started with one signal.
+      const child = spawn(options.command ?? 'jupyter', args, {
+        cwd: rootDir,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // A private runtime dir keeps connection files out of the user's.
+        env: { ...process.env, ...options.env, JUPYTER_RUNTIME_DIR: runtimeDir }
+      });
+      child.stdout?.on('data', keep);
+      child.stderr?.on('data', keep);
+      // If this process exits without dispose() (an uncaught error,
+      // process.exit), still stop the server: on SIGTERM it shuts its
+      // kernels down, which run in their own sessions and would outlive a
+      // group kill.
+      const onExit = () => Private.killGroup(child.pid!, 'SIGTERM');
+      process.once('exit', onExit);
+      child.once('exit', () => process.removeListener('exit', onExit));
+      return child;
+    };
     const server = new JupyterServerProcess(
-      child,
+      launch(),
       tempDir,
       port,
       token,
       log,
-      rootDir
+      rootDir,
+      launch
     );
-    // If this process exits without dispose() (an uncaught error,
-    // process.exit), still stop the server: on SIGTERM it shuts its kernels
-    // down, which run in their own sessions and would outlive a group kill.
-    const onExit = () => Private.killGroup(child.pid!, 'SIGTERM');
-    process.once('exit', onExit);
-    child.once('exit', () => process.removeListener('exit', onExit));
     try {
       await server._waitUntilUp(options.startTimeoutMs ?? 30000);
     } catch (error) {
@@ -117,6 +124,23 @@ export class JupyterServerProcess {
 
   /** Stop the server and its kernels, and remove the temporary directory. */
   async dispose(): Promise<void> {
+    await this._stop();
+    await rm(this._tempDir, { recursive: true, force: true });
+  }
+
+  /**
+   * Stop the server (its kernels with it) and start it again on the same
+   * port, token and root, as an admin restarting it would; resolves once it
+   * answers again. Clients see their kernels gone.
+   */
+  async restart(timeoutMs = 30000): Promise<void> {
+    await this._stop();
+    this._child = this._spawn();
+    await this._waitUntilUp(timeoutMs);
+  }
+
+  /** Stop the server process and its kernels. */
+  private async _stop(): Promise<void> {
     const child = this._child;
     if (child.exitCode === null && child.signalCode === null && child.pid) {
       const exited = new Promise<void>(resolve => child.once('exit', resolve));
@@ -130,7 +154,6 @@ export class JupyterServerProcess {
       // The kernels are in the same group; make sure none outlives us.
       Private.killGroup(child.pid, 'SIGKILL');
     }
-    await rm(this._tempDir, { recursive: true, force: true });
   }
 
   private async _waitUntilUp(timeoutMs: number): Promise<void> {
@@ -170,6 +193,8 @@ export namespace JupyterServerProcess {
     extraArgs?: string[];
     /** How long to wait for /api/status; default 30 s. */
     startTimeoutMs?: number;
+    /** More environment variables for the server (and its kernels). */
+    env?: Record<string, string>;
     /**
      * Serve this existing directory (never deleted); default: a fresh
      * temporary one, deleted by `dispose()`.

@@ -12,6 +12,13 @@
  * the reconnect rejects another uncaught promise). So after a restart this
  * link waits for the old connection to reconnect, checks that the kernel
  * answers, then replaces the connection with a fresh one.
+ *
+ * When the socket drops (the connection says 'connecting'), the link asks
+ * the server over REST whether the kernel still exists: a 404 (the Jupyter
+ * server restarted, or someone shut the kernel down) or a server that stays
+ * unreachable means the kernel is lost, and the port is told at once,
+ * rather than after minutes of reconnect attempts with running cells
+ * reported as still running.
  */
 import {
   KernelAPI,
@@ -20,13 +27,22 @@ import {
   type ServerConnection
 } from '@jupyterlab/services';
 import type { KernelState } from '../agent/ports';
+import {
+  disposeSafely,
+  sleep,
+  toKernelState,
+  until,
+  whenAnswering
+} from './kernel-probes';
 
 /** How long to wait for a restarted kernel before calling it dead. */
 const RECOVER_TIMEOUT_MS = 60000;
 /** How long the server may report the kernel dead before we believe it. */
 const DEAD_GRACE_MS = 15000;
-/** Resend kernel_info this often while a fresh connection shows no status. */
-const PROBE_INTERVAL_MS = 1000;
+/** How long the server may stay unreachable before the kernel counts as lost. */
+const UNREACHABLE_GRACE_MS = 10000;
+/** How often to ask the server about the kernel while the socket reconnects. */
+const CHECK_INTERVAL_MS = 500;
 
 /** The connection to one kernel, renewed after each restart. */
 export class KernelLink {
@@ -37,11 +53,12 @@ export class KernelLink {
   static async connect(
     serverSettings: ServerConnection.ISettings,
     model: Kernel.IModel,
-    timeoutMs = RECOVER_TIMEOUT_MS
+    timeoutMs = RECOVER_TIMEOUT_MS,
+    onLost?: () => void
   ): Promise<KernelLink> {
-    const link = new KernelLink(serverSettings, model);
+    const link = new KernelLink(serverSettings, model, onLost);
     link._kernel = link._newConnection();
-    if (!(await Private.whenAnswering(link._kernel, Date.now() + timeoutMs))) {
+    if (!(await whenAnswering(link._kernel, Date.now() + timeoutMs))) {
       link.dispose();
       throw new Error(
         `kernel ${model.id} did not answer within ${timeoutMs} ms`
@@ -52,8 +69,14 @@ export class KernelLink {
 
   private constructor(
     private readonly _settings: ServerConnection.ISettings,
-    private readonly _model: Kernel.IModel
+    private readonly _model: Kernel.IModel,
+    private readonly _onLost?: () => void
   ) {}
+
+  /** True when the kernel is gone from the server (not merely dead for a moment). */
+  get lost(): boolean {
+    return this._lost;
+  }
 
   /** The current connection; null while recovering or once the kernel is gone. */
   get kernel(): Kernel.IKernelConnection | null {
@@ -68,7 +91,7 @@ export class KernelLink {
     if (this._recovering || !this._kernel) {
       return 'restarting';
     }
-    return Private.toKernelState(this._kernel.status);
+    return toKernelState(this._kernel.status);
   }
 
   /** Resolves when no recovery is under way (at once when none is). */
@@ -88,6 +111,7 @@ export class KernelLink {
   async restart(): Promise<void> {
     await this._recovering;
     this._gone = false;
+    this._lost = false;
     await this._recover(async () => {
       // Closing the connection first ends the executions watching it.
       this._drop(this._kernel);
@@ -113,7 +137,13 @@ export class KernelLink {
     return kernel;
   }
 
-  private _onStatus(_: Kernel.IKernelConnection, status: Kernel.Status): void {
+  private _onStatus(
+    sender: Kernel.IKernelConnection,
+    status: Kernel.Status
+  ): void {
+    if (sender !== this._kernel) {
+      return; // an old connection, on its way out
+    }
     // 'dead' is not final: the connection says so (and disposes itself)
     // when the server reports the kernel dead, which it briefly does
     // during an autorestart. The recovery asks the server what is left.
@@ -127,12 +157,74 @@ export class KernelLink {
   }
 
   private _onConnection(
-    _: Kernel.IKernelConnection,
+    sender: Kernel.IKernelConnection,
     status: Kernel.ConnectionStatus
   ): void {
+    if (sender !== this._kernel) {
+      return; // an old connection, on its way out
+    }
     if (status === 'disconnected' && !this._disposed && !this._gone) {
       void this._recover();
+    } else if (status === 'connecting' && !this._recovering) {
+      void this._checkStillThere(sender);
     }
+  }
+
+  /**
+   * The socket dropped: while it reconnects, ask the server whether the
+   * kernel still exists. Gone (404), or the server unreachable for too
+   * long: the kernel is lost.
+   */
+  private async _checkStillThere(
+    kernel: Kernel.IKernelConnection
+  ): Promise<void> {
+    if (this._checking) {
+      return;
+    }
+    this._checking = true;
+    const since = Date.now();
+    try {
+      while (
+        kernel === this._kernel &&
+        kernel.connectionStatus === 'connecting' &&
+        !this._recovering &&
+        !this._disposed &&
+        !this._gone
+      ) {
+        let there: boolean | null;
+        try {
+          there = !!(await KernelAPI.getKernelModel(
+            this._model.id,
+            this._settings
+          ));
+        } catch {
+          there = null; // the server does not answer (yet)
+        }
+        if (kernel !== this._kernel || this._disposed || this._gone) {
+          return;
+        }
+        if (
+          there === false ||
+          (there === null && Date.now() - since > UNREACHABLE_GRACE_MS)
+        ) {
+          this._lose();
+          return;
+        }
+        await sleep(CHECK_INTERVAL_MS);
+      }
+    } finally {
+      this._checking = false;
+    }
+  }
+
+  /** The kernel is gone: say so, then let go of the connection. */
+  private _lose(): void {
+    this._gone = true;
+    this._lost = true;
+    const kernel = this._kernel;
+    this._kernel = null;
+    this._onLost?.();
+    this._drop(kernel);
   }
 
   /**
@@ -159,12 +251,9 @@ export class KernelLink {
         if (old && !old.isDisposed) {
           // Let the old connection finish reconnecting, and check that the
           // restarted kernel answers, before replacing the connection.
-          await Private.until(
-            () => old.connectionStatus !== 'connecting',
-            deadline
-          );
+          await until(() => old.connectionStatus !== 'connecting', deadline);
           if (old.connectionStatus === 'connected') {
-            await Private.whenAnswering(old, deadline);
+            await whenAnswering(old, deadline);
           }
         }
         this._gone = !(await this._serverHasKernel(deadline));
@@ -173,7 +262,7 @@ export class KernelLink {
         }
         this._drop(old);
         this._kernel = this._newConnection();
-        await Private.whenAnswering(this._kernel, deadline);
+        await whenAnswering(this._kernel, deadline);
       } finally {
         this._recovering = null;
         done();
@@ -189,19 +278,25 @@ export class KernelLink {
   private async _serverHasKernel(deadline: number): Promise<boolean> {
     const limit = Math.min(deadline, Date.now() + DEAD_GRACE_MS);
     for (;;) {
-      let model: Kernel.IModel | undefined;
+      let model: Kernel.IModel | undefined | null;
       try {
         model = await KernelAPI.getKernelModel(this._model.id, this._settings);
       } catch {
-        model = undefined; // Network trouble: ask again until the limit.
+        model = null; // Network trouble: ask again until the limit.
       }
       if (model && model.execution_state !== 'dead') {
         return true;
       }
+      if (model === undefined) {
+        // Not network trouble: getKernelModel answers undefined for a 404,
+        // so the server has no such kernel (it restarted, or the kernel was
+        // shut down). Waiting will not bring it back.
+        return false;
+      }
       if (Date.now() > limit || this._disposed) {
         return false;
       }
-      await Private.sleep(200);
+      await sleep(200);
     }
   }
 
@@ -209,77 +304,14 @@ export class KernelLink {
     if (kernel && !kernel.isDisposed) {
       kernel.statusChanged.disconnect(this._onStatus, this);
       kernel.connectionStatusChanged.disconnect(this._onConnection, this);
-      kernel.dispose();
+      disposeSafely(kernel);
     }
   }
 
   private _kernel: Kernel.IKernelConnection | null = null;
   private _recovering: Promise<void> | null = null;
   private _gone = false;
+  private _lost = false;
+  private _checking = false;
   private _disposed = false;
-}
-
-namespace Private {
-  export function sleep(ms: number): Promise<void> {
-    return new Promise(resolve => setTimeout(resolve, ms));
-  }
-
-  /** Poll `predicate` until true or `deadline` (Date.now() ms); its value. */
-  export async function until(
-    predicate: () => boolean,
-    deadline: number
-  ): Promise<boolean> {
-    while (!predicate()) {
-      if (Date.now() > deadline) {
-        return false;
-      }
-      await sleep(25);
-    }
-    return true;
-  }
-
-  /**
-   * Wait until `kernel` shows a live status (idle or busy), sending
-   * kernel_info requests (which make the kernel publish its status) while
-   * it shows none; our requests' cancellations are caught.
-   */
-  export async function whenAnswering(
-    kernel: Kernel.IKernelConnection,
-    deadline: number
-  ): Promise<boolean> {
-    let probed = Date.now();
-    return until(() => {
-      if (kernel.isDisposed) {
-        return true;
-      }
-      if (kernel.status === 'idle' || kernel.status === 'busy') {
-        return true;
-      }
-      if (
-        kernel.connectionStatus === 'connected' &&
-        Date.now() - probed > PROBE_INTERVAL_MS
-      ) {
-        probed = Date.now();
-        void kernel.requestKernelInfo().catch(() => undefined);
-      }
-      return false;
-    }, deadline).then(ok => ok && !kernel.isDisposed);
-  }
-
-  export function toKernelState(status: Kernel.Status): KernelState {
-    switch (status) {
-      case 'idle':
-      case 'busy':
-      case 'starting':
-      case 'restarting':
-      case 'dead':
-        return status;
-      case 'autorestarting':
-        return 'restarting';
-      case 'terminating':
-        return 'dead';
-      default:
-        return 'unknown';
-    }
-  }
 }

@@ -6,10 +6,13 @@
  *
  * Outputs are treated as immutable values (a merge replaces the last
  * output rather than mutating it), so snapshots handed out earlier never
- * change under the reader.
+ * change under the reader. A stream that grows past a few MB keeps its head
+ * and tail only (./stream-cap.ts), so a flood of output cannot exhaust
+ * memory.
  */
 import { KernelMessage } from '@jupyterlab/services';
 import type { CellOutput } from '../agent/ports';
+import { CappedStream } from './stream-cap';
 
 /** The outputs of one execution, built from its iopub messages. */
 export class OutputAccumulator {
@@ -52,13 +55,21 @@ export class OutputAccumulator {
     if (
       output.type === 'stream' &&
       last?.type === 'stream' &&
-      last.name === output.name
+      last.name === output.name &&
+      this._stream
     ) {
+      this._stream.append(output.text);
       this._outputs[this._outputs.length - 1] = {
         ...last,
-        text: last.text + output.text
+        text: this._stream.text
       };
     } else {
+      if (output.type === 'stream') {
+        this._stream = new CappedStream(output.text);
+        output.text = this._stream.text;
+      } else {
+        this._stream = null;
+      }
       this._outputs.push(output);
       const displayId = Private.displayId(msg);
       if (displayId) {
@@ -89,11 +100,14 @@ export class OutputAccumulator {
 
   private _clear(): void {
     this._outputs = [];
+    this._stream = null;
     this._displays.clear();
     this._clearPending = false;
   }
 
   private _outputs: CellOutput[] = [];
+  /** The text of the last output, when it is a stream (it may grow). */
+  private _stream: CappedStream | null = null;
   /** Output index → display id, for update_display_data. */
   private _displays = new Map<number, string>();
   private _clearPending = false;

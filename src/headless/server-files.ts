@@ -5,12 +5,19 @@
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
 import { NotebookPortError, type IFileEntry } from '../agent/ports';
+import { readDiskVersion, type IDiskVersion } from './disk-version';
 import {
   emptyNotebook,
   parseNotebook,
   toNotebookContent,
   type INotebookDocument
 } from './notebook-file';
+
+/** A notebook as loaded, with the version of the file it came from. */
+export interface ILoadedNotebook {
+  doc: INotebookDocument;
+  version: IDiskVersion;
+}
 
 /**
  * Load the notebook at `path`; with `createIfMissing`, create (and save)
@@ -20,10 +27,20 @@ export async function loadServerNotebook(
   contents: Contents.IManager,
   path: string,
   options: { createIfMissing?: boolean; kernelName?: string } = {}
-): Promise<INotebookDocument> {
+): Promise<ILoadedNotebook> {
   try {
-    const model = await contents.get(path, { type: 'notebook', content: true });
-    return parseNotebook(model.content);
+    const model = await contents.get(path, {
+      type: 'notebook',
+      content: true,
+      hash: true
+    });
+    return {
+      doc: parseNotebook(model.content),
+      version: {
+        lastModified: model.last_modified ?? null,
+        hash: model.hash ?? null
+      }
+    };
   } catch (error) {
     const missing =
       error instanceof ServerConnection.ResponseError &&
@@ -33,21 +50,28 @@ export async function loadServerNotebook(
     }
   }
   const doc = emptyNotebook(options.kernelName ?? 'python3');
-  await saveServerNotebook(contents, path, doc);
-  return doc;
+  const version = await saveServerNotebook(contents, path, doc);
+  return { doc, version };
 }
 
-/** Write `doc` to `path` as nbformat 4.5+ JSON. */
+/** Write `doc` to `path` as nbformat 4.5+ JSON; resolves with the version written. */
 export async function saveServerNotebook(
   contents: Contents.IManager,
   path: string,
   doc: INotebookDocument
-): Promise<void> {
-  await contents.save(path, {
+): Promise<IDiskVersion> {
+  const saved = await contents.save(path, {
     type: 'notebook',
     format: 'json',
     content: toNotebookContent(doc)
   });
+  // The save answer has no hash; ask for it, so that a later check can tell
+  // a file only touched from one really changed.
+  const now = await readDiskVersion(contents, path);
+  return {
+    lastModified: saved.last_modified ?? now?.lastModified ?? null,
+    hash: now?.lastModified === saved.last_modified ? (now?.hash ?? null) : null
+  };
 }
 
 /** List a directory ('' is the server root). */

@@ -23,16 +23,23 @@ import {
   type KernelState
 } from '../agent/ports';
 import { CellStore } from './cell-store';
+import {
+  isSameVersion,
+  NotebookConflictError,
+  readDiskVersion,
+  type IDiskVersion
+} from './disk-version';
 import { WatchedExecution } from './execution';
 import { KernelLink } from './kernel-link';
 import { openKernelSession, type IKernelSession } from './kernel-session';
-import type { INotebookDocument } from './notebook-file';
 import {
   listServerFiles,
   loadServerNotebook,
   readServerFile,
-  saveServerNotebook
+  saveServerNotebook,
+  type ILoadedNotebook
 } from './server-files';
+import { UndoHistory } from './undo-history';
 
 /** A notebook file and its kernel session on a Jupyter server. */
 export class ServerNotebookPort implements INotebookPort {
@@ -40,12 +47,14 @@ export class ServerNotebookPort implements INotebookPort {
 
   private constructor(
     path: string,
-    doc: INotebookDocument,
+    loaded: ILoadedNotebook,
     private readonly _contents: ContentsManager,
     private readonly _serverSettings: ServerConnection.ISettings
   ) {
     this.path = path;
-    this._cells = new CellStore(doc, path);
+    this._cells = new CellStore(loaded.doc, path);
+    this._undo = new UndoHistory(loaded.doc);
+    this._version = loaded.version;
   }
 
   /**
@@ -59,30 +68,32 @@ export class ServerNotebookPort implements INotebookPort {
     const contents = new ContentsManager({
       serverSettings: options.serverSettings
     });
-    let doc: INotebookDocument;
+    let loaded: ILoadedNotebook;
     try {
-      doc = await loadServerNotebook(contents, options.path, options);
+      loaded = await loadServerNotebook(contents, options.path, options);
     } catch (error) {
       contents.dispose();
       throw error;
     }
     const port = new ServerNotebookPort(
       options.path,
-      doc,
+      loaded,
       contents,
       options.serverSettings
     );
     try {
-      port._session = await openKernelSession(options, doc);
-      port._link = await KernelLink.connect(
-        options.serverSettings,
-        port._session.kernel
-      );
+      port._session = await openKernelSession(options, loaded.doc);
+      port._link = await port._connectKernel(port._session.kernel);
     } catch (error) {
       await port.close().catch(() => undefined);
       throw error;
     }
     return port;
+  }
+
+  /** True when this port started the notebook's kernel (rather than joining a session). */
+  get ownsKernel(): boolean {
+    return this._session?.started ?? false;
   }
 
   /** The kernel connection, for callers that need the raw kernel (benchmarks). */
@@ -194,7 +205,7 @@ export class ServerNotebookPort implements INotebookPort {
       // The server gave up on this kernel (it died too often): start another.
       this._link.dispose();
       const model = await this._session.replaceKernel();
-      this._link = await KernelLink.connect(this._serverSettings, model);
+      this._link = await this._connectKernel(model);
     }
   }
 
@@ -210,19 +221,57 @@ export class ServerNotebookPort implements INotebookPort {
     return readServerFile(this._contents, path);
   }
 
-  // A file on a server has no undo history: the agent's changes become one
-  // step only in a live notebook. Nothing to group here.
+  // A file on a server has no undo history: the port keeps one in memory
+  // (./undo-history.ts), one step per outermost group.
   beginUndoGroup(): void {
-    // No undo history.
+    this._undo.begin();
   }
 
   endUndoGroup(): void {
-    // No undo history.
+    this._undo.end();
   }
 
-  /** Write the notebook back to its file (nbformat 4.5, with cell ids). */
-  save(): Promise<void> {
-    return saveServerNotebook(this._contents, this.path, this._cells.doc);
+  /**
+   * Undo the last group of changes (an agent run): every cell back as it
+   * was, byte for byte. False when there is nothing to undo. Like any
+   * change, it reaches the file on the next `save()`.
+   */
+  undo(): boolean {
+    return this._undo.undo();
+  }
+
+  /**
+   * Write the notebook back to its file (nbformat 4.5, with cell ids).
+   * Rejects with a NotebookConflictError, writing nothing, when the file
+   * changed on disk since this port read or last wrote it, unless
+   * `overwrite` says to replace it anyway.
+   */
+  async save(options: { overwrite?: boolean } = {}): Promise<void> {
+    if (!options.overwrite) {
+      const now = await readDiskVersion(this._contents, this.path);
+      if (!isSameVersion(this._version, now)) {
+        throw new NotebookConflictError(this.path, now);
+      }
+    }
+    this._version = await saveServerNotebook(
+      this._contents,
+      this.path,
+      this._cells.doc
+    );
+  }
+
+  /**
+   * Write the notebook to another path (the file at `path` itself is left
+   * alone), e.g. to keep the agent's work after a NotebookConflictError.
+   * Refuses to replace an existing file.
+   */
+  async saveCopy(path: string): Promise<void> {
+    if (await readDiskVersion(this._contents, path)) {
+      throw new NotebookPortError(
+        `${path} already exists; choose another name.`
+      );
+    }
+    await saveServerNotebook(this._contents, path, this._cells.doc);
   }
 
   /**
@@ -253,6 +302,15 @@ export class ServerNotebookPort implements INotebookPort {
   /** Close, shutting the kernel down if this port started it. */
   dispose(): Promise<void> {
     return this.close();
+  }
+
+  /** A link to the kernel `model`; executions end at once if it is lost. */
+  private _connectKernel(model: Kernel.IModel): Promise<KernelLink> {
+    return KernelLink.connect(this._serverSettings, model, undefined, () => {
+      for (const execution of this._executions) {
+        execution.abandon('lost');
+      }
+    });
   }
 
   /** Wait (bounded) for a kernel restart under way to finish. */
@@ -305,6 +363,13 @@ export class ServerNotebookPort implements INotebookPort {
       );
     }
     const kernel = this._link.kernel;
+    if (this._link.lost) {
+      throw new NotebookPortError(
+        `The kernel of ${this.path} is gone: the Jupyter server restarted or ` +
+          'stopped, or someone shut the kernel down. Call restart_kernel to ' +
+          'start a new one, then run the cells that define what you need again.'
+      );
+    }
     if (!kernel || kernel.isDisposed) {
       throw new NotebookPortError(
         `The kernel of ${this.path} is ${this._link.state}: it died and ` +
@@ -315,6 +380,9 @@ export class ServerNotebookPort implements INotebookPort {
   }
 
   private readonly _cells: CellStore;
+  private readonly _undo: UndoHistory;
+  /** The file's version this port last read or wrote. */
+  private _version: IDiskVersion;
   private _session: IKernelSession | null = null;
   private _link: KernelLink | null = null;
   private _closed = false;

@@ -195,20 +195,54 @@ function statusLine(result: IRunResult): string {
         '`interrupt_kernel` to stop it.'
       );
     case 'aborted':
-      return (
-        `${who} was interrupted by the user${after && ` after ${after}`}, ` +
-        'before it finished; the output below is partial.'
-      );
+      return result.notStopped
+        ? `${who} was interrupted by the user${after && ` after ${after}`}, but ${STILL_RUNNING}`
+        : `${who} was interrupted by the user${after && ` after ${after}`}, ` +
+            'before it finished; the output below is partial.';
     case 'timeout':
-      return (
-        `${who} hit the hard time limit${after && ` after ${after}`} and the ` +
-        'kernel was interrupted; the output below is partial. Make the code ' +
-        'faster or work on a sample.'
-      );
+      return result.notStopped
+        ? `${who} hit the hard time limit${after && ` after ${after}`}; the kernel was interrupted, but ${STILL_RUNNING}`
+        : `${who} hit the hard time limit${after && ` after ${after}`} and the ` +
+            'kernel was interrupted; the output below is partial. Make the code ' +
+            'faster or work on a sample.';
     case 'kernel-died':
+      return kernelGoneLine(
+        result,
+        who === 'The scratch code' ? 'the scratch code' : who,
+        after
+      );
+  }
+}
+
+const STILL_RUNNING =
+  'the code did not stop when interrupted (it ignores interrupts or is stuck in native ' +
+  'code): the kernel is still running it and will run nothing else. Call restart_kernel ' +
+  '(all variables are lost), then re-run the cells that define what you need; the ' +
+  'output below is partial.';
+
+const LOST_STATE =
+  'All variables, imports and loaded data are lost: re-run the cells that define what you need.';
+
+/** The first line when the kernel went away under a run. */
+function kernelGoneLine(
+  result: IRunResult,
+  what: string,
+  after: string
+): string {
+  const when = `while ${what} was running${after && ` (after ${after})`}`;
+  switch (result.kernelEvent) {
+    case 'restarted':
+      return `The kernel was restarted (by the user or another client) ${when}. ${LOST_STATE}`;
+    case 'lost':
       return (
-        `The kernel died while ${who === 'The scratch code' ? 'the scratch code' : who} ` +
-        `was running${after && ` (after ${after})`}. All variables, imports ` +
+        `The kernel is gone ${when}: the Jupyter server restarted or stopped, or the ` +
+        'kernel was shut down. Call restart_kernel to start a new one; ' +
+        LOST_STATE.charAt(0).toLowerCase() +
+        LOST_STATE.slice(1)
+      );
+    default:
+      return (
+        `The kernel died ${when}. All variables, imports ` +
         'and loaded data are lost: the kernel restarted or must be restarted ' +
         '(`restart_kernel`), then re-run the cells that define what you ' +
         'need. It may have run out of memory: work on less data at once.'

@@ -171,6 +171,12 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       return end({ reason: 'error', steps: step, error: described });
     }
 
+    if (signal.aborted) {
+      // The SDK ends a stream quietly when it is aborted: what came so far
+      // is a cut-off answer, not a final one, and its calls must not run.
+      keepPartialAnswer(messages, accumulator.result().text);
+      return end({ reason: 'stopped', steps: step });
+    }
     const turn = accumulator.result();
     if (turn.usage) {
       onEvent({ type: 'usage', usage: turn.usage });

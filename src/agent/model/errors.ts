@@ -5,13 +5,24 @@
  * error's class name) so the core needs no import of the `openai` package.
  */
 import type { IAgentError } from '../types';
+import { retryAfterMs } from './retry-after';
+import {
+  causeChain,
+  describeStreamFailure,
+  formatSeconds
+} from './stream-errors';
 import type { IStreamErrorBody } from './types';
+
+export { ModelIdleTimeoutError, ModelProtocolError } from './stream-errors';
+export { redactSecret } from './redact';
 
 interface IErrorShape {
   name?: string;
   message?: string;
   status?: number;
   error?: IStreamErrorBody | string | null;
+  headers?: unknown;
+  cause?: unknown;
   constructor?: { name?: string };
 }
 
@@ -85,6 +96,10 @@ export function describeModelError(error: unknown): IAgentError {
   }
   if (error instanceof ModelConfigError) {
     return { kind: 'not-configured', message: error.message, hint: error.hint };
+  }
+  const special = describeStreamFailure(error);
+  if (special) {
+    return special;
   }
   const shape = (error ?? {}) as IErrorShape;
   const className = shape.constructor?.name ?? shape.name ?? '';
@@ -174,10 +189,14 @@ export function describeModelError(error: unknown): IAgentError {
     };
   }
   if (status === 429) {
+    const wait = retryAfterMs(shape.headers);
     return {
       kind: 'rate-limit',
       message: `The model endpoint is rate limiting requests (429): ${detail}`,
-      hint: 'Wait a moment and try again, or check your plan’s limits.'
+      hint:
+        wait !== null && wait > 0
+          ? `The endpoint asks to wait ${formatSeconds(wait)} before trying again; then try again, or check your plan’s limits.`
+          : 'Wait a moment and try again, or check your plan’s limits.'
     };
   }
   if (status !== undefined && status >= 400 && status < 500) {
@@ -199,9 +218,15 @@ export function describeModelError(error: unknown): IAgentError {
     className.includes('Connection') ||
     /connection|fetch|network|timed out/i.test(detail)
   ) {
+    // "Connection error." says little; the innermost cause says why.
+    const causes = causeChain(error);
+    const why =
+      causes.length > 1 && causes[causes.length - 1] !== detail
+        ? `${detail} (${causes[causes.length - 1]})`
+        : detail;
     return {
       kind: 'unreachable',
-      message: `The model endpoint could not be reached: ${detail}`,
+      message: `The model endpoint could not be reached: ${why}`,
       hint: `Check that the model server is running and that the base URL in ${SETTINGS} points to it.`
     };
   }

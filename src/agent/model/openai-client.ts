@@ -6,6 +6,10 @@
  * stream helper, which throws on servers that omit tool-call ids (vLLM).
  * It asks for token usage (`stream_options.include_usage`); servers that
  * reject unknown parameters get one retry without it, and then never again.
+ * Retries are ours (./retry.ts: abortable, bounded waits), a stalled body
+ * fails after an idle timeout (./idle-timeout.ts), and an answer that is
+ * not a chat-completions stream is reported as such, never taken as an
+ * empty reply.
  */
 import type OpenAI from 'openai';
 import type {
@@ -15,6 +19,10 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, IToolSpec } from '../types';
 import { withBoundedChunks } from './bounded-chunks';
+import { redactSecret } from './redact';
+import { ModelProtocolError } from './stream-errors';
+import { DEFAULT_IDLE_TIMEOUT_MS, withIdleTimeout } from './idle-timeout';
+import { withRetries } from './retry';
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
 
 /** A fetch-compatible function (the browser's, Node's, or a wrapper). */
@@ -46,6 +54,16 @@ export interface IOpenAIClientOptions {
    * deployment with `api-version` and the key in an `api-key` header.
    */
   azure?: { deployment: string; apiVersion: string };
+  /**
+   * Longest silence of a response body, in ms, before the request fails as
+   * a stalled stream; default 5 min (slow local models process long
+   * prompts before their first token). 0 turns it off.
+   */
+  idleTimeoutMs?: number;
+  /** Retries before an answer starts (see ./retry.ts); default 2. */
+  maxRetries?: number;
+  /** Longest Retry-After honoured, in ms; default 20 s. */
+  maxRetryWaitMs?: number;
 }
 
 type OpenAIClient = OpenAI;
@@ -79,27 +97,54 @@ export class OpenAIChatClient implements IModelClient {
         : {}),
       stream: true as const
     };
+    const key = this._options.apiKey;
     const create = () =>
-      client.chat.completions.create(
-        this._includeUsage
-          ? { ...body, stream_options: { include_usage: true } }
-          : body,
-        { signal }
+      withRetries(
+        () =>
+          client.chat.completions.create(
+            this._includeUsage
+              ? { ...body, stream_options: { include_usage: true } }
+              : body,
+            { signal }
+          ),
+        {
+          signal,
+          maxRetries: this._options.maxRetries,
+          maxWaitMs: this._options.maxRetryWaitMs
+        }
       );
     let stream: Awaited<ReturnType<typeof create>>;
     try {
       stream = await create();
     } catch (error) {
       if (!this._includeUsage || !rejectsStreamOptions(error)) {
-        throw error;
+        throw redactSecret(error, key);
       }
       // Some servers and gateways refuse parameters they do not know; usage
       // is a nicety, so drop it for this client rather than fail the turn.
       this._includeUsage = false;
-      stream = await create();
+      stream = await create().catch(again => {
+        throw redactSecret(again, key);
+      });
     }
-    for await (const chunk of stream) {
-      yield chunk as IChatChunk;
+    let chunks = 0;
+    try {
+      for await (const chunk of stream) {
+        chunks += 1;
+        yield chunk as IChatChunk;
+      }
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new ModelProtocolError(
+          `an event is not valid JSON (${error.message})`
+        );
+      }
+      throw redactSecret(error, key);
+    }
+    if (chunks === 0 && !signal.aborted) {
+      throw new ModelProtocolError(
+        'it contained no data events (an OpenAI-compatible stream sends `data: {…}` lines)'
+      );
     }
   }
 
@@ -112,8 +157,11 @@ export class OpenAIChatClient implements IModelClient {
   private _getClient(): Promise<OpenAIClient> {
     if (!this._client) {
       const options = this._options;
-      const boundedFetch = withBoundedChunks(
-        options.fetch ?? ((input, init) => fetch(input, init))
+      const boundedFetch = withIdleTimeout(
+        withBoundedChunks(
+          options.fetch ?? ((input, init) => fetch(input, init))
+        ),
+        options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
       );
       this._client = import('openai').then(
         ({ default: OpenAI, AzureOpenAI }) =>
@@ -125,6 +173,8 @@ export class OpenAIChatClient implements IModelClient {
                 apiKey: options.apiKey || 'unused',
                 defaultHeaders: options.headers,
                 fetch: boundedFetch,
+                // Retries are ours (./retry.ts): abortable and bounded.
+                maxRetries: 0,
                 dangerouslyAllowBrowser: true
               })
             : new OpenAI({
@@ -132,6 +182,8 @@ export class OpenAIChatClient implements IModelClient {
                 apiKey: options.apiKey || 'unused',
                 defaultHeaders: options.headers,
                 fetch: boundedFetch,
+                // Retries are ours (./retry.ts): abortable and bounded.
+                maxRetries: 0,
                 dangerouslyAllowBrowser: true
               })
       );

@@ -1,0 +1,32 @@
+/**
+ * Approvals where nobody is there to answer them (the command line, batch
+ * runs): the user asked for the run by starting it, so calls are approved,
+ * except a restart of a kernel this run did not start (the user's live
+ * kernel, joined on a server given with --server), which is refused with
+ * the reason. Without an answer, a call that always asks (restart_kernel;
+ * installs and shell commands during a fix) waited forever: the run hung.
+ */
+import type { AgentSession } from '../agent/session';
+
+/** Answer every approval request of `session`; returns the function that stops. */
+export function autoApprove(
+  session: AgentSession,
+  options: { ownsKernel: () => boolean }
+): () => void {
+  return session.subscribe(() => {
+    const pending = session.getSnapshot().pendingApproval;
+    if (!pending) {
+      return;
+    }
+    if (pending.kind === 'restart' && !options.ownsKernel()) {
+      session.resolveApproval({
+        approved: false,
+        reason:
+          'the kernel belongs to a session this run joined, so restarting it ' +
+          'needs its user, who is not here to approve; work without a restart'
+      });
+      return;
+    }
+    session.resolveApproval({ approved: true });
+  });
+}
