@@ -396,6 +396,10 @@ def _reset(handler: BaseHTTPRequestHandler) -> None:
 class _QuietServer(ThreadingHTTPServer):
     """Clients that reset their connection (aborts, fault tests) are normal here: no traceback."""
 
+    # socketserver's default backlog of 5 drops connections when 20 agents
+    # (the load test) connect at once on a busy machine.
+    request_queue_size = 128
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
             return
