@@ -3,7 +3,7 @@
 # and print their figures. Exits non-zero only if a benchmark crashed; a
 # missed target is printed as MISS and does not fail the run.
 #   npm run bench              # all
-#   npm run bench -- --quick   # skip the browser benchmarks
+#   npm run bench -- --quick   # skip the browser benchmarks (and the local model's)
 set -u
 cd "$(dirname "$0")/.."
 # The servers import this checkout's Python package (the kernel websocket
@@ -12,7 +12,7 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
 benches=(kernel-roundtrip agent-overhead stream-accumulator observation-sizes context-cost)
 if [[ "${1:-}" != "--quick" ]]; then
-  benches+=(lab-startup ui-streaming)
+  benches+=(lab-startup ui-streaming local-vs-llamacpp)
 fi
 
 crashed=()
