@@ -395,10 +395,10 @@ test('no payload runs, navigates or loads from the sidebar, in any surface', asy
   // last one, the fix, with its payload-laden cards; History lists titles).
   await reloadLab(page);
   await watcher.arm();
-  await page.evaluate(
-    p => window.jupyterapp.commands.execute('docmanager:open', { path: p }),
-    `${tmpPath}/xss.ipynb`
-  );
+  await page.evaluate(async p => {
+    // Not returned: the opened widget cannot be serialized to the test.
+    await window.jupyterapp.commands.execute('docmanager:open', { path: p });
+  }, `${tmpPath}/xss.ipynb`);
   await page.sidebar.openTab(SIDEBAR);
   await expect(
     sidebar.locator('.jp-AgentSidebar-tool[data-tool="edit_cell"]')
