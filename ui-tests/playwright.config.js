@@ -27,7 +27,9 @@ module.exports = {
   // The local-model and security suites have configs (and servers) of their own.
   testDir: './tests',
   timeout: 120000,
-  retries: 0,
+  // One retry for timing flakes of a browser on two shared cores; a test that
+  // fails twice fails the run (and a retried one is listed as flaky).
+  retries: 1,
   workers: 1,
   reporter: [['list']],
   use: {

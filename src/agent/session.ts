@@ -46,17 +46,11 @@ export type {
   TranscriptItem
 };
 import type { IAgentError } from './types';
-import { revertChanges } from './workflows/cell-changes';
-import {
-  DEFAULT_FIX_ATTEMPTS,
-  FIX_ALWAYS_ASK,
-  fixCell,
-  type IFixResult
-} from './workflows/fix-cell';
-import {
-  generateNotebook,
-  type IAttachedFile,
-  type IGenerateResult
+// The workflows load when first used (a fix, a generation), not at start-up.
+import type { IFixResult } from './workflows/fix-cell';
+import type {
+  IAttachedFile,
+  IGenerateResult
 } from './workflows/generate-notebook';
 import type { ITurnOptions } from './workflows/turn-runner';
 
@@ -144,8 +138,8 @@ export class AgentSession extends SessionStore {
     if (!request.trim()) {
       return null;
     }
-    return this._task(target, (turn, notebook, signal) =>
-      generateNotebook({
+    return this._task(target, async (turn, notebook, signal) =>
+      (await import('./workflows/generate-notebook')).generateNotebook({
         notebook,
         request,
         attachments: options.attachments,
@@ -185,6 +179,8 @@ export class AgentSession extends SessionStore {
     options: { maxAttempts?: number } = {}
   ): Promise<IFixResult | undefined> | null {
     return this._task(target, async (turn, notebook, signal) => {
+      const { DEFAULT_FIX_ATTEMPTS, FIX_ALWAYS_ASK, fixCell } =
+        await import('./workflows/fix-cell');
       // One undo step for the whole fix, however many turns it takes.
       notebook.beginUndoGroup();
       let result: IFixResult;
@@ -237,6 +233,7 @@ export class AgentSession extends SessionStore {
     if (!review || !notebook) {
       return [];
     }
+    const { revertChanges } = await import('./workflows/cell-changes');
     notebook.beginUndoGroup();
     try {
       const failed = await revertChanges(notebook, review.changes);

@@ -3,9 +3,9 @@
  * session store; it holds no agent state of its own.
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React, { useEffect, useRef } from 'react';
+import React, { Suspense, lazy, useEffect, useRef } from 'react';
 import type { ApprovalMode } from '../agent/loop/approval';
-import type { AgentSession } from '../agent/session';
+import type { AgentSession, ISessionState } from '../agent/session';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
 import type { IChatHistory } from '../jupyter/chat-persistence';
@@ -15,7 +15,6 @@ import { AttachmentTray, fileDropHandlers } from './attachment-tray';
 import { ChatMenu } from './chat-menu';
 import { decorateCodeBlocks } from './code-block-actions';
 import { DirectModeWarning } from './direct-mode-warning';
-import { FixReview } from './fix-review';
 import { localModelStatus } from '../jupyter/local-model-status';
 import { LocalModelProgress } from './local-model-progress';
 import { MarkdownView } from './markdown-view';
@@ -58,6 +57,21 @@ export interface IChatViewProps {
   /** Copy files next to the notebook and attach them. */
   onAttachFiles: (files: File[]) => void;
 }
+
+/** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
+function urgentChange(shown: ISessionState, next: ISessionState): boolean {
+  return (
+    shown.status !== next.status ||
+    shown.pendingApproval !== next.pendingApproval ||
+    shown.error !== next.error ||
+    shown.review !== next.review
+  );
+}
+
+/** The fix review (and its diff library) loads when a fix first needs it, not at start-up. */
+const FixReview = lazy(() =>
+  import('./fix-review').then(module => ({ default: module.FixReview }))
+);
 
 /** Errors a second try may get past (the endpoint is back, the key was fixed…). */
 const RETRYABLE = new Set([
@@ -107,7 +121,7 @@ function AssistantMessage(props: {
 export function ChatView(props: IChatViewProps): JSX.Element {
   const { session, rendermime } = props;
   // Throttled: a streaming reply changes the session every few characters.
-  const state = useThrottledStore(session);
+  const state = useThrottledStore(session, 50, urgentChange);
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => {
     bottom.current?.scrollIntoView?.({ block: 'end' });
@@ -198,12 +212,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           />
         )}
         {state.review && (
-          <FixReview
-            review={state.review}
-            onAccept={() => session.acceptReview()}
-            onReject={() => void session.rejectReview()}
-            onShowCell={props.onShowCell}
-          />
+          <Suspense fallback={null}>
+            <FixReview
+              review={state.review}
+              onAccept={() => session.acceptReview()}
+              onReject={() => void session.rejectReview()}
+              onShowCell={props.onShowCell}
+            />
+          </Suspense>
         )}
         {running && !state.pendingApproval && (
           <div className="jp-AgentSidebar-working">Working…</div>

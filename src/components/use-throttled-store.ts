@@ -12,21 +12,34 @@ export interface IExternalStore<T> {
   getSnapshot: () => T;
 }
 
-/** The store's snapshot, updated at most every `intervalMs`. */
+/**
+ * The store's snapshot, updated at most every `intervalMs`, except for
+ * changes `urgent` flags (say, a run starting or ending), shown at once.
+ */
 export function useThrottledStore<T>(
   store: IExternalStore<T>,
-  intervalMs = 50
+  intervalMs = 50,
+  urgent: (shown: T, next: T) => boolean = () => false
 ): T {
   const [snapshot, setSnapshot] = useState(store.getSnapshot);
   useEffect(() => {
     let timer: number | null = null;
     let last = 0;
+    let shown = store.getSnapshot();
     const flush = () => {
+      if (timer !== null) {
+        window.clearTimeout(timer);
+      }
       timer = null;
       last = Date.now();
-      setSnapshot(store.getSnapshot());
+      shown = store.getSnapshot();
+      setSnapshot(shown);
     };
     const unsubscribe = store.subscribe(() => {
+      if (urgent(shown, store.getSnapshot())) {
+        flush();
+        return;
+      }
       if (timer !== null) {
         return;
       }
@@ -41,6 +54,7 @@ export function useThrottledStore<T>(
         window.clearTimeout(timer);
       }
     };
+    // `urgent` is read at subscription time: pass a stable function.
   }, [store, intervalMs]);
   return snapshot;
 }

@@ -39,7 +39,6 @@ import {
   LocalModelCommandIDs,
   registerLocalModelCommands
 } from './local-model-commands';
-import { generateNotebookCommand } from './generate-command';
 import { canvasImageResizer } from './image-resizer';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
@@ -378,8 +377,9 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       caption:
         'Describe an analysis; the agent builds, runs and verifies a new notebook.',
       icon: agentIcon,
-      execute: args =>
-        generateNotebookCommand(
+      // The dialog and its workflow load on first use, not at start-up.
+      execute: async args =>
+        (await import('./generate-command')).generateNotebookCommand(
           {
             app,
             session,
