@@ -41,6 +41,9 @@ import {
 } from './server-files';
 import { UndoHistory } from './undo-history';
 
+/** Default wait for a new kernel's first answer (see IOptions). */
+const KERNEL_START_TIMEOUT_MS = 120000;
+
 /** A notebook file and its kernel session on a Jupyter server. */
 export class ServerNotebookPort implements INotebookPort {
   readonly path: string;
@@ -83,7 +86,10 @@ export class ServerNotebookPort implements INotebookPort {
     );
     try {
       port._session = await openKernelSession(options, loaded.doc);
-      port._link = await port._connectKernel(port._session.kernel);
+      port._link = await port._connectKernel(
+        port._session.kernel,
+        options.kernelStartTimeoutMs ?? KERNEL_START_TIMEOUT_MS
+      );
     } catch (error) {
       await port.close().catch(() => undefined);
       throw error;
@@ -305,8 +311,11 @@ export class ServerNotebookPort implements INotebookPort {
   }
 
   /** A link to the kernel `model`; executions end at once if it is lost. */
-  private _connectKernel(model: Kernel.IModel): Promise<KernelLink> {
-    return KernelLink.connect(this._serverSettings, model, undefined, () => {
+  private _connectKernel(
+    model: Kernel.IModel,
+    timeoutMs?: number
+  ): Promise<KernelLink> {
+    return KernelLink.connect(this._serverSettings, model, timeoutMs, () => {
       for (const execution of this._executions) {
         execution.abandon('lost');
       }
@@ -404,5 +413,10 @@ export namespace ServerNotebookPort {
     kernelName?: string;
     /** Create an empty notebook when there is none at `path` (default false). */
     createIfMissing?: boolean;
+    /**
+     * How long a freshly started kernel may take to answer (default 120 s:
+     * on a busy shared server, ipykernel's start-up can take a minute).
+     */
+    kernelStartTimeoutMs?: number;
   }
 }

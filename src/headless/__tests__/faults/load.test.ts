@@ -22,9 +22,11 @@ import {
   writeUserNotebook
 } from './user-notebook';
 
-jest.setTimeout(180000);
+jest.setTimeout(600000);
 
 const RUNS = 20;
+/** How many kernels are started at once. */
+const OPEN_AT_ONCE = 5;
 const summary = new FaultSummary('load (20 concurrent runs)');
 let stack: IFaultStack;
 
@@ -66,17 +68,26 @@ it('completes 20 concurrent runs in 20 notebooks on one server', async () => {
   const settings = stack.jupyter.serverSettings;
   const started = Date.now();
   const runs = Array.from({ length: RUNS }, (_, i) => i);
-  const ports = await Promise.all(
-    runs.map(async i => {
-      await writeUserNotebook(settings, `load-${i}.ipynb`);
-      await stack.model.script(script(i), `run-${i}`);
-      return ServerNotebookPort.open({
-        serverSettings: settings,
-        path: `load-${i}.ipynb`
-      });
-    })
-  );
+  // Kernels start a few at a time: twenty ipykernels importing at once on
+  // a two-core CI machine can take minutes, which measures the machine,
+  // not us. The agent runs below are all concurrent.
+  const ports: ServerNotebookPort[] = [];
   try {
+    for (let first = 0; first < RUNS; first += OPEN_AT_ONCE) {
+      ports.push(
+        ...(await Promise.all(
+          runs.slice(first, first + OPEN_AT_ONCE).map(async i => {
+            await writeUserNotebook(settings, `load-${i}.ipynb`);
+            await stack.model.script(script(i), `run-${i}`);
+            return ServerNotebookPort.open({
+              serverSettings: settings,
+              path: `load-${i}.ipynb`,
+              kernelStartTimeoutMs: 150000
+            });
+          })
+        ))
+      );
+    }
     const befores = await Promise.all(
       ports.map(async port => sourcesOf(await port.getCells()))
     );
