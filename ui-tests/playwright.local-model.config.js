@@ -28,9 +28,12 @@ const chromium = (extra, webgpu) => ({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: [...args, ...extra]
   },
-  // Read by the spec: which rung the sidebar must report, and how long an
-  // answer to ask for (SwiftShader's WebGPU decodes about 1 token/s).
-  expectedRung: webgpu ? 'WebGPU (q4)' : 'WebAssembly (q4)',
+  // Read by the spec: which rung the sidebar must report (WASM runs the int8
+  // weights: onnxruntime-web has no 4-bit CPU kernel), the weights file that
+  // rung downloads, and how long an answer to ask for (SwiftShader's WebGPU
+  // decodes about 1 token/s).
+  expectedRung: webgpu ? 'WebGPU (q4)' : 'WebAssembly (q8)',
+  expectedWeights: webgpu ? 'model_q4.onnx' : 'model_quantized.onnx',
   answerTokens: webgpu ? 8 : 48
 });
 

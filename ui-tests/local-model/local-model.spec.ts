@@ -22,8 +22,13 @@ import {
   tinyModelSettings
 } from './local-model';
 
-const test = base.extend<{ expectedRung: string; answerTokens: number }>({
-  expectedRung: ['WebAssembly (q4)', { option: true }],
+const test = base.extend<{
+  expectedRung: string;
+  expectedWeights: string;
+  answerTokens: number;
+}>({
+  expectedRung: ['WebAssembly (q8)', { option: true }],
+  expectedWeights: ['model_quantized.onnx', { option: true }],
   answerTokens: [48, { option: true }]
 });
 
@@ -53,6 +58,7 @@ const modelRequests = (requests: IRecordedRequest[]) =>
 test('loads with progress to 100 %, streams a turn on its rung, and reuses the cache after a reload', async ({
   page,
   expectedRung,
+  expectedWeights,
   answerTokens
 }) => {
   const requests = recordRequests(page);
@@ -79,7 +85,7 @@ test('loads with progress to 100 %, streams a turn on its rung, and reuses the c
   expect(seen.lengths.length).toBeGreaterThan(2);
   // One download of the weights (the dtype the rung chose), not two.
   expect(weightDownloads(requests).map(r => r.url)).toEqual([
-    expect.stringMatching(/onnx\/model_q4\.onnx$/)
+    expect.stringMatching(new RegExp(`onnx/${expectedWeights}$`))
   ]);
 
   // A reload starts a new worker; the files come from the Cache API.

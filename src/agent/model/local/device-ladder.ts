@@ -109,8 +109,13 @@ export async function probeDevice(
 
 /**
  * The rungs for a model that ships `dtypes`, best first: WebGPU + q4f16
- * (with shader-f16), WebGPU + q4, then WASM + q4 (or q8). A dtype the model
+ * (with shader-f16), WebGPU + q4, then WASM + q8 (or q4). A dtype the model
  * lacks is skipped; full-precision weights are a last resort per device.
+ *
+ * WASM prefers q8: onnxruntime-web's WebAssembly build has int8 SIMD matrix
+ * kernels but no 4-bit one, so a q4 graph (MatMulNBits) dequantizes all its
+ * weights on every call there. Measured on SmolLM2-135M, one thread: q4
+ * 4.2 tokens/s, q8 ~30 (bench/README.md, "Local model vs llama.cpp").
  */
 export function planRungs(
   probe: IDeviceProbe,
@@ -126,7 +131,7 @@ export function planRungs(
     ) as LocalDtype[];
     gpuDtypes.push(...full.filter(has).slice(0, 1));
   }
-  const cpuDtype = (['q4', 'q8', 'fp32'] as LocalDtype[]).find(has);
+  const cpuDtype = (['q8', 'q4', 'fp32'] as LocalDtype[]).find(has);
   const gpu: IRung[] =
     probe.webgpu && preference !== 'wasm'
       ? gpuDtypes.map(dtype => ({ device: 'webgpu', dtype }))

@@ -99,28 +99,31 @@ describe('planRungs', () => {
   };
   const names = (rungs: IRung[]) => rungs.map(r => `${r.device}:${r.dtype}`);
 
-  it('prefers WebGPU + q4f16, then WebGPU + q4, then WASM + q4', () => {
+  it('prefers WebGPU + q4f16, then WebGPU + q4, then WASM + q8 (int8 kernels)', () => {
     const plan = planRungs(f16, ALL);
-    expect(names(plan.rungs)).toEqual(['webgpu:q4f16', 'webgpu:q4', 'wasm:q4']);
+    expect(names(plan.rungs)).toEqual(['webgpu:q4f16', 'webgpu:q4', 'wasm:q8']);
     expect(plan.warning).toBeNull();
   });
 
   it('skips q4f16 without shader-f16', () => {
     expect(names(planRungs(noF16, ALL).rungs)).toEqual([
       'webgpu:q4',
-      'wasm:q4'
+      'wasm:q8'
     ]);
   });
 
   it('runs on WASM with a warning that names the reason when there is no WebGPU', () => {
     const plan = planRungs(noGpu, ALL);
-    expect(names(plan.rungs)).toEqual(['wasm:q4']);
+    expect(names(plan.rungs)).toEqual(['wasm:q8']);
     expect(plan.warning).toMatch(/WebAssembly \(no WebGPU: no adapter\)/);
     expect(plan.warning).toMatch(/slow/);
   });
 
-  it('uses q8 on WASM when the model has no q4, and full precision last', () => {
-    expect(names(planRungs(noGpu, ['q8', 'fp32']).rungs)).toEqual(['wasm:q8']);
+  it('uses q4 on WASM when the model has no q8, and full precision last', () => {
+    expect(names(planRungs(noGpu, ['q4', 'fp32']).rungs)).toEqual(['wasm:q4']);
+    expect(names(planRungs(noGpu, ['q4f16', 'fp32']).rungs)).toEqual([
+      'wasm:fp32'
+    ]);
     expect(names(planRungs(noF16, ['fp16', 'fp32']).rungs)).toEqual([
       'webgpu:fp32',
       'wasm:fp32'
@@ -128,19 +131,19 @@ describe('planRungs', () => {
   });
 
   it('follows the device preference', () => {
-    expect(names(planRungs(f16, ALL, 'wasm').rungs)).toEqual(['wasm:q4']);
+    expect(names(planRungs(f16, ALL, 'wasm').rungs)).toEqual(['wasm:q8']);
     expect(planRungs(f16, ALL, 'wasm').warning).toMatch(/asks for WebAssembly/);
     expect(names(planRungs(f16, ALL, 'webgpu').rungs)).toEqual([
       'webgpu:q4f16',
       'webgpu:q4'
     ]);
     // Asking for WebGPU where there is none still runs, on WASM.
-    expect(names(planRungs(noGpu, ALL, 'webgpu').rungs)).toEqual(['wasm:q4']);
+    expect(names(planRungs(noGpu, ALL, 'webgpu').rungs)).toEqual(['wasm:q8']);
   });
 
   it('warns about a software adapter', () => {
     const plan = planRungs({ ...noF16, fallbackAdapter: true }, ALL);
-    expect(names(plan.rungs)).toEqual(['webgpu:q4', 'wasm:q4']);
+    expect(names(plan.rungs)).toEqual(['webgpu:q4', 'wasm:q8']);
     expect(plan.warning).toMatch(/software adapter/);
   });
 });
