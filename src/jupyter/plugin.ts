@@ -20,6 +20,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { capabilitiesFor } from '../agent/model/capabilities';
 import {
   findLocalModel,
+  localToolProtocol,
   resolveCatalogue
 } from '../agent/model/local/catalogue';
 import { smallModelTools } from '../agent/tools/small-model-tools';
@@ -149,6 +150,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
             settings.localModel
           ) ?? null)
         : null;
+    /** A local model without tool-call markers writes code blocks instead. */
+    const localProtocol = () => {
+      const entry = localEntry();
+      return entry ? localToolProtocol(entry) : 'native';
+    };
     session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
       smallTools: new ToolRegistry(smallModelTools()),
@@ -165,7 +171,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         settings.toolCalling !== 'auto'
           ? settings.toolCalling
           : local()
-            ? 'native'
+            ? localProtocol()
             : capabilities().tools,
       vision: () => ({
         enabled: visionEnabled(),

@@ -6,6 +6,7 @@
  * built-in id changes that model's fields, any other id adds a model (for
  * example one a site serves from its own server).
  */
+import type { ToolProtocol } from '../capabilities';
 import type { LocalDtype } from './device-ladder';
 import type { ToolCallFamily } from './families';
 
@@ -100,6 +101,20 @@ export const BUILTIN_MODELS: readonly ILocalModelEntry[] = [
     contextTokens: 32768
   },
   {
+    // No tool calling: it works through the text protocol (it writes
+    // ```python blocks that run as cells). The fastest on the CPU (about
+    // 25 tokens/s on one WebAssembly thread), for simple tasks only.
+    id: 'HuggingFaceTB/SmolLM2-135M-Instruct',
+    label: 'SmolLM2 135M Instruct (code blocks, no tools)',
+    params: '135 M',
+    family: 'plain',
+    dtypes: ['q4f16', 'q4', 'q8', 'fp16', 'fp32'],
+    sizeMB: { q4f16: 120, q4: 160, q8: 140 },
+    revision: 'main',
+    toolsReliable: false,
+    contextTokens: 8192
+  },
+  {
     id: 'onnx-community/granite-4.0-micro-ONNX-web',
     label: 'Granite 4.0 Micro',
     params: '3 B',
@@ -179,6 +194,15 @@ export function defaultLocalModel(
   return [...models]
     .filter(m => m.toolsReliable)
     .sort((a, b) => size(a) - size(b))[0];
+}
+
+/**
+ * How the agent gives `entry` its tools: through the chat template
+ * (`native`) when its family marks tool calls, else the text protocol
+ * (fenced ```python blocks that run as cells).
+ */
+export function localToolProtocol(entry: ILocalModelEntry): ToolProtocol {
+  return entry.family === 'plain' ? 'text' : 'native';
 }
 
 /** The entry for `id`, else the default. */

@@ -2,6 +2,7 @@ import {
   BUILTIN_MODELS,
   defaultLocalModel,
   findLocalModel,
+  localToolProtocol,
   resolveCatalogue
 } from '../catalogue';
 
@@ -29,6 +30,19 @@ describe('local model catalogue', () => {
     expect(BUILTIN_MODELS.find(m => m.id.includes('Llama'))?.family).toBe(
       'llama3-json'
     );
+  });
+
+  it('gives models without tool-call markers the text protocol', () => {
+    const smol = BUILTIN_MODELS.find(m => m.id.includes('SmolLM2'));
+    expect(smol?.family).toBe('plain');
+    expect(localToolProtocol(smol!)).toBe('text');
+    const qwen = BUILTIN_MODELS.find(m => m.id.includes('Qwen3'));
+    expect(localToolProtocol(qwen!)).toBe('native');
+    // A user's entry without a family is a Hermes one (native tools).
+    const { models } = resolveCatalogue([{ id: 'site/own-model' }]);
+    expect(
+      localToolProtocol(models.find(m => m.id === 'site/own-model')!)
+    ).toBe('native');
   });
 
   it('defaults to the smallest model that calls tools reliably', () => {

