@@ -24,6 +24,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .chats import ChatStore, default_chats_dir, setup_chat_handlers
     from .config import NotebookAgent
     from .handlers import setup_handlers
+    from .kernel_env import hide_keys_from_kernels
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
     from .path_check import setup_path_check
@@ -35,6 +36,11 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir))
     setup_path_check(server_app.web_app)
+    if config.hide_keys_from_kernels:
+        hide_keys_from_kernels(
+            server_app.kernel_manager,
+            lambda: {p.api_key_env for p in resolve_providers(config).providers.values() if p.api_key_env},
+        )
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
     if use_nodelay_kernel_websockets(server_app):

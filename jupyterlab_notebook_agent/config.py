@@ -88,6 +88,16 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    hide_keys_from_kernels = Bool(
+        True,
+        help=(
+            "Start kernels without the model keys of the server's environment (OPENAI_API_KEY, "
+            "AZURE_OPENAI_API_KEY and every provider's api_key_env), so code the agent runs cannot print a "
+            "key into a notebook or send it anywhere. False: kernels inherit them, for notebooks that call "
+            "the API themselves."
+        ),
+    ).tag(config=True)
+
     local_models_dir = Unicode(
         "",
         help=(
