@@ -52,4 +52,7 @@ def models_handlers(base_url: str, models_dir: str) -> list[tuple[str, type, dic
     pattern = url_path_join(base_url, *MODELS_ROUTE, "(.*)")
     if not models_dir:
         return [(pattern, NoLocalModelsHandler, {})]
-    return [(pattern, LocalModelsHandler, {"path": os.path.abspath(os.path.expanduser(models_dir))})]
+    # The folder is resolved once: tornado serves no file whose real path is outside the
+    # served folder, so a symlinked folder (/srv/models -> /data/weights) would answer 500
+    # for every file. Symlinks inside it that lead out of it are still refused.
+    return [(pattern, LocalModelsHandler, {"path": os.path.realpath(os.path.expanduser(models_dir))})]

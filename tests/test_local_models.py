@@ -18,14 +18,25 @@ def models_dir(tmp_path):
     (model / "onnx" / "model_q4.onnx").write_bytes(WEIGHTS)
     (model / ".secret").write_text("hidden")
     (tmp_path / "outside.txt").write_text("not a model")
+    (model / "escape.txt").symlink_to(tmp_path / "outside.txt")
     return tmp_path / "models"
 
 
 @pytest.fixture
-def jp_server_config(models_dir):
+def served() -> str:
+    """How the admin names the folder: the folder itself, or a symlink to it (tests parametrize it)."""
+    return "folder"
+
+
+@pytest.fixture
+def jp_server_config(models_dir, served, tmp_path):
+    path = models_dir
+    if served == "symlink":
+        path = tmp_path / "site-models"
+        path.symlink_to(models_dir)
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"local_models_dir": str(models_dir)},
+        "NotebookAgent": {"local_models_dir": str(path)},
     }
 
 
@@ -37,6 +48,16 @@ async def test_serves_model_files(jp_fetch):
     weights = await jp_fetch("notebook-agent", "models", "tiny", "onnx", "model_q4.onnx")
     assert weights.headers["Content-Type"] == "application/octet-stream"
     assert weights.body == WEIGHTS
+
+
+@pytest.mark.parametrize("served", ["symlink"])
+async def test_a_symlinked_folder_is_served_but_links_out_of_it_are_not(jp_fetch):
+    # Sites often link /srv/models to where the weights really are.
+    config = await jp_fetch("notebook-agent", "models", "tiny", "config.json")
+    assert json.loads(config.body) == {"model_type": "llama"}
+    with pytest.raises(HTTPClientError) as error:
+        await jp_fetch("notebook-agent", "models", "tiny", "escape.txt")
+    assert error.value.code in (403, 404)
 
 
 async def test_range_requests_work(jp_fetch):
@@ -52,6 +73,7 @@ async def test_range_requests_work(jp_fetch):
         ("tiny", ".secret"),
         ("..", "outside.txt"),
         ("tiny", "..", "..", "outside.txt"),
+        ("tiny", "escape.txt"),
     ],
 )
 async def test_missing_hidden_and_outside_files_are_refused(jp_fetch, path):
