@@ -5,6 +5,7 @@
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
 import { NotebookPortError, type IFileEntry } from '../agent/ports';
+import { assertInsideRoot } from '../server-api/path-check';
 import { readDiskVersion, type IDiskVersion } from './disk-version';
 import {
   emptyNotebook,
@@ -80,6 +81,7 @@ export async function listServerFiles(
   path: string
 ): Promise<IFileEntry[]> {
   const dir = normalize(path);
+  await assertInsideRoot(contents.serverSettings, dir);
   const model = await get(contents, dir, { content: true }, 'directory');
   if (model.type !== 'directory' || !Array.isArray(model.content)) {
     throw new NotebookPortError(
@@ -105,6 +107,7 @@ export async function readServerFile(
   path: string
 ): Promise<string> {
   const file = normalize(path);
+  await assertInsideRoot(contents.serverSettings, file);
   const meta = await get(contents, file, { content: false }, 'file');
   if (meta.type === 'directory') {
     throw new NotebookPortError(

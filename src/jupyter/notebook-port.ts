@@ -25,7 +25,7 @@ import {
 } from '../agent/ports';
 import { startFlight, watchFlight, type IFlight } from './live-execution';
 import { toCellOutputs } from './outputs';
-import { assertInsideRoot } from './path-check';
+import { assertInsideRoot } from '../server-api/path-check';
 
 /** Y.UndoManager's merge window while a run's edits are grouped: a day. */
 const GROUP_CAPTURE_MS = 24 * 3600 * 1000;

@@ -5,7 +5,7 @@
  * order and share the kernel (the kernel-death test comes last). Timing
  * assertions are only generous upper bounds that prove "does not hang".
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContentsManager } from '@jupyterlab/services';
 import {
@@ -236,6 +236,22 @@ describe('ServerNotebookPort', () => {
     await expect(port.listFiles('notes.txt')).rejects.toBeInstanceOf(
       NotebookPortError
     );
+  });
+
+  it('refuses links that lead out of the server root', async () => {
+    const outside = join(server.rootDir, '..', 'outside-secret.txt');
+    await writeFile(outside, 'id_rsa contents');
+    await mkdir(join(server.rootDir, 'data'), { recursive: true });
+    await symlink(outside, join(server.rootDir, 'data', 'planted.txt'));
+    await symlink(join(server.rootDir, '..'), join(server.rootDir, 'up'));
+    // The contents API itself would follow both links.
+    await expect(port.readFile('data/planted.txt')).rejects.toThrow(
+      /link to a place outside the Jupyter server's root/
+    );
+    await expect(port.listFiles('up')).rejects.toThrow(/outside/);
+    // Ordinary files next to them are still read.
+    await writeFile(join(server.rootDir, 'data', 'fine.csv'), 'a\n1\n');
+    expect(await port.readFile('data/fine.csv')).toBe('a\n1\n');
   });
 
   it('marks an edited cell stale', async () => {

@@ -1,7 +1,9 @@
 /**
  * Asks the server where a path really leads (notebook-agent/path-check)
  * before the agent reads it: a symbolic link under the root could point at
- * ~/.ssh, and the contents API would follow it.
+ * ~/.ssh, and the contents API would follow it. Used by both ports (the
+ * live notebook in the browser and the headless runner in Node): it needs
+ * only @jupyterlab/services.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
