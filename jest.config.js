@@ -1,10 +1,11 @@
-/** Unit tests of the headless agent core, in Node. */
+/** Unit tests of the headless agent core (and of the components' logic), in Node. */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/eval'],
   testMatch: ['**/__tests__/**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
+    // .tsx: the React components' tests render them (react-dom/server).
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }]
   },
   testTimeout: 30000
 };

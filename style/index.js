@@ -1,1 +1,4 @@
 import './base.css';
+import './tool-images.css';
+import './mentions.css';
+import './drop-target.css';

@@ -97,6 +97,10 @@ export function chatToMarkdown(
         if (item.output) {
           lines.push(fence(item.output, 'text'), '');
         }
+        const images = (item.images?.length ?? 0) + (item.moreImages ?? 0);
+        if (images) {
+          lines.push(`_${images} image(s) in the output, not exported._`, '');
+        }
         break;
       }
       case 'notice':

@@ -5,6 +5,7 @@
  */
 import type { AgentEvent, IPlanStep, IUsage } from './types';
 import type { TranscriptItem } from './session';
+import { capTranscriptImages, toolImages } from './tool-images';
 
 /** The part of the session state that events change. */
 export interface IEventState {
@@ -55,10 +56,14 @@ export function applyEvent(
           status: event.result.ok ? 'done' : 'error',
           output: event.result.preview ?? event.result.output,
           cellId: event.result.cellId,
-          durationMs: event.durationMs
+          durationMs: event.durationMs,
+          ...toolImages(event.result.images)
         };
       }
-      return event.result.plan ? { items, plan: event.result.plan } : { items };
+      const capped = capTranscriptImages(items);
+      return event.result.plan
+        ? { items: capped, plan: event.result.plan }
+        : { items: capped };
     }
     case 'usage':
       return {

@@ -14,6 +14,7 @@ import {
   withoutImages,
   type IChatRecord
 } from './chat-record';
+import { dropImages, type IToolImage } from './tool-images';
 import type { ChatMessage, IAgentError, IPlanStep, IUsage } from './types';
 import type { ICellChange } from './workflows/cell-changes';
 import type { IFixResult } from './workflows/fix-cell';
@@ -31,6 +32,10 @@ export type TranscriptItem =
       output?: string;
       cellId?: string;
       durationMs?: number;
+      /** Images the outputs showed, for thumbnails (bounded: tool-images.ts). */
+      images?: IToolImage[];
+      /** Images not shown on the card (over the caps, or not kept in a saved chat). */
+      moreImages?: number;
     }
   | { kind: 'notice'; id: string; text: string };
 
@@ -137,7 +142,12 @@ export class SessionStore {
       title: chatTitle(state.items),
       created: this._created,
       updated: Date.now(),
-      items: [...state.items],
+      // Image data is dropped from saved chats (the cards count the images
+      // instead): the whole record is saved again after every change and the
+      // server takes at most 20 MB; the cells keep the full images.
+      items: state.items.map(item =>
+        item.kind === 'tool' ? dropImages(item) : item
+      ),
       history: withoutImages(this._history),
       usage: state.usage,
       plan: state.plan ? [...state.plan] : null,

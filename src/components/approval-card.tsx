@@ -7,6 +7,7 @@ import type {
   ApprovalDecision,
   IApprovalRequest
 } from '../agent/loop/approval';
+import { useTrans } from './trans';
 
 /** Props of `ApprovalCard`. */
 export interface IApprovalCardProps {
@@ -19,26 +20,27 @@ export function ApprovalCard({
   request,
   onDecide
 }: IApprovalCardProps): JSX.Element {
+  const trans = useTrans();
   const [code, setCode] = useState(request.code ?? '');
   const [reason, setReason] = useState('');
   const [rejecting, setRejecting] = useState(false);
   const verb =
     request.kind === 'edit'
-      ? 'Apply'
+      ? trans.__('Apply')
       : request.kind === 'restart'
-        ? 'Restart'
-        : 'Run';
+        ? trans.__('Restart')
+        : trans.__('Run');
   return (
     <div
       className="jp-AgentSidebar-approval"
       role="group"
-      aria-label="Approval needed"
+      aria-label={trans.__('Approval needed')}
     >
-      <strong>{request.title}?</strong>
+      <strong>{trans.__('%1?', request.title)}</strong>
       {request.code !== null && (
         <textarea
           className="jp-AgentSidebar-approvalCode"
-          aria-label="Code to approve"
+          aria-label={trans.__('Code to approve')}
           value={code}
           rows={Math.min(12, Math.max(2, code.split('\n').length))}
           onChange={event => setCode(event.target.value)}
@@ -47,8 +49,8 @@ export function ApprovalCard({
       {rejecting && (
         <input
           className="jp-AgentSidebar-input"
-          aria-label="Reason for rejecting"
-          placeholder="Why not? (sent to the agent)"
+          aria-label={trans.__('Reason for rejecting')}
+          placeholder={trans.__('Why not? (sent to the agent)')}
           value={reason}
           autoFocus
           onChange={event => setReason(event.target.value)}
@@ -65,7 +67,7 @@ export function ApprovalCard({
             className="jp-mod-styled jp-mod-warn"
             onClick={() => onDecide({ approved: false, reason })}
           >
-            Send rejection
+            {trans.__('Send rejection')}
           </button>
         ) : (
           <>
@@ -73,7 +75,7 @@ export function ApprovalCard({
               className="jp-mod-styled jp-mod-reject"
               onClick={() => setRejecting(true)}
             >
-              Reject
+              {trans.__('Reject')}
             </button>
             <button
               className="jp-mod-styled jp-mod-accept"

@@ -5,6 +5,7 @@
  */
 import React, { useRef, useSyncExternalStore } from 'react';
 import type { AttachmentStore } from './attachment-store';
+import { useTrans } from './trans';
 
 /** Props of `AttachmentTray`. */
 export interface IAttachmentTrayProps {
@@ -16,11 +17,15 @@ export interface IAttachmentTrayProps {
 /** Chips and the attach button. */
 export function AttachmentTray(props: IAttachmentTrayProps): JSX.Element {
   const { store } = props;
+  const trans = useTrans();
   const state = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const input = useRef<HTMLInputElement>(null);
   const chips = [
     ...state.files.map(file => ({ key: file.name, label: file.name })),
-    ...state.cells.map(cell => ({ key: cell.id, label: `cell ${cell.index}` }))
+    ...state.cells.map(cell => ({
+      key: cell.id,
+      label: trans.__('cell %1', cell.index)
+    }))
   ];
   return (
     <div className="jp-AgentSidebar-attachments">
@@ -29,7 +34,7 @@ export function AttachmentTray(props: IAttachmentTrayProps): JSX.Element {
           {chip.label}
           <button
             className="jp-AgentSidebar-chipRemove"
-            aria-label={`Remove ${chip.label}`}
+            aria-label={trans.__('Remove %1', chip.label)}
             onClick={() => store.remove(chip.key)}
           >
             ×
@@ -39,16 +44,18 @@ export function AttachmentTray(props: IAttachmentTrayProps): JSX.Element {
       <button
         className="jp-AgentSidebar-link"
         onClick={() => input.current?.click()}
-        title="Copy files next to the notebook and tell the agent about them (or drop files on the sidebar)"
+        title={trans.__(
+          'Copy files next to the notebook and tell the agent about them (or drop files on the sidebar, from your desktop or the file browser)'
+        )}
       >
-        Attach files…
+        {trans.__('Attach files…')}
       </button>
       <input
         ref={input}
         type="file"
         multiple
         hidden
-        aria-label="Attach files to the prompt"
+        aria-label={trans.__('Attach files to the prompt')}
         onChange={event => {
           const files = Array.from(event.target.files ?? []);
           event.target.value = '';

@@ -7,6 +7,7 @@ import { chatToMarkdown } from '../agent/chat-record';
 import type { AgentSession } from '../agent/session';
 import type { IChatHistory } from '../jupyter/chat-persistence';
 import type { IChatSummary } from '../jupyter/chat-store';
+import { useTrans } from './trans';
 
 /** Props of `ChatMenu`. */
 export interface IChatMenuProps {
@@ -17,6 +18,7 @@ export interface IChatMenuProps {
 
 /** History and Export. */
 export function ChatMenu(props: IChatMenuProps): JSX.Element {
+  const trans = useTrans();
   const [chats, setChats] = useState<IChatSummary[] | null>(null);
   const toggle = async () => {
     if (chats) {
@@ -34,7 +36,7 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
           disabled={props.disabled}
           onClick={() => void toggle()}
         >
-          History
+          {trans.__('History')}
         </button>
       )}
       <button
@@ -42,11 +44,16 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
         disabled={!props.session.getSnapshot().items.length}
         onClick={() => exportChat(props.session)}
       >
-        Export
+        {trans.__('Export')}
       </button>
       {chats && (
-        <ul className="jp-AgentSidebar-history" aria-label="Earlier chats">
-          {chats.length === 0 && <li>No saved chats for this notebook yet.</li>}
+        <ul
+          className="jp-AgentSidebar-history"
+          aria-label={trans.__('Earlier chats')}
+        >
+          {chats.length === 0 && (
+            <li>{trans.__('No saved chats for this notebook yet.')}</li>
+          )}
           {chats.map(chat => (
             <li key={chat.id}>
               <button
@@ -57,7 +64,7 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
                   void props.history?.open(chat.id);
                 }}
               >
-                {chat.title || 'Untitled chat'}
+                {chat.title || trans.__('Untitled chat')}
               </button>{' '}
               <span className="jp-AgentSidebar-historyDate">
                 {new Date(chat.updated).toLocaleString()}

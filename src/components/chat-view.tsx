@@ -15,15 +15,18 @@ import { AttachmentTray, fileDropHandlers } from './attachment-tray';
 import { ChatMenu } from './chat-menu';
 import { decorateCodeBlocks } from './code-block-actions';
 import { DirectModeWarning } from './direct-mode-warning';
+import { ErrorBanner } from './error-banner';
 import { localModelStatus } from '../jupyter/local-model-status';
 import { LocalModelProgress } from './local-model-progress';
 import { MarkdownView } from './markdown-view';
+import type { IMentionSource } from './mentions';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
 import { ProviderBar, type IProviderView } from './provider-bar';
 import { SetupNotice } from './setup-notice';
 import { ToolCallCard } from './tool-call-card';
 import { UsageBadge } from './usage-badge';
+import { useTrans } from './trans';
 import { useThrottledStore } from './use-throttled-store';
 
 /** Props of `ChatView`. */
@@ -56,6 +59,8 @@ export interface IChatViewProps {
   onOpenSettings: () => void;
   /** Copy files next to the notebook and attach them. */
   onAttachFiles: (files: File[]) => void;
+  /** What `@` in the prompt offers. */
+  mentions?: IMentionSource;
 }
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -73,25 +78,6 @@ const FixReview = lazy(() =>
   import('./fix-review').then(module => ({ default: module.FixReview }))
 );
 
-/** Errors a second try may get past (the endpoint is back, the key was fixed…). */
-const RETRYABLE = new Set([
-  'unreachable',
-  'rate-limit',
-  'server',
-  'auth',
-  'unknown-model',
-  'not-configured',
-  'unknown'
-]);
-
-/** Errors the settings fix (endpoint, key, model). */
-const SETTINGS_FIXES = new Set([
-  'not-configured',
-  'auth',
-  'unknown-model',
-  'unreachable'
-]);
-
 /** An answer: markdown, with Copy / Insert as cell on its code blocks. */
 function AssistantMessage(props: {
   text: string;
@@ -101,14 +87,16 @@ function AssistantMessage(props: {
   const host = useRef<HTMLDivElement>(null);
   const insert = useRef(props.onInsertCode);
   insert.current = props.onInsertCode;
+  const trans = useTrans();
   useEffect(
     () =>
       host.current
         ? decorateCodeBlocks(host.current, {
-            onInsert: code => insert.current(code)
+            onInsert: code => insert.current(code),
+            trans
           })
         : undefined,
-    []
+    [trans]
   );
   return (
     <div className="jp-AgentSidebar-assistant" ref={host}>
@@ -120,6 +108,7 @@ function AssistantMessage(props: {
 /** The whole chat. */
 export function ChatView(props: IChatViewProps): JSX.Element {
   const { session, rendermime } = props;
+  const trans = useTrans();
   // Throttled: a streaming reply changes the session every few characters.
   const state = useThrottledStore(session, 50, urgentChange);
   const bottom = useRef<HTMLDivElement>(null);
@@ -134,8 +123,10 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       {...fileDropHandlers(props.onAttachFiles)}
     >
       <div className="jp-AgentSidebar-header">
-        <span className="jp-AgentSidebar-title">Notebook Agent</span>
-        <span className="jp-AgentSidebar-model" title="Model">
+        <span className="jp-AgentSidebar-title">
+          {trans.__('Notebook Agent')}
+        </span>
+        <span className="jp-AgentSidebar-model" title={trans.__('Model')}>
           {props.modelLabel}
         </span>
         <UsageBadge
@@ -148,7 +139,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           onClick={() => session.newChat()}
           disabled={running || state.review !== null}
         >
-          New chat
+          {trans.__('New chat')}
         </button>
         <ChatMenu
           session={session}
@@ -167,8 +158,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         {state.plan && <PlanView plan={state.plan} />}
         {state.items.length === 0 && (
           <p className="jp-AgentSidebar-empty">
-            Ask for an analysis of the active notebook: the agent writes cells,
-            runs them in its kernel, reads the results and answers.
+            {trans.__(
+              'Ask for an analysis of the active notebook: the agent writes cells, runs them in its kernel, reads the results and answers.'
+            )}
           </p>
         )}
         {state.items.map(item => {
@@ -222,32 +214,15 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           </Suspense>
         )}
         {running && !state.pendingApproval && (
-          <div className="jp-AgentSidebar-working">Working…</div>
+          <div className="jp-AgentSidebar-working">{trans.__('Working…')}</div>
         )}
         {state.error && (
-          <div className="jp-AgentSidebar-error" role="alert">
-            <strong>{state.error.message}</strong>
-            <p>{state.error.hint}</p>
-            <div className="jp-AgentSidebar-actions">
-              {RETRYABLE.has(state.error.kind) &&
-                state.items.some(item => item.kind === 'user') && (
-                  <button
-                    className="jp-mod-styled jp-mod-accept"
-                    onClick={props.onRetry}
-                  >
-                    Retry
-                  </button>
-                )}
-              {SETTINGS_FIXES.has(state.error.kind) && (
-                <button
-                  className="jp-mod-styled"
-                  onClick={props.onOpenSettings}
-                >
-                  Open settings
-                </button>
-              )}
-            </div>
-          </div>
+          <ErrorBanner
+            error={state.error}
+            canRetry={state.items.some(item => item.kind === 'user')}
+            onRetry={props.onRetry}
+            onOpenSettings={props.onOpenSettings}
+          />
         )}
         <div ref={bottom} />
       </div>
@@ -262,17 +237,21 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       )}
       <div className="jp-AgentSidebar-mode">
         <label>
-          Approval:{' '}
+          {trans.__('Approval:')}{' '}
           <select
-            aria-label="Approval mode"
+            aria-label={trans.__('Approval mode')}
             value={props.approvalMode}
             onChange={event =>
               props.onModeChange(event.target.value as ApprovalMode)
             }
           >
-            <option value="ask-before-running">Ask before running code</option>
-            <option value="ask-before-edits">Ask before every edit</option>
-            <option value="run-everything">Run everything</option>
+            <option value="ask-before-running">
+              {trans.__('Ask before running code')}
+            </option>
+            <option value="ask-before-edits">
+              {trans.__('Ask before every edit')}
+            </option>
+            <option value="run-everything">{trans.__('Run everything')}</option>
           </select>
         </label>
       </div>
@@ -285,6 +264,12 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         onSend={props.onSend}
         onStop={() => session.stop()}
         inputRef={props.inputRef}
+        mentions={props.mentions}
+        onAttachCell={cell =>
+          props.attachments.addCells([
+            { id: cell.id, index: cell.index, source: cell.source }
+          ])
+        }
       />
     </div>
   );

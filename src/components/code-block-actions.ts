@@ -4,10 +4,15 @@
  * MutationObserver adds the buttons to each new `<pre>` as it appears.
  */
 
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { untranslated } from './trans';
+
 /** What the buttons do. */
 export interface ICodeBlockActions {
   /** Insert the code as a new cell below the active cell of the notebook. */
   onInsert: (code: string) => void;
+  /** Translates the buttons' labels. */
+  trans?: TranslationBundle;
 }
 
 const BAR_CLASS = 'jp-AgentSidebar-codeActions';
@@ -39,17 +44,19 @@ function toolbar(pre: HTMLElement, actions: ICodeBlockActions): HTMLElement {
   const bar = document.createElement('div');
   bar.className = BAR_CLASS;
   const code = () => (pre.textContent ?? '').replace(/\n$/, '');
+  const trans = actions.trans ?? untranslated;
+  const copy = trans.__('Copy');
   bar.appendChild(
-    button('Copy', 'Copy the code', async target => {
+    button(copy, trans.__('Copy the code'), async target => {
       await navigator.clipboard?.writeText(code());
-      target.textContent = 'Copied';
-      window.setTimeout(() => (target.textContent = 'Copy'), 1500);
+      target.textContent = trans.__('Copied');
+      window.setTimeout(() => (target.textContent = copy), 1500);
     })
   );
   bar.appendChild(
     button(
-      'Insert as cell',
-      'Insert the code as a new cell below the active cell',
+      trans.__('Insert as cell'),
+      trans.__('Insert the code as a new cell below the active cell'),
       () => actions.onInsert(code())
     )
   );

@@ -3,22 +3,32 @@
  * the user works, with what it implies for the key and how to avoid it.
  */
 import React from 'react';
+import { useTrans, withElements } from './trans';
 
 /** The warning shown above the chat in direct mode. */
 export function DirectModeWarning(props: {
   baseUrl: string;
   hasKey: boolean;
 }): JSX.Element {
+  const trans = useTrans();
+  const url = <code>{props.baseUrl || trans.__('(no base URL set)')}</code>;
   return (
     <div className="jp-AgentSidebar-directWarning" role="note">
-      <strong>Direct mode:</strong> this browser sends your notebook’s content
-      {props.hasKey ? ' and the API key from your settings' : ''} straight to{' '}
-      <code>{props.baseUrl || '(no base URL set)'}</code>.
+      <strong>{trans.__('Direct mode:')}</strong>{' '}
       {props.hasKey
-        ? ' The key is stored in your JupyterLab user settings, readable by anything running in this page.'
-        : ''}{' '}
-      Prefer proxy mode (the default): the Jupyter server keeps the key and
-      calls the endpoint.
+        ? withElements(
+            trans,
+            'this browser sends your notebook’s content and the API key from your settings straight to %1. The key is stored in your JupyterLab user settings, readable by anything running in this page.',
+            url
+          )
+        : withElements(
+            trans,
+            'this browser sends your notebook’s content straight to %1.',
+            url
+          )}{' '}
+      {trans.__(
+        'Prefer proxy mode (the default): the Jupyter server keeps the key and calls the endpoint.'
+      )}
     </div>
   );
 }

@@ -2,10 +2,12 @@
  * The review of a "Fix this cell" run: each changed cell as a line diff
  * (before/after), and Accept / Reject. Reject puts every source back.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { diffLines } from 'diff';
 import React, { useState } from 'react';
 import type { ICellChange } from '../agent/workflows/cell-changes';
 import type { IFixReview } from '../agent/session';
+import { useTrans } from './trans';
 
 /** Props of `FixReview`. */
 export interface IFixReviewProps {
@@ -15,32 +17,41 @@ export interface IFixReviewProps {
   onShowCell: (cellId: string) => void;
 }
 
-const HEADLINES: Record<IFixReview['status'], string> = {
-  fixed: 'The cell runs without error now.',
-  'not-fixed': 'The agent could not fix the cell.',
-  stopped: 'The fix was stopped.',
-  failed: 'The fix did not finish.'
-};
+function headline(
+  status: IFixReview['status'],
+  trans: TranslationBundle
+): string {
+  switch (status) {
+    case 'fixed':
+      return trans.__('The cell runs without error now.');
+    case 'not-fixed':
+      return trans.__('The agent could not fix the cell.');
+    case 'stopped':
+      return trans.__('The fix was stopped.');
+    case 'failed':
+      return trans.__('The fix did not finish.');
+  }
+}
 
 /** Diff and decision buttons for a fix. */
 export function FixReview(props: IFixReviewProps): JSX.Element {
   const { review } = props;
+  const trans = useTrans();
   const [busy, setBusy] = useState(false);
-  const attempts =
-    review.attempts === 1 ? '1 attempt' : `${review.attempts} attempts`;
+  const attempts = trans._n('%1 attempt', '%1 attempts', review.attempts);
   return (
     <section
       className={`jp-AgentSidebar-review jp-mod-${review.status}`}
-      aria-label="Review the fix"
+      aria-label={trans.__('Review the fix')}
     >
       <strong>
-        {HEADLINES[review.status]} ({attempts})
+        {headline(review.status, trans)} ({attempts})
       </strong>
       {review.problem && review.status !== 'fixed' && (
         <pre className="jp-AgentSidebar-reviewProblem">{review.problem}</pre>
       )}
       {review.changes.length === 0 ? (
-        <p>No cell was changed.</p>
+        <p>{trans.__('No cell was changed.')}</p>
       ) : (
         review.changes.map(change => (
           <ChangeDiff
@@ -57,7 +68,7 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
             disabled={busy}
             onClick={props.onAccept}
           >
-            Accept
+            {trans.__('Accept')}
           </button>
         )}
         {review.changes.length > 0 ? (
@@ -69,11 +80,11 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
               props.onReject();
             }}
           >
-            Reject
+            {trans.__('Reject')}
           </button>
         ) : (
           <button className="jp-mod-styled" onClick={props.onAccept}>
-            Dismiss
+            {trans.__('Dismiss')}
           </button>
         )}
       </div>
@@ -81,22 +92,29 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
   );
 }
 
-const KIND_LABELS: Record<ICellChange['kind'], string> = {
-  edited: 'Changed',
-  inserted: 'Added',
-  deleted: 'Deleted'
-};
+/** "Changed code cell", "Added markdown cell"… */
+function changeLabel(change: ICellChange, trans: TranslationBundle): string {
+  switch (change.kind) {
+    case 'edited':
+      return trans.__('Changed %1 cell', change.type);
+    case 'inserted':
+      return trans.__('Added %1 cell', change.type);
+    case 'deleted':
+      return trans.__('Deleted %1 cell', change.type);
+  }
+}
 
 function ChangeDiff(props: {
   change: ICellChange;
   onShowCell: (cellId: string) => void;
 }): JSX.Element {
   const { change } = props;
+  const trans = useTrans();
   const parts = diffLines(change.before ?? '', change.after ?? '');
   return (
     <figure className="jp-AgentSidebar-diff">
       <figcaption>
-        {KIND_LABELS[change.kind]} {change.type} cell{' '}
+        {changeLabel(change, trans)}{' '}
         {change.kind !== 'deleted' ? (
           <button
             className="jp-AgentSidebar-link"
@@ -108,7 +126,7 @@ function ChangeDiff(props: {
           change.cellId.slice(0, 8)
         )}
       </figcaption>
-      <pre aria-label={`Diff of cell ${change.cellId}`}>
+      <pre aria-label={trans.__('Diff of cell %1', change.cellId)}>
         {parts.map((part, index) => (
           <span
             key={index}

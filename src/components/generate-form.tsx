@@ -4,6 +4,7 @@
  * to attach, and whether code runs without asking in the new notebook.
  */
 import React, { useState } from 'react';
+import { useTrans } from './trans';
 
 /** What the user chose. */
 export interface IGenerateRequest {
@@ -56,6 +57,7 @@ const STOP_WORDS = new Set([
 
 /** The form. */
 export function GenerateForm(props: IGenerateFormProps): JSX.Element {
+  const trans = useTrans();
   const [value, setValue] = useState(props.initial);
   const [nameEdited, setNameEdited] = useState(
     props.initial.name !== '' &&
@@ -69,11 +71,13 @@ export function GenerateForm(props: IGenerateFormProps): JSX.Element {
   return (
     <div className="jp-AgentGenerateDialog">
       <label>
-        What should the notebook do?
+        {trans.__('What should the notebook do?')}
         <textarea
           autoFocus
-          aria-label="What should the notebook do?"
-          placeholder="Analyze sales_data.csv: top 5 products by total sales, and a line plot of monthly sales."
+          aria-label={trans.__('What should the notebook do?')}
+          placeholder={trans.__(
+            'Analyze sales_data.csv: top 5 products by total sales, and a line plot of monthly sales.'
+          )}
           value={value.prompt}
           onChange={event => {
             const prompt = event.target.value;
@@ -86,9 +90,9 @@ export function GenerateForm(props: IGenerateFormProps): JSX.Element {
         />
       </label>
       <label>
-        File name
+        {trans.__('File name')}
         <input
-          aria-label="File name"
+          aria-label={trans.__('File name')}
           value={value.name}
           onChange={event => {
             setNameEdited(true);
@@ -97,9 +101,9 @@ export function GenerateForm(props: IGenerateFormProps): JSX.Element {
         />
       </label>
       <label>
-        Kernel
+        {trans.__('Kernel')}
         <select
-          aria-label="Kernel"
+          aria-label={trans.__('Kernel')}
           value={value.kernelName}
           onChange={event => update({ kernelName: event.target.value })}
         >
@@ -111,11 +115,11 @@ export function GenerateForm(props: IGenerateFormProps): JSX.Element {
         </select>
       </label>
       <label>
-        Attach files (copied next to the notebook)
+        {trans.__('Attach files (copied next to the notebook)')}
         <input
           type="file"
           multiple
-          aria-label="Attach files"
+          aria-label={trans.__('Attach files')}
           onChange={event =>
             update({ files: Array.from(event.target.files ?? []) })
           }
@@ -127,7 +131,7 @@ export function GenerateForm(props: IGenerateFormProps): JSX.Element {
           checked={value.runWithoutAsking}
           onChange={event => update({ runWithoutAsking: event.target.checked })}
         />{' '}
-        Run the new notebook’s cells without asking me first
+        {trans.__('Run the new notebook’s cells without asking me first')}
       </label>
     </div>
   );

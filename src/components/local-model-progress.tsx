@@ -4,12 +4,14 @@
  * built, then the device it runs on and the decode speed, and any warning
  * (slow WASM path, fallbacks) or error in words.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 import type {
   ILocalModelStatus,
   LocalModelStatusStore
 } from '../agent/model/local/load-status';
 import { rungName } from '../agent/model/local/device-ladder';
+import { untranslated, useTrans } from './trans';
 
 /** Props of the progress view. */
 export interface ILocalModelProgressProps {
@@ -20,6 +22,7 @@ export interface ILocalModelProgressProps {
 export function LocalModelProgress(
   props: ILocalModelProgressProps
 ): JSX.Element | null {
+  const trans = useTrans();
   const status = React.useSyncExternalStore(
     props.store.subscribe,
     props.store.getSnapshot
@@ -29,11 +32,13 @@ export function LocalModelProgress(
   }
   return (
     <div className="jp-AgentSidebar-localModel" aria-live="polite">
-      <div className="jp-AgentSidebar-localModelLine">{describe(status)}</div>
+      <div className="jp-AgentSidebar-localModelLine">
+        {describe(status, trans)}
+      </div>
       {status.stage === 'download' || status.stage === 'compiling' ? (
         <progress
           className="jp-AgentSidebar-localModelBar"
-          aria-label="Local model download"
+          aria-label={trans.__('Local model download')}
           max={100}
           value={status.percent}
         />
@@ -58,26 +63,37 @@ export function LocalModelProgress(
 }
 
 /** The status line, in words. */
-export function describe(status: ILocalModelStatus): string {
+export function describe(
+  status: ILocalModelStatus,
+  trans: TranslationBundle = untranslated
+): string {
   const name = status.model.split('/').pop() ?? status.model;
   switch (status.stage) {
     case 'download':
       return status.total
-        ? `Downloading ${name}: ${megabytes(status.loaded)} of ${megabytes(status.total)} MB (${status.percent} %)`
-        : `Downloading ${name}…`;
+        ? trans.__(
+            'Downloading %1: %2 of %3 MB (%4 %)',
+            name,
+            megabytes(status.loaded),
+            megabytes(status.total),
+            status.percent
+          )
+        : trans.__('Downloading %1…', name);
     case 'compiling':
-      return `Preparing ${name} (compiling shaders)…`;
+      return trans.__('Preparing %1 (compiling shaders)…', name);
     case 'ready':
     case 'generating': {
-      const where = status.rung ? ` on ${rungName(status.rung)}` : '';
+      const where = status.rung
+        ? trans.__(' on %1', rungName(status.rung))
+        : '';
       const speed =
         status.tokensPerSecond !== undefined
-          ? `, ${status.tokensPerSecond.toFixed(1)} tokens/s`
+          ? trans.__(', %1 tokens/s', status.tokensPerSecond.toFixed(1))
           : '';
       return `${name}${where}${speed}`;
     }
     case 'error':
-      return `${name} could not run`;
+      return trans.__('%1 could not run', name);
     default:
       return '';
   }

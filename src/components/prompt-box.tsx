@@ -1,7 +1,19 @@
 /**
  * The prompt: Enter sends, Shift+Enter starts a new line; Stop while running.
+ * Typing `@` offers the notebook's cells and variables (mention-list.tsx):
+ * a cell becomes a chip in the tray, a variable an `@name` in the text.
  */
-import React, { useState } from 'react';
+import React, { useId, useLayoutEffect, useRef, useState } from 'react';
+import { MentionList, mentionOptionId } from './mention-list';
+import {
+  applyMention,
+  type ICellChoice,
+  type IMention,
+  type IMentionSource,
+  type MentionOption
+} from './mentions';
+import { useTrans } from './trans';
+import { useMentionPicker } from './use-mention-picker';
 
 /** Props of `PromptBox`. */
 export interface IPromptBoxProps {
@@ -10,6 +22,10 @@ export interface IPromptBoxProps {
   onSend: (prompt: string) => boolean;
   onStop: () => void;
   inputRef?: React.RefObject<HTMLTextAreaElement>;
+  /** What `@` offers; without it, `@` is plain text. */
+  mentions?: IMentionSource;
+  /** Attach a cell picked with `@` (as "Add Selected Cells" does). */
+  onAttachCell?: (cell: ICellChoice) => void;
 }
 
 /** The prompt box with its Send and Stop buttons. */
@@ -17,25 +33,80 @@ export function PromptBox({
   running,
   onSend,
   onStop,
-  inputRef
+  inputRef,
+  mentions,
+  onAttachCell
 }: IPromptBoxProps): JSX.Element {
+  const trans = useTrans();
   const [text, setText] = useState('');
+  const [caret, setCaret] = useState(0);
+  const ownRef = useRef<HTMLTextAreaElement>(null);
+  const input = inputRef ?? ownRef;
+  // Where the caret goes after a pick changed the text.
+  const pendingCaret = useRef<number | null>(null);
+  const listId = useId();
+
+  const pick = (option: MentionOption, mention: IMention) => {
+    const next = applyMention(text, mention, caret, option);
+    if (option.kind === 'cell') {
+      onAttachCell?.(option.cell);
+    }
+    pendingCaret.current = next.caret;
+    setText(next.text);
+    setCaret(next.caret);
+  };
+  const picker = useMentionPicker(text, caret, mentions, pick, trans);
+  useLayoutEffect(() => {
+    if (pendingCaret.current !== null && input.current) {
+      input.current.setSelectionRange(
+        pendingCaret.current,
+        pendingCaret.current
+      );
+      pendingCaret.current = null;
+    }
+  }, [text]);
+
   const send = () => {
     if (!running && text.trim() && onSend(text)) {
       setText('');
+      setCaret(0);
     }
   };
+  const open = picker.mention !== null;
   return (
     <div className="jp-AgentSidebar-prompt">
+      {open && (
+        <MentionList
+          id={listId}
+          options={picker.options}
+          active={picker.active}
+          onHover={picker.setActive}
+          onPick={option => pick(option, picker.mention!)}
+        />
+      )}
       <textarea
-        ref={inputRef}
+        ref={input}
         className="jp-AgentSidebar-input"
-        aria-label="Ask Notebook Agent"
-        placeholder="Ask Notebook Agent to analyse, plot, fix… (Enter to send, Shift+Enter for a new line)"
+        aria-label={trans.__('Ask Notebook Agent')}
+        aria-autocomplete={mentions ? 'list' : undefined}
+        aria-controls={open ? listId : undefined}
+        aria-activedescendant={
+          open ? mentionOptionId(listId, picker.active) : undefined
+        }
+        placeholder={trans.__(
+          'Ask Notebook Agent to analyse, plot, fix… (@ mentions a cell or variable, Enter sends, Shift+Enter adds a line)'
+        )}
         rows={3}
         value={text}
-        onChange={event => setText(event.target.value)}
+        onChange={event => {
+          setText(event.target.value);
+          setCaret(event.target.selectionStart ?? event.target.value.length);
+        }}
+        onSelect={event => setCaret(event.currentTarget.selectionStart ?? 0)}
         onKeyDown={event => {
+          if (picker.onKeyDown(event)) {
+            return;
+          }
           if (
             event.key === 'Enter' &&
             !event.shiftKey &&
@@ -52,7 +123,7 @@ export function PromptBox({
       <div className="jp-AgentSidebar-actions">
         {running ? (
           <button className="jp-mod-styled jp-mod-warn" onClick={onStop}>
-            Stop
+            {trans.__('Stop')}
           </button>
         ) : (
           <button
@@ -60,7 +131,7 @@ export function PromptBox({
             disabled={!text.trim()}
             onClick={send}
           >
-            Send
+            {trans.__('Send')}
           </button>
         )}
       </div>

@@ -4,6 +4,7 @@
  * the browser's storage; the UI only ever learns whether one is set).
  */
 import React from 'react';
+import { useTrans } from './trans';
 
 /** What the provider bar shows. */
 export interface IProviderView {
@@ -33,13 +34,14 @@ export function ProviderBar({
   onModelChange,
   onSetKey
 }: IProviderBarProps): JSX.Element {
+  const trans = useTrans();
   return (
     <div className="jp-AgentSidebar-mode">
       {view.names.length > 1 && (
         <label>
-          Provider:{' '}
+          {trans.__('Provider:')}{' '}
           <select
-            aria-label="Provider"
+            aria-label={trans.__('Provider')}
             value={view.selected}
             disabled={disabled}
             onChange={event => onChange(event.target.value)}
@@ -54,9 +56,9 @@ export function ProviderBar({
       )}{' '}
       {view.models.length > 1 && (
         <label>
-          Model:{' '}
+          {trans.__('Model:')}{' '}
           <select
-            aria-label="Model"
+            aria-label={trans.__('Model')}
             value={
               view.models.includes(view.model) ? view.model : view.models[0]
             }
@@ -72,11 +74,13 @@ export function ProviderBar({
         </label>
       )}{' '}
       {view.hasKey ? (
-        <span className="jp-AgentSidebar-keyState">key set on the server</span>
+        <span className="jp-AgentSidebar-keyState">
+          {trans.__('key set on the server')}
+        </span>
       ) : (
         view.canStoreKey && (
           <button className="jp-AgentSidebar-link" onClick={onSetKey}>
-            Set API key…
+            {trans.__('Set API key…')}
           </button>
         )
       )}

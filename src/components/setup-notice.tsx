@@ -6,6 +6,7 @@
 import React from 'react';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { EndpointMode } from '../jupyter/settings';
+import { useTrans, withElements } from './trans';
 
 /** Props of `SetupNotice`. */
 export interface ISetupNoticeProps {
@@ -13,11 +14,16 @@ export interface ISetupNoticeProps {
   mode: EndpointMode;
 }
 
+/** The command line that starts JupyterLab with an endpoint. */
+const EXAMPLE =
+  'OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-… NOTEBOOK_AGENT_MODEL=gpt-4o-mini jupyter lab';
+
 /** Setup instructions, or nothing when an endpoint is configured. */
 export function SetupNotice({
   status,
   mode
 }: ISetupNoticeProps): JSX.Element | null {
+  const trans = useTrans();
   const noEndpoint =
     status.kind === 'not-configured' || status.kind === 'no-extension';
   if (mode === 'local' && noEndpoint) {
@@ -29,19 +35,20 @@ export function SetupNotice({
   if (status.kind === 'not-configured') {
     return (
       <div className="jp-AgentSidebar-notice" role="status">
-        <strong>No model endpoint is configured.</strong>
+        <strong>{trans.__('No model endpoint is configured.')}</strong>
         <p>
-          Start JupyterLab with an OpenAI-compatible endpoint in its
-          environment, for example:
+          {trans.__(
+            'Start JupyterLab with an OpenAI-compatible endpoint in its environment, for example:'
+          )}
         </p>
-        <pre>
-          OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-…
-          NOTEBOOK_AGENT_MODEL=gpt-4o-mini jupyter lab
-        </pre>
+        <pre>{EXAMPLE}</pre>
         <p>
-          Local servers work too (Ollama: <code>http://localhost:11434/v1</code>
-          , llama.cpp or vLLM: <code>http://localhost:8000/v1</code>). Or set
-          “Endpoint mode” to direct in Settings &gt; Notebook Agent.
+          {withElements(
+            trans,
+            'Local servers work too (Ollama: %1, llama.cpp or vLLM: %2). Or set “Endpoint mode” to direct in Settings > Notebook Agent.',
+            <code>http://localhost:11434/v1</code>,
+            <code>http://localhost:8000/v1</code>
+          )}
         </p>
       </div>
     );
@@ -49,12 +56,17 @@ export function SetupNotice({
   if (status.kind === 'no-extension') {
     return (
       <div className="jp-AgentSidebar-notice" role="status">
-        <strong>The Notebook Agent server extension is not running.</strong>
+        <strong>
+          {trans.__('The Notebook Agent server extension is not running.')}
+        </strong>
         <p>
-          Run{' '}
-          <code>jupyter server extension enable jupyterlab_notebook_agent</code>{' '}
-          and restart JupyterLab, or set “Endpoint mode” to direct in Settings
-          &gt; Notebook Agent.
+          {withElements(
+            trans,
+            'Run %1 and restart JupyterLab, or set “Endpoint mode” to direct in Settings > Notebook Agent.',
+            <code>
+              jupyter server extension enable jupyterlab_notebook_agent
+            </code>
+          )}
         </p>
       </div>
     );
@@ -64,27 +76,30 @@ export function SetupNotice({
 
 /** The agent runs the in-browser model because the server has no endpoint. */
 function LocalNotice(): JSX.Element {
+  const trans = useTrans();
   return (
     <div className="jp-AgentSidebar-notice" role="status">
-      <strong>Notebook Agent runs a small model in this browser.</strong>
+      <strong>
+        {trans.__('Notebook Agent runs a small model in this browser.')}
+      </strong>
       <p>
-        The Jupyter server has no model endpoint, so a local model answers: it
-        is downloaded once, kept in the browser cache, and nothing leaves this
-        machine. Small models are slower and make more mistakes than hosted
-        ones, especially without a GPU.
+        {trans.__(
+          'The Jupyter server has no model endpoint, so a local model answers: it is downloaded once, kept in the browser cache, and nothing leaves this machine. Small models are slower and make more mistakes than hosted ones, especially without a GPU.'
+        )}
       </p>
       <p>
-        To use an endpoint instead, start JupyterLab with an OpenAI-compatible
-        one in its environment, for example:
+        {trans.__(
+          'To use an endpoint instead, start JupyterLab with an OpenAI-compatible one in its environment, for example:'
+        )}
       </p>
-      <pre>
-        OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-…
-        NOTEBOOK_AGENT_MODEL=gpt-4o-mini jupyter lab
-      </pre>
+      <pre>{EXAMPLE}</pre>
       <p>
-        (Ollama: <code>http://localhost:11434/v1</code>, llama.cpp or vLLM:{' '}
-        <code>http://localhost:8000/v1</code>), or set “Endpoint mode” in
-        Settings &gt; Notebook Agent.
+        {withElements(
+          trans,
+          '(Ollama: %1, llama.cpp or vLLM: %2), or set “Endpoint mode” in Settings > Notebook Agent.',
+          <code>http://localhost:11434/v1</code>,
+          <code>http://localhost:8000/v1</code>
+        )}
       </p>
     </div>
   );

@@ -2,7 +2,10 @@
  * One tool call: what the agent did, its state, and a preview of the result.
  */
 import React, { useState } from 'react';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { TranscriptItem } from '../agent/session';
+import { ToolImages } from './tool-images';
+import { useTrans } from './trans';
 
 type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 
@@ -12,17 +15,30 @@ export interface IToolCallCardProps {
   onShowCell?: (cellId: string) => void;
 }
 
-const TITLES: Record<string, string> = {
-  read_notebook: 'Read the notebook',
-  insert_cell: 'Inserted a cell',
-  run_cell: 'Ran a cell'
-};
+/** The card's title: what the tool did, in words, or the tool's name. */
+function title(name: string, trans: TranslationBundle): string {
+  switch (name) {
+    case 'read_notebook':
+      return trans.__('Read the notebook');
+    case 'insert_cell':
+      return trans.__('Inserted a cell');
+    case 'run_cell':
+      return trans.__('Ran a cell');
+    default:
+      return name;
+  }
+}
 
-const STATES: Record<ToolItem['status'], string> = {
-  running: 'running…',
-  done: 'done',
-  error: 'error'
-};
+function state(status: ToolItem['status'], trans: TranslationBundle): string {
+  switch (status) {
+    case 'running':
+      return trans.__('running…');
+    case 'done':
+      return trans.__('done');
+    case 'error':
+      return trans.__('error');
+  }
+}
 
 function parseArguments(text: string): Record<string, unknown> {
   try {
@@ -40,6 +56,7 @@ export function ToolCallCard({
   item,
   onShowCell
 }: IToolCallCardProps): JSX.Element {
+  const trans = useTrans();
   const [open, setOpen] = useState(item.status === 'error');
   const args = parseArguments(item.arguments);
   const code = typeof args.source === 'string' ? args.source : null;
@@ -58,18 +75,21 @@ export function ToolCallCard({
         onClick={() => setOpen(!open)}
       >
         <span className="jp-AgentSidebar-toolTitle">
-          {TITLES[item.name] ?? item.name}
+          {title(item.name, trans)}
         </span>
         <span className="jp-AgentSidebar-toolState">
-          {STATES[item.status]}
+          {state(item.status, trans)}
           {item.durationMs !== undefined
-            ? ` · ${(item.durationMs / 1000).toFixed(1)} s`
+            ? ` · ${trans.__('%1 s', (item.durationMs / 1000).toFixed(1))}`
             : ''}
         </span>
       </button>
       {code !== null && <pre className="jp-AgentSidebar-toolCode">{code}</pre>}
       {open && !code && item.arguments && item.arguments !== '{}' && (
         <pre className="jp-AgentSidebar-toolCode">{item.arguments}</pre>
+      )}
+      {(item.images?.length ?? 0) + (item.moreImages ?? 0) > 0 && (
+        <ToolImages images={item.images ?? []} more={item.moreImages ?? 0} />
       )}
       {preview && (open || item.name === 'run_cell') && (
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
@@ -79,7 +99,7 @@ export function ToolCallCard({
           className="jp-AgentSidebar-link"
           onClick={() => onShowCell(item.cellId!)}
         >
-          Show cell
+          {trans.__('Show cell')}
         </button>
       )}
     </div>

@@ -4,6 +4,7 @@
  * down and shows the last turn.
  */
 import React from 'react';
+import { useTrans } from './trans';
 import { costOf, priceOf } from '../agent/model/prices';
 import type { IUsage } from '../agent/types';
 
@@ -13,6 +14,7 @@ export function UsageBadge(props: {
   lastTurn: IUsage | null;
   model: string;
 }): JSX.Element | null {
+  const trans = useTrans();
   const { usage, lastTurn } = props;
   const total = usage.promptTokens + usage.completionTokens;
   if (total === 0) {
@@ -23,20 +25,38 @@ export function UsageBadge(props: {
   const turnCost = lastTurn
     ? costOf(price, lastTurn.promptTokens, lastTurn.completionTokens)
     : null;
+  const lastTokens = lastTurn
+    ? lastTurn.promptTokens + lastTurn.completionTokens
+    : 0;
   const title = [
-    `This chat: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens` +
-      (cost !== null ? ` (~${formatCost(cost)} at list prices)` : ''),
+    cost !== null
+      ? trans.__(
+          'This chat: %1 prompt + %2 completion tokens (~%3 at list prices)',
+          usage.promptTokens,
+          usage.completionTokens,
+          formatCost(cost)
+        )
+      : trans.__(
+          'This chat: %1 prompt + %2 completion tokens',
+          usage.promptTokens,
+          usage.completionTokens
+        ),
     lastTurn
-      ? `Last turn: ${lastTurn.promptTokens + lastTurn.completionTokens} tokens` +
-        (turnCost !== null ? ` (~${formatCost(turnCost)})` : '')
+      ? turnCost !== null
+        ? trans.__(
+            'Last turn: %1 tokens (~%2)',
+            lastTokens,
+            formatCost(turnCost)
+          )
+        : trans.__('Last turn: %1 tokens', lastTokens)
       : '',
-    price === null ? 'The price of this model is not known.' : ''
+    price === null ? trans.__('The price of this model is not known.') : ''
   ]
     .filter(Boolean)
     .join('\n');
   return (
     <span className="jp-AgentSidebar-usage" title={title}>
-      {formatTokens(total)} tokens
+      {trans.__('%1 tokens', formatTokens(total))}
       {cost !== null && cost > 0 ? ` · ~${formatCost(cost)}` : ''}
     </span>
   );

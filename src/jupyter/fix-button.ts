@@ -5,13 +5,15 @@
  */
 import type { Cell, CodeCell } from '@jupyterlab/cells';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import type { TranslationBundle } from '@jupyterlab/translation';
 
 const BUTTON_CLASS = 'jp-AgentFixButton';
 
 /** Keep the buttons in sync in every notebook; `fix` receives the cell id. */
 export function installFixButtons(
   tracker: INotebookTracker,
-  fix: (panel: NotebookPanel, cellId: string) => void
+  fix: (panel: NotebookPanel, cellId: string) => void,
+  trans: TranslationBundle
 ): void {
   const watch = (panel: NotebookPanel) => {
     let pending = 0;
@@ -19,7 +21,7 @@ export function installFixButtons(
       window.clearTimeout(pending);
       pending = window.setTimeout(() => {
         if (!panel.isDisposed) {
-          panel.content.widgets.forEach(cell => sync(panel, cell, fix));
+          panel.content.widgets.forEach(cell => sync(panel, cell, fix, trans));
         }
       }, 100);
     };
@@ -44,7 +46,8 @@ function hasError(cell: CodeCell): boolean {
 function sync(
   panel: NotebookPanel,
   cell: Cell,
-  fix: (panel: NotebookPanel, cellId: string) => void
+  fix: (panel: NotebookPanel, cellId: string) => void,
+  trans: TranslationBundle
 ): void {
   const existing = cell.node.querySelector(`:scope .${BUTTON_CLASS}`);
   const wanted = cell.model.type === 'code' && hasError(cell as CodeCell);
@@ -61,9 +64,10 @@ function sync(
   }
   const button = document.createElement('button');
   button.className = `${BUTTON_CLASS} jp-mod-styled jp-mod-accept`;
-  button.textContent = 'Fix with Agent';
-  button.title =
-    'Ask Notebook Agent to fix this cell (it edits, reruns, and shows you the diff)';
+  button.textContent = trans.__('Fix with Agent');
+  button.title = trans.__(
+    'Ask Notebook Agent to fix this cell (it edits, reruns, and shows you the diff)'
+  );
   button.addEventListener('click', event => {
     event.stopPropagation();
     fix(panel, cell.model.id);

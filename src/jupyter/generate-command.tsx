@@ -8,6 +8,7 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { Dialog, ReactWidget, showDialog } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import type { NotebookPanel } from '@jupyterlab/notebook';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import React from 'react';
 import type { IAttachedFile } from '../agent/workflows/generate-notebook';
 import type { AgentSession, IRunTarget } from '../agent/session';
@@ -18,6 +19,7 @@ import {
   notebookNameFor,
   type IGenerateRequest
 } from '../components/generate-form';
+import { TranslationContext } from '../components/trans';
 
 /** What the command needs from the plugin. */
 export interface IGenerateDeps {
@@ -28,6 +30,8 @@ export interface IGenerateDeps {
   /** Directory new notebooks go to (the file browser's), '' for the root. */
   directory: () => string;
   showSidebar: () => void;
+  /** Translates the dialogs and messages. */
+  trans: TranslationBundle;
 }
 
 /** Seconds between saves while the notebook grows. */
@@ -38,7 +42,7 @@ export async function generateNotebookCommand(
   deps: IGenerateDeps,
   args: Record<string, unknown>
 ): Promise<void> {
-  const { app } = deps;
+  const { app, trans } = deps;
   const specs = await app.serviceManager.kernelspecs.ready.then(
     () => app.serviceManager.kernelspecs.specs
   );
@@ -68,13 +72,13 @@ export async function generateNotebookCommand(
   let ask = !prompt;
   for (;;) {
     if (ask) {
-      request = await askForRequest(request, kernels);
+      request = await askForRequest(request, kernels, trans);
       if (!request) {
         return;
       }
     }
     ask = true;
-    const checked = await checkTargets(app, directory, request);
+    const checked = await checkTargets(app, directory, request, trans);
     if (checked === 'replace') {
       break;
     }
@@ -85,20 +89,26 @@ export async function generateNotebookCommand(
 /** The dialog; null when cancelled. */
 async function askForRequest(
   initial: IGenerateRequest,
-  kernels: ReadonlyArray<{ name: string; displayName: string }>
+  kernels: ReadonlyArray<{ name: string; displayName: string }>,
+  trans: TranslationBundle
 ): Promise<IGenerateRequest | null> {
   let value = initial;
   const body = ReactWidget.create(
-    <GenerateForm
-      initial={initial}
-      kernels={kernels}
-      onChange={next => (value = next)}
-    />
+    <TranslationContext.Provider value={trans}>
+      <GenerateForm
+        initial={initial}
+        kernels={kernels}
+        onChange={next => (value = next)}
+      />
+    </TranslationContext.Provider>
   );
   const result = await showDialog({
-    title: 'Generate a notebook with Notebook Agent',
+    title: trans.__('Generate a notebook with Notebook Agent'),
     body,
-    buttons: [Dialog.cancelButton(), Dialog.okButton({ label: 'Generate' })],
+    buttons: [
+      Dialog.cancelButton({ label: trans.__('Cancel') }),
+      Dialog.okButton({ label: trans.__('Generate') })
+    ],
     focusNodeSelector: 'textarea'
   });
   if (!result.button.accept) {
@@ -106,11 +116,11 @@ async function askForRequest(
   }
   if (!value.prompt.trim()) {
     await showDialog({
-      title: 'Nothing to generate',
-      body: 'Describe what the notebook should do.',
-      buttons: [Dialog.okButton()]
+      title: trans.__('Nothing to generate'),
+      body: trans.__('Describe what the notebook should do.'),
+      buttons: [Dialog.okButton({ label: trans.__('OK') })]
     });
-    return askForRequest(value, kernels);
+    return askForRequest(value, kernels, trans);
   }
   let name = value.name.trim() || notebookNameFor(value.prompt);
   if (!name.endsWith('.ipynb')) {
@@ -123,7 +133,8 @@ async function askForRequest(
 async function checkTargets(
   app: JupyterFrontEnd,
   directory: string,
-  request: IGenerateRequest
+  request: IGenerateRequest,
+  trans: TranslationBundle
 ): Promise<'replace' | 'ask-again'> {
   const paths = [request.name, ...request.files.map(file => file.name)].map(
     name => PathExt.join(directory, name)
@@ -138,11 +149,16 @@ async function checkTargets(
     return 'replace';
   }
   const answer = await showDialog({
-    title: 'Replace existing files?',
-    body: `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}. Replace with the new ${existing.length === 1 ? 'file' : 'files'}? Choose Back to pick another name.`,
+    title: trans.__('Replace existing files?'),
+    body: trans._n(
+      '%2 already exists. Replace it with the new file? Choose Back to pick another name.',
+      '%2 already exist. Replace them with the new files? Choose Back to pick another name.',
+      existing.length,
+      existing.join(', ')
+    ),
     buttons: [
-      Dialog.cancelButton({ label: 'Back' }),
-      Dialog.warnButton({ label: 'Replace' })
+      Dialog.cancelButton({ label: trans.__('Back') }),
+      Dialog.warnButton({ label: trans.__('Replace') })
     ]
   });
   return answer.button.accept ? 'replace' : 'ask-again';
@@ -164,14 +180,20 @@ async function generate(
   request: IGenerateRequest,
   kernels: ReadonlyArray<{ name: string; displayName: string }>
 ): Promise<void> {
-  const { app, session } = deps;
+  const { app, session, trans } = deps;
   const path = PathExt.join(directory, request.name);
   deps.showSidebar();
   if (!kernels.some(kernel => kernel.name === request.kernelName)) {
     session.reportError(
       failure(
-        `The kernel "${request.kernelName}" is not installed, so ${path} was not created.`,
-        `Choose one of: ${kernels.map(k => k.name).join(', ') || 'no kernels are installed'}.`
+        trans.__(
+          'The kernel "%1" is not installed, so %2 was not created.',
+          request.kernelName,
+          path
+        ),
+        kernels.length
+          ? trans.__('Choose one of: %1.', kernels.map(k => k.name).join(', '))
+          : trans.__('No kernels are installed.')
       )
     );
     return;
@@ -197,8 +219,10 @@ async function generate(
   } catch (error) {
     session.reportError(
       failure(
-        `Could not write ${path}: ${(error as Error).message}`,
-        'Check that the directory exists and is writable, then try again.'
+        trans.__('Could not write %1: %2', path, (error as Error).message),
+        trans.__(
+          'Check that the directory exists and is writable, then try again.'
+        )
       )
     );
     return;
@@ -209,12 +233,19 @@ async function generate(
     kernel: { name: request.kernelName }
   })) as NotebookPanel;
   await panel.context.ready;
-  const kernelError = await kernelStarted(panel);
+  const kernelError = await kernelStarted(panel, trans);
   if (kernelError) {
     session.reportError(
       failure(
-        `The kernel "${request.kernelName}" did not start (${kernelError}). ${path} was created, empty.`,
-        'Pick another kernel in the notebook (Kernel > Change Kernel…) or fix the kernel, then run Generate again.'
+        trans.__(
+          'The kernel "%1" did not start (%2). %3 was created, empty.',
+          request.kernelName,
+          kernelError,
+          path
+        ),
+        trans.__(
+          'Pick another kernel in the notebook (Kernel > Change Kernel…) or fix the kernel, then run Generate again.'
+        )
       )
     );
     return;
@@ -236,7 +267,10 @@ async function generate(
 }
 
 /** Null when the kernel is up; else why not (waits up to a minute). */
-async function kernelStarted(panel: NotebookPanel): Promise<string | null> {
+async function kernelStarted(
+  panel: NotebookPanel,
+  trans: TranslationBundle
+): Promise<string | null> {
   const context = panel.sessionContext;
   try {
     await context.ready;
@@ -247,17 +281,17 @@ async function kernelStarted(panel: NotebookPanel): Promise<string | null> {
   while (Date.now() < deadline) {
     const kernel = context.session?.kernel;
     if (!kernel) {
-      return 'no kernel is attached';
+      return trans.__('no kernel is attached');
     }
     if (kernel.status === 'dead') {
-      return 'the kernel died while starting';
+      return trans.__('the kernel died while starting');
     }
     if (kernel.status === 'idle' || kernel.status === 'busy') {
       return null;
     }
     await new Promise(resolve => setTimeout(resolve, 200));
   }
-  return 'it did not become ready within a minute';
+  return trans.__('it did not become ready within a minute');
 }
 
 function emptyNotebook(

@@ -10,13 +10,10 @@ import {
 import { ICommandPalette, InputDialog } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
-import {
-  INotebookTracker,
-  NotebookActions,
-  type NotebookPanel
-} from '@jupyterlab/notebook';
+import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { capabilitiesFor } from '../agent/model/capabilities';
 import {
   findLocalModel,
@@ -25,13 +22,17 @@ import {
 } from '../agent/model/local/catalogue';
 import { smallModelTools } from '../agent/tools/small-model-tools';
 import { AgentSession } from '../agent/session';
+import { TRANSLATION_DOMAIN } from '../components/trans';
 import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import { AgentSidebar, SIDEBAR_ID } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
 import { AttachmentStore } from '../components/attachment-store';
 import { setupAttachments } from './attachments-glue';
+import { insertCodeCell, showCell } from './cell-actions';
+import { acceptContentsDrops } from './contents-drop';
 import { persistChats } from './chat-persistence';
+import { notebookMentions } from './mention-source';
 import { ChatStoreClient } from './chat-store';
 import { CommandIDs } from './commands';
 import { installFixButtons } from './fix-button';
@@ -70,7 +71,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     ICommandPalette,
     ILabShell,
     ILauncher,
-    IDefaultFileBrowser
+    IDefaultFileBrowser,
+    ITranslator
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -80,8 +82,10 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     _labShell: ILabShell | null,
     launcher: ILauncher | null,
-    fileBrowser: IDefaultFileBrowser | null
+    fileBrowser: IDefaultFileBrowser | null,
+    translator: ITranslator | null
   ) => {
+    const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     let settings: IAgentSettings = { ...DEFAULT_SETTINGS };
     let settingsHandle: ISettingRegistry.ISettings | null = null;
     let serverStatus: ServerStatus = { kind: 'unknown' };
@@ -181,7 +185,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     });
 
     const targetFor = (panel: NotebookPanel | null) => {
-      stopWhenClosed(session, panel);
+      stopWhenClosed(session, panel, trans);
       return {
         // The chat's provider/model choice is among the server's providers:
         // it applies to proxy mode only.
@@ -198,18 +202,21 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
 
     const attachments = new AttachmentStore();
     const showSidebar = () => app.shell.activateById(SIDEBAR_ID);
-    const onAttachFiles = setupAttachments(
+    const attachFiles = setupAttachments(
       app,
       tracker,
       session,
       attachments,
-      showSidebar
+      showSidebar,
+      trans
     );
     const sidebar = new AgentSidebar({
       session,
       rendermime,
       attachments,
-      onAttachFiles,
+      onAttachFiles: attachFiles.files,
+      mentions: notebookMentions(tracker),
+      trans,
       onRetry: () =>
         void session.retry(
           targetFor(
@@ -253,9 +260,10 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         return run !== null;
       },
       onShowCell: cellId => showCell(app, tracker, cellId),
-      onInsertCode: code => insertCodeCell(app, tracker, session, code)
+      onInsertCode: code => insertCodeCell(app, tracker, session, code, trans)
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
+    acceptContentsDrops(sidebar.node, attachFiles.paths);
 
     /** Each provider's models, from its `/models` (or its profile). */
     const providerModels = new Map<string, string[]>();
@@ -273,11 +281,18 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
       const model =
         settings.endpointMode === 'direct'
-          ? settings.model || settings.azureDeployment || 'no model set'
+          ? settings.model ||
+            settings.azureDeployment ||
+            trans.__('no model set')
           : local()
-            ? `${localEntry()?.id ?? settings.localModel} (in this browser)`
+            ? trans.__(
+                '%1 (in this browser)',
+                localEntry()?.id ?? settings.localModel
+              )
             : modelName() ||
-              (serverStatus.kind === 'configured' ? 'server default' : '');
+              (serverStatus.kind === 'configured'
+                ? trans.__('server default')
+                : '');
       sidebar.setProviders(
         settings.endpointMode === 'proxy' &&
           serverStatus.kind === 'configured' &&
@@ -325,9 +340,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         return;
       }
       const answer = await InputDialog.getPassword({
-        title: `API key for ${provider.name}`,
-        label:
+        title: trans.__('API key for %1', provider.name),
+        label: trans.__(
           'Stored on the Jupyter server (readable only by you), never in the browser or the notebook.'
+        ),
+        okLabel: trans.__('OK'),
+        cancelLabel: trans.__('Cancel')
       });
       if (!answer.button.accept || !answer.value) {
         return;
@@ -339,7 +357,9 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         session.reportError({
           kind: 'forbidden',
           message: (error as Error).message,
-          hint: 'Ask the server’s admin to configure the key for this provider.'
+          hint: trans.__(
+            'Ask the server’s admin to configure the key for this provider.'
+          )
         });
       }
       await refreshStatus();
@@ -357,7 +377,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     }
 
     app.commands.addCommand(CommandIDs.open, {
-      label: 'Open Notebook Agent',
+      label: trans.__('Open Notebook Agent'),
       icon: agentIcon,
       execute: () => {
         app.shell.activateById(sidebar.id);
@@ -365,23 +385,24 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     app.commands.addCommand(CommandIDs.stop, {
-      label: 'Stop Notebook Agent',
+      label: trans.__('Stop Notebook Agent'),
       isEnabled: () => session.getSnapshot().status === 'running',
       execute: () => session.stop()
     });
     app.commands.addCommand(CommandIDs.newChat, {
-      label: 'New Notebook Agent Chat',
+      label: trans.__('New Notebook Agent Chat'),
       execute: () => session.newChat()
     });
     app.commands.addCommand(CommandIDs.generateNotebook, {
       label: args =>
         args.isLauncher
-          ? 'Generate with Agent'
+          ? trans.__('Generate with Agent')
           : args.isMenu
-            ? 'Notebook with Agent…'
-            : 'Generate Notebook with Notebook Agent…',
-      caption:
-        'Describe an analysis; the agent builds, runs and verifies a new notebook.',
+            ? trans.__('Notebook with Agent…')
+            : trans.__('Generate Notebook with Notebook Agent…'),
+      caption: trans.__(
+        'Describe an analysis; the agent builds, runs and verifies a new notebook.'
+      ),
       icon: agentIcon,
       // The dialog and its workflow load on first use, not at start-up.
       execute: async args =>
@@ -391,7 +412,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
             session,
             targetFor,
             directory: () => fileBrowser?.model.path ?? '',
-            showSidebar
+            showSidebar,
+            trans
           },
           args
         )
@@ -402,17 +424,20 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       if (session.getSnapshot().status === 'running') {
         session.reportError({
           kind: 'unknown',
-          message: 'Notebook Agent is busy with another task.',
-          hint: 'Wait for it to finish, or press Stop, then ask for the fix again.'
+          message: trans.__('Notebook Agent is busy with another task.'),
+          hint: trans.__(
+            'Wait for it to finish, or press Stop, then ask for the fix again.'
+          )
         });
         return;
       }
       void session.fixCell(cellId, targetFor(panel));
     };
     app.commands.addCommand(CommandIDs.fixCell, {
-      label: 'Fix This Cell with Notebook Agent',
-      caption:
-        'The agent edits the cell (or an earlier one), reruns it until it works, and shows you the diff.',
+      label: trans.__('Fix This Cell with Notebook Agent'),
+      caption: trans.__(
+        'The agent edits the cell (or an earlier one), reruns it until it works, and shows you the diff.'
+      ),
       icon: agentIcon,
       isEnabled: () =>
         tracker.activeCell?.model.type === 'code' &&
@@ -428,7 +453,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
-    installFixButtons(tracker, fixCell);
+    installFixButtons(tracker, fixCell, trans);
     registerLocalModelCommands(app.commands);
     launcher?.add({
       command: CommandIDs.generateNotebook,
@@ -448,53 +473,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.addCellsToChat,
         LocalModelCommandIDs.clearCache
       ]) {
-        palette.addItem({ command, category: 'Notebook Agent' });
+        palette.addItem({ command, category: trans.__('Notebook Agent') });
       }
     }
   }
 };
-
-/** Insert `code` as a new code cell below the active cell (the user's own edit). */
-function insertCodeCell(
-  app: JupyterFrontEnd,
-  tracker: INotebookTracker,
-  session: AgentSession,
-  code: string
-): void {
-  const panel = tracker.currentWidget;
-  if (!panel) {
-    session.reportError({
-      kind: 'no-notebook',
-      message: 'No notebook is open to insert the code into.',
-      hint: 'Open a notebook, click the cell the code should follow, and try again.'
-    });
-    return;
-  }
-  NotebookActions.insertBelow(panel.content);
-  const cell = panel.content.activeCell;
-  if (cell) {
-    if (cell.model.type !== 'code') {
-      NotebookActions.changeCellType(panel.content, 'code');
-    }
-    panel.content.activeCell?.model.sharedModel.setSource(code);
-  }
-  app.shell.activateById(panel.id);
-}
-
-/** Bring a cell into view in whichever notebook holds it. */
-function showCell(
-  app: JupyterFrontEnd,
-  tracker: INotebookTracker,
-  cellId: string
-): void {
-  tracker.forEach(panel => {
-    const index = panel.content.widgets.findIndex(
-      cell => cell.model.id === cellId
-    );
-    if (index >= 0) {
-      app.shell.activateById(panel.id);
-      panel.content.activeCellIndex = index;
-      void panel.content.scrollToItem(index);
-    }
-  });
-}

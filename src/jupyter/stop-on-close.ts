@@ -5,6 +5,7 @@
  * changes already.
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { AgentSession } from '../agent/session';
 
 const watched = new WeakSet<NotebookPanel>();
@@ -12,7 +13,8 @@ const watched = new WeakSet<NotebookPanel>();
 /** Watch `panel` (once) for being closed during a run in it. */
 export function stopWhenClosed(
   session: AgentSession,
-  panel: NotebookPanel | null
+  panel: NotebookPanel | null,
+  trans: TranslationBundle
 ): void {
   if (!panel || watched.has(panel)) {
     return;
@@ -33,8 +35,13 @@ export function stopWhenClosed(
         unsubscribe();
         session.reportError({
           kind: 'no-notebook',
-          message: `${path} was closed while the agent was working in it, so the agent stopped.`,
-          hint: 'Reopen the notebook and ask again to continue; the chat is kept.'
+          message: trans.__(
+            '%1 was closed while the agent was working in it, so the agent stopped.',
+            path
+          ),
+          hint: trans.__(
+            'Reopen the notebook and ask again to continue; the chat is kept.'
+          )
         });
       }
     });

@@ -26,24 +26,37 @@ export async function uploadInto(
   file: File,
   options: { overwrite?: boolean } = {}
 ): Promise<{ name: string; size: number }> {
-  let name = file.name;
-  if (!options.overwrite) {
-    const extension = PathExt.extname(name);
-    const stem = name.slice(0, name.length - extension.length);
-    for (
-      let i = 1;
-      await exists(contents, PathExt.join(directory, name));
-      i++
-    ) {
-      name = `${stem}-${i}${extension}`;
-    }
-  }
+  const name = options.overwrite
+    ? file.name
+    : await freeName(contents, directory, file.name);
   await contents.save(PathExt.join(directory, name), {
     type: 'file',
     format: 'base64',
     content: await toBase64(file)
   });
   return { name, size: file.size };
+}
+
+/**
+ * `name`, or the first of "stem-1.ext", "stem-2.ext"… that no file in
+ * `directory` has: attaching never replaces a file.
+ */
+export async function freeName(
+  contents: Contents.IManager,
+  directory: string,
+  name: string
+): Promise<string> {
+  const extension = PathExt.extname(name);
+  const stem = name.slice(0, name.length - extension.length);
+  let candidate = name;
+  for (
+    let i = 1;
+    await exists(contents, PathExt.join(directory, candidate));
+    i++
+  ) {
+    candidate = `${stem}-${i}${extension}`;
+  }
+  return candidate;
 }
 
 async function exists(

@@ -2,12 +2,15 @@
  * The Lumino widget that hosts the chat in JupyterLab's right sidebar.
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
 import type { AgentSession } from '../agent/session';
 import type { AttachmentStore } from '../components/attachment-store';
 import { ChatView } from '../components/chat-view';
+import type { IMentionSource } from '../components/mentions';
 import type { IProviderView } from '../components/provider-bar';
+import { TranslationContext, untranslated } from '../components/trans';
 import type { IChatHistory } from '../jupyter/chat-persistence';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { ApprovalMode } from '../agent/loop/approval';
@@ -32,7 +35,7 @@ export class AgentSidebar extends ReactWidget {
     this.id = SIDEBAR_ID;
     this.addClass('jp-AgentSidebar');
     this.title.icon = agentIcon;
-    this.title.caption = 'Notebook Agent';
+    this.title.caption = this._trans.__('Notebook Agent');
   }
 
   /** Update what the sidebar shows of the configuration. */
@@ -64,30 +67,37 @@ export class AgentSidebar extends ReactWidget {
 
   protected render(): JSX.Element {
     return (
-      <ChatView
-        session={this._options.session}
-        rendermime={this._options.rendermime}
-        serverStatus={this._status}
-        mode={this._mode}
-        modelLabel={this._modelLabel}
-        direct={this._direct}
-        approvalMode={this._approvalMode}
-        onModeChange={this._options.onModeChange}
-        providers={this._providers}
-        onProviderChange={this._options.onProviderChange}
-        onModelChange={this._options.onModelChange}
-        onSetKey={this._options.onSetKey}
-        onSend={this._options.onSend}
-        onShowCell={this._options.onShowCell}
-        inputRef={this._input}
-        history={this._options.history ?? null}
-        onInsertCode={this._options.onInsertCode}
-        attachments={this._options.attachments}
-        onAttachFiles={this._options.onAttachFiles}
-        onRetry={this._options.onRetry}
-        onOpenSettings={this._options.onOpenSettings}
-      />
+      <TranslationContext.Provider value={this._trans}>
+        <ChatView
+          session={this._options.session}
+          rendermime={this._options.rendermime}
+          serverStatus={this._status}
+          mode={this._mode}
+          modelLabel={this._modelLabel}
+          direct={this._direct}
+          approvalMode={this._approvalMode}
+          onModeChange={this._options.onModeChange}
+          providers={this._providers}
+          onProviderChange={this._options.onProviderChange}
+          onModelChange={this._options.onModelChange}
+          onSetKey={this._options.onSetKey}
+          onSend={this._options.onSend}
+          onShowCell={this._options.onShowCell}
+          inputRef={this._input}
+          history={this._options.history ?? null}
+          onInsertCode={this._options.onInsertCode}
+          attachments={this._options.attachments}
+          onAttachFiles={this._options.onAttachFiles}
+          onRetry={this._options.onRetry}
+          onOpenSettings={this._options.onOpenSettings}
+          mentions={this._options.mentions}
+        />
+      </TranslationContext.Provider>
     );
+  }
+
+  private get _trans(): TranslationBundle {
+    return this._options.trans ?? untranslated;
   }
 }
 
@@ -115,5 +125,9 @@ export namespace AgentSidebar {
     onRetry: () => void;
     /** Open the settings editor at Notebook Agent. */
     onOpenSettings: () => void;
+    /** What `@` in the prompt offers (cells, variables). */
+    mentions?: IMentionSource;
+    /** Translates the sidebar's strings (default: as written). */
+    trans?: TranslationBundle;
   }
 }
