@@ -1,6 +1,7 @@
 /**
  * Commands of the local model: clear the browser's cache of model files.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { CommandRegistry } from '@lumino/commands';
 import { localModelStatus } from './local-model-status';
 
@@ -13,11 +14,15 @@ export namespace LocalModelCommandIDs {
 export const MODEL_CACHE_NAME = 'transformers-cache';
 
 /** Register the local-model commands. */
-export function registerLocalModelCommands(commands: CommandRegistry): void {
+export function registerLocalModelCommands(
+  commands: CommandRegistry,
+  trans: TranslationBundle
+): void {
   commands.addCommand(LocalModelCommandIDs.clearCache, {
-    label: 'Clear Notebook Agent Local Model Cache',
-    caption:
-      'Delete the downloaded local model files from the browser cache (they are downloaded again when needed)',
+    label: trans.__('Clear Notebook Agent Local Model Cache'),
+    caption: trans.__(
+      'Delete the downloaded local model files from the browser cache (they are downloaded again when needed)'
+    ),
     execute: async () => {
       const { disposeLocalModel } = await import('./local-model-factory');
       disposeLocalModel();

@@ -351,7 +351,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         return;
       }
       try {
-        await storeProviderKey(serverSettings, provider.name, answer.value);
+        await storeProviderKey(
+          serverSettings,
+          provider.name,
+          answer.value,
+          trans
+        );
         session.reportError(null);
       } catch (error) {
         session.reportError({
@@ -454,7 +459,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     installFixButtons(tracker, fixCell, trans);
-    registerLocalModelCommands(app.commands);
+    registerLocalModelCommands(app.commands, trans);
     launcher?.add({
       command: CommandIDs.generateNotebook,
       args: { isLauncher: true },

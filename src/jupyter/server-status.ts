@@ -5,6 +5,7 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+import type { TranslationBundle } from '@jupyterlab/translation';
 
 /** One provider profile of the server, as the browser may see it. */
 export interface IProviderInfo {
@@ -98,7 +99,8 @@ export async function fetchServerStatus(
 export async function storeProviderKey(
   serverSettings: ServerConnection.ISettings,
   provider: string,
-  apiKey: string
+  apiKey: string,
+  trans: TranslationBundle
 ): Promise<void> {
   const url = URLExt.join(
     serverSettings.baseUrl,
@@ -117,7 +119,10 @@ export async function storeProviderKey(
     };
     throw new Error(
       reply.error?.message ??
-        `The server refused to store the key (${response.status}).`
+        trans.__(
+          'The server refused to store the key (%1).',
+          String(response.status)
+        )
     );
   }
 }
