@@ -1,5 +1,8 @@
 /**
- * The Lumino widget that hosts the chat in JupyterLab's right sidebar.
+ * The chat view inside the sidebar: a React widget rendering ChatView. It
+ * is loaded on first show (agent-sidebar.ts), so its code (the chat, the
+ * markdown renderer, the cards and pickers) is not JavaScript JupyterLab
+ * loads at start-up.
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
@@ -15,69 +18,45 @@ import type { IChatHistory } from '../jupyter/chat-persistence';
 import type { ServerStatus } from '../jupyter/server-status';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { EndpointMode } from '../jupyter/settings';
-import { agentIcon } from './icon';
 
-/** The sidebar widget id, part of the public contract. */
-export const SIDEBAR_ID = 'notebook-agent-sidebar';
-
-/** The agent sidebar. */
-export class AgentSidebar extends ReactWidget {
-  private _status: ServerStatus = { kind: 'unknown' };
-  private _mode: EndpointMode = 'proxy';
-  private _modelLabel = '';
-  private _direct: { baseUrl: string; hasKey: boolean } | null = null;
-  private _approvalMode: ApprovalMode = 'ask-before-running';
-  private _providers: IProviderView | null = null;
+/** The chat view of the sidebar. */
+export class AgentSidebarView extends ReactWidget {
   private _input = createRef<HTMLTextAreaElement>();
 
-  constructor(private readonly _options: AgentSidebar.IOptions) {
+  constructor(
+    private readonly _options: AgentSidebarView.IOptions,
+    private readonly _state: () => AgentSidebarView.IState
+  ) {
     super();
-    this.id = SIDEBAR_ID;
-    this.addClass('jp-AgentSidebar');
-    this.title.icon = agentIcon;
-    this.title.caption = this._trans.__('Notebook Agent');
+    this.addClass('jp-AgentSidebar-view');
   }
 
-  /** Update what the sidebar shows of the configuration. */
-  setConfiguration(
-    status: ServerStatus,
-    mode: EndpointMode,
-    modelLabel: string,
-    approvalMode: ApprovalMode,
-    direct: { baseUrl: string; hasKey: boolean } | null = null
-  ): void {
-    this._status = status;
-    this._mode = mode;
-    this._modelLabel = modelLabel;
-    this._direct = direct;
-    this._approvalMode = approvalMode;
-    this.update();
-  }
-
-  /** Show the server's providers (null hides the picker). */
-  setProviders(view: IProviderView | null): void {
-    this._providers = view;
-    this.update();
-  }
-
-  /** Move keyboard focus to the prompt. */
-  focusPrompt(): void {
-    this._input.current?.focus();
+  /**
+   * Move keyboard focus to the prompt, waiting (a few frames at most) for
+   * the first render when the view was just created.
+   */
+  focusPrompt(framesLeft = 60): void {
+    if (this._input.current) {
+      this._input.current.focus();
+    } else if (framesLeft > 0 && !this.isDisposed) {
+      requestAnimationFrame(() => this.focusPrompt(framesLeft - 1));
+    }
   }
 
   protected render(): JSX.Element {
+    const state = this._state();
     return (
       <TranslationContext.Provider value={this._trans}>
         <ChatView
           session={this._options.session}
           rendermime={this._options.rendermime}
-          serverStatus={this._status}
-          mode={this._mode}
-          modelLabel={this._modelLabel}
-          direct={this._direct}
-          approvalMode={this._approvalMode}
+          serverStatus={state.status}
+          mode={state.mode}
+          modelLabel={state.modelLabel}
+          direct={state.direct}
+          approvalMode={state.approvalMode}
           onModeChange={this._options.onModeChange}
-          providers={this._providers}
+          providers={state.providers}
           onProviderChange={this._options.onProviderChange}
           onModelChange={this._options.onModelChange}
           onSetKey={this._options.onSetKey}
@@ -101,8 +80,18 @@ export class AgentSidebar extends ReactWidget {
   }
 }
 
-/** Types of `AgentSidebar`. */
-export namespace AgentSidebar {
+/** Types of `AgentSidebarView`. */
+export namespace AgentSidebarView {
+  /** What the sidebar shows of the configuration (kept by AgentSidebar). */
+  export interface IState {
+    status: ServerStatus;
+    mode: EndpointMode;
+    modelLabel: string;
+    direct: { baseUrl: string; hasKey: boolean } | null;
+    approvalMode: ApprovalMode;
+    providers: IProviderView | null;
+  }
+
   /** Construction options. */
   export interface IOptions {
     session: AgentSession;
