@@ -1,0 +1,47 @@
+"""The base of every model-proxy route: the config, the key store, and JSON error bodies."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jupyter_server.base.handlers import APIHandler
+
+from .config import NotebookAgent
+from .key_store import KeyStore
+from .providers import ProviderSet, resolve_providers
+
+
+class _AgentHandler(APIHandler):
+    """Shared by every route: the config, the key store, and JSON errors."""
+
+    agent_config: NotebookAgent
+    key_store: KeyStore
+
+    def initialize(self, agent_config: NotebookAgent, key_store: KeyStore, **_: Any) -> None:
+        self.agent_config = agent_config
+        self.key_store = key_store
+
+    def user_keys(self) -> KeyStore | None:
+        """The key store, or None when the admin turned user keys off (stored keys are then ignored)."""
+        return self.key_store if self.agent_config.allow_user_keys else None
+
+    def provider_set(self) -> ProviderSet:
+        return resolve_providers(self.agent_config)
+
+    def send_json_error(self, status: int, message: str, kind: str, **extra: Any) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        # A configuration problem will not fix itself: tell the openai client not to retry.
+        self.set_header("X-Should-Retry", "false")
+        self.finish(json.dumps({"error": {"message": message, "type": kind, **extra}}))
+
+    def unknown_provider(self, name: str, providers: ProviderSet) -> None:
+        known = list(providers.providers)
+        self.send_json_error(
+            404,
+            f"The Jupyter server has no model provider named {name!r}. "
+            f"Known providers: {', '.join(known) if known else 'none'}.",
+            "unknown_provider",
+            providers=known,
+        )

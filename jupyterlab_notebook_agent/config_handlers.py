@@ -1,0 +1,122 @@
+"""The sidebar's config and key routes: what it may know, and the user's own keys.
+
+Keys a user types in the sidebar are stored on the server
+(``notebook-agent/keys/<provider>``) and never sent back.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tornado import web
+
+from .agent_handler import _AgentHandler
+from .key_store import is_valid_key
+from .providers import Provider
+
+
+class ConfigHandler(_AgentHandler):
+    """GET notebook-agent/config: what the sidebar may know (never a key)."""
+
+    @web.authenticated
+    def get(self) -> None:
+        providers = self.provider_set()
+        store = self.user_keys()
+        default = providers.default_provider()
+        default_info = default.describe(store) if default else None
+        self.finish(
+            json.dumps(
+                {
+                    # The default provider, in the shape earlier releases reported.
+                    "configured": default is not None,
+                    "base_url": default.base_url if default else None,
+                    "model": (default.default_model or None) if default else None,
+                    "has_key": bool(default_info and default_info["has_key"]),
+                    "allowed_base_urls": list(self.agent_config.allowed_base_urls),
+                    # Provider profiles.
+                    "default_provider": providers.default,
+                    "providers": [p.describe(store) for p in providers.providers.values()],
+                    "allow_user_keys": bool(self.agent_config.allow_user_keys),
+                }
+            )
+        )
+
+
+class KeysHandler(_AgentHandler):
+    """GET/PUT/DELETE notebook-agent/keys/<provider>: the user's own key, stored on the server.
+
+    Answers only ``{"provider", "has_key", "key_source"}``, never the key.
+    """
+
+    def _provider(self, name: str) -> Provider | None:
+        providers = self.provider_set()
+        provider = providers.providers.get(name)
+        if provider is None:
+            self.unknown_provider(name, providers)
+        return provider
+
+    def _allowed(self) -> bool:
+        if self.agent_config.allow_user_keys:
+            return True
+        self.send_json_error(
+            403,
+            "This Jupyter server does not store user API keys (c.NotebookAgent.allow_user_keys = False). "
+            "Ask its admin to configure the provider's key.",
+            "user_keys_disabled",
+        )
+        return False
+
+    def _writable_provider(self, name: str) -> Provider | None:
+        """The provider whose stored key may change, or None once an error was sent."""
+        return self._provider(name) if self._allowed() else None
+
+    def _answer(self, provider: Provider) -> None:
+        key, source = provider.resolve_key(self.user_keys())
+        self.finish(json.dumps({"provider": provider.name, "has_key": bool(key), "key_source": source}))
+
+    @web.authenticated
+    def get(self, name: str) -> None:
+        provider = self._provider(name)
+        if provider is not None:
+            self._answer(provider)
+
+    @web.authenticated
+    def put(self, name: str) -> None:
+        provider = self._writable_provider(name)
+        if provider is None:
+            return
+        try:
+            payload = json.loads(self.request.body or b"{}")
+        except ValueError:
+            payload = None
+        key = payload.get("api_key") if isinstance(payload, dict) else None
+        if not isinstance(key, str) or not is_valid_key(key.strip()):
+            # Never quote what was sent: it may be a key.
+            self.send_json_error(
+                400,
+                'Send {"api_key": "<key>"}: a non-empty key without spaces or control characters.',
+                "invalid_key",
+            )
+            return
+        try:
+            self.key_store.set(provider.name, key.strip())
+        except OSError as error:
+            self.log.error("Notebook Agent: could not store the key for %r: %s", provider.name, error.strerror)
+            self.send_json_error(500, f"Could not store the key ({error.strerror}).", "key_store_error")
+            return
+        self.log.info("Notebook Agent: stored a user key for provider %r", provider.name)
+        self._answer(provider)
+
+    @web.authenticated
+    def delete(self, name: str) -> None:
+        provider = self._writable_provider(name)
+        if provider is None:
+            return
+        try:
+            removed = self.key_store.delete(provider.name)
+        except OSError as error:
+            self.send_json_error(500, f"Could not remove the key ({error.strerror}).", "key_store_error")
+            return
+        if removed:
+            self.log.info("Notebook Agent: removed the user key for provider %r", provider.name)
+        self._answer(provider)

@@ -1,0 +1,274 @@
+"""Forwarding one request to a provider and streaming its answer back.
+
+The server picks the provider, adds its key and forwards to an endpoint
+configured on the server, streaming the SSE response back chunk by chunk as it
+arrives. Retries, redirects and unreachable endpoints are handled here, and
+error bodies are buffered whole so the key can be scrubbed from them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tornado.iostream import StreamClosedError
+
+from .agent_handler import _AgentHandler
+from .config import NotebookAgent, is_http_url, normalize_base_url
+from .key_store import KeyStore, is_valid_key
+from .providers import Provider, url_only_provider
+from .proxy_target import Target
+from .sse_relay import SseRelay
+from .upstream import UpstreamCall, UpstreamResponse, retry_delay
+
+#: Header with which the sidebar may pick one of the server's allowed endpoints.
+BASE_URL_HEADER = "X-Notebook-Agent-Base-Url"
+
+#: Header with which the sidebar picks one of the server's providers by name.
+PROVIDER_HEADER = "X-Notebook-Agent-Provider"
+
+#: Upstream response headers worth passing on; everything else (cookies,
+#: hop-by-hop headers, content length of a body we re-chunk) stays behind.
+PASSED_HEADERS = ("Content-Type", "X-Request-Id", "Openai-Processing-Ms", "Retry-After", "Retry-After-Ms")
+
+#: Error bodies are buffered whole (to scrub keys); longer ones are cut.
+MAX_ERROR_BODY = 1024 * 1024
+
+NOT_CONFIGURED = (
+    "No model endpoint is configured on the Jupyter server. Start JupyterLab with "
+    "OPENAI_BASE_URL (and OPENAI_API_KEY if the endpoint needs one) in its environment, "
+    "or set c.NotebookAgent.base_url (or c.NotebookAgent.providers) in the server config, then reload."
+)
+
+
+class _ProxyHandler(_AgentHandler):
+    """Forwards one request to the selected provider and streams the answer back."""
+
+    def initialize(self, agent_config: NotebookAgent, key_store: KeyStore, **_: Any) -> None:
+        super().initialize(agent_config, key_store)
+        self._client_gone = False
+        self._gone = asyncio.Event()
+        self._call: UpstreamCall | None = None
+        self._error_body = bytearray()
+        self._streaming = False
+        self._relay: SseRelay | None = None
+
+    def on_connection_close(self) -> None:
+        # The browser went away (the user pressed Stop): abort upstream now, even
+        # if the model is stalled and no further chunk would ever reach us.
+        self._client_gone = True
+        self._gone.set()
+        if self._call is not None:
+            self._call.close()
+        super().on_connection_close()
+
+    # -- choosing where to forward ---------------------------------------------------------
+
+    def _select_target(self) -> Target | None:
+        """The provider to forward to, or None after answering with an error.
+
+        ``X-Notebook-Agent-Provider`` names a provider; without it the default one is
+        used. ``X-Notebook-Agent-Base-Url`` (as before providers existed) must match
+        that provider's URL — or, with no provider named, any provider's — or be one
+        of ``allowed_base_urls`` (forwarded to without a key).
+        """
+        providers = self.provider_set()
+        name = (self.request.headers.get(PROVIDER_HEADER) or "").strip()
+        requested = (self.request.headers.get(BASE_URL_HEADER) or "").strip()
+        provider: Provider | None = None
+        if name:
+            provider = providers.providers.get(name)
+            if provider is None:
+                self.unknown_provider(name, providers)
+                return None
+        if requested:
+            wanted = normalize_base_url(requested)
+            if provider is not None:
+                candidates = [provider]
+            else:
+                default = providers.default_provider()
+                candidates = ([default] if default else []) + list(providers.providers.values())
+            matched = next((p for p in candidates if p.base_url == wanted), None)
+            if matched is not None:
+                return self._target(matched)
+            allowed = {normalize_base_url(u) for u in self.agent_config.allowed_base_urls}
+            if wanted in allowed and is_http_url(wanted):
+                return self._target(url_only_provider(wanted))
+            self.send_json_error(
+                403,
+                f"The Jupyter server is not configured to forward to {requested}. "
+                "Ask the server's admin to add it to c.NotebookAgent.allowed_base_urls, "
+                "or clear the base URL in the Notebook Agent settings to use the server's endpoint.",
+                "endpoint_not_allowed",
+            )
+            return None
+        provider = provider or providers.default_provider()
+        if provider is None:
+            self.send_json_error(503, NOT_CONFIGURED, "not_configured")
+            return None
+        return self._target(provider)
+
+    def _target(self, provider: Provider) -> Target | None:
+        key, _ = provider.resolve_key(self.user_keys())
+        if key and not is_valid_key(key):
+            self.send_json_error(
+                500,
+                f"The API key for provider {provider.name or provider.base_url!r} contains spaces or control "
+                "characters; fix it in the server config, the environment or the stored key.",
+                "invalid_key",
+            )
+            return None
+        return Target(provider, key)
+
+    def default_model_for(self, target: Target) -> str:
+        """The model filled in when the browser sent none."""
+        if target.provider.keyed:
+            return target.provider.default_model
+        # An allowed_base_urls endpoint has no profile: use the default provider's model, as before.
+        default = self.provider_set().default_provider()
+        return default.default_model if default else ""
+
+    # -- talking to the upstream -------------------------------------------------------------
+
+    def _on_upstream_headers(self, response: UpstreamResponse) -> None:
+        if response.status is not None and response.status < 300:
+            # Success: start our response right away; from here on there is no retry.
+            self._streaming = True
+            if "text/event-stream" in response.headers.get("Content-Type", ""):
+                self._relay = SseRelay()  # forwards whole events, so a break can be reported
+            self._start_response(response)
+
+    def _start_response(self, response: UpstreamResponse) -> None:
+        self.set_status(response.status or 502)
+        for name in PASSED_HEADERS:
+            if name in response.headers:
+                self.set_header(name, response.headers[name])
+        self.set_header("Cache-Control", "no-cache")
+        self.set_header("X-Accel-Buffering", "no")
+
+    async def _on_upstream_chunk(self, chunk: bytes) -> None:
+        if self._client_gone:
+            if self._call is not None:
+                self._call.close()
+            return
+        if not self._streaming:
+            # Error bodies are buffered so the key can be scrubbed from them whole.
+            if len(self._error_body) < MAX_ERROR_BODY:
+                self._error_body.extend(chunk[: MAX_ERROR_BODY - len(self._error_body)])
+            return
+        if self._relay is not None:
+            chunk = self._relay.feed(chunk)
+            if not chunk:
+                return
+        try:
+            self.write(chunk)
+            await self.flush()  # back-pressure: read upstream no faster than the browser reads
+        except StreamClosedError:
+            self.on_connection_close()
+
+    async def _forward(self, method: str, target: Target, url: str, body: bytes | None) -> None:
+        provider = target.provider
+        headers = {"Accept": self.request.headers.get("Accept", "application/json")}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        headers.update(provider.upstream_headers(target.key))
+        attempt = 0
+        while True:
+            self._error_body = bytearray()
+            self._call = UpstreamCall(
+                url,
+                method=method,
+                headers=headers,
+                body=body,
+                on_headers=self._on_upstream_headers,
+                on_chunk=self._on_upstream_chunk,
+            )
+            try:
+                response = await self._call.run()
+            except Exception as error:  # noqa: BLE001 - connection errors of every kind
+                if self._client_gone:
+                    return
+                if self._streaming:
+                    self.log.warning("Notebook Agent: upstream stream broke: %s", target.redact(str(error)))
+                    self._finish_stream(target, error)
+                    return
+                self._unreachable(target, error)
+                return
+            if self._client_gone:
+                self.log.info("Notebook Agent: the browser closed the request; upstream request aborted")
+                return
+            if self._streaming:
+                self._finish_stream(target, None if response.complete else "the connection closed early")
+                return
+            status = response.status
+            if status is None:
+                self._unreachable(target, None)
+                return
+            wait = retry_delay(
+                status, response.headers, attempt, self.agent_config.max_retries, self.agent_config.max_retry_wait
+            )
+            if wait is not None:
+                attempt += 1
+                self.log.info(
+                    "Notebook Agent: %s answered %s; retry %d of %d in %.1f s",
+                    _label(provider),
+                    status,
+                    attempt,
+                    self.agent_config.max_retries,
+                    wait,
+                )
+                if await self._wait_unless_gone(wait):
+                    return
+                continue
+            if 300 <= status < 400:
+                self._redirected(target, response)
+                return
+            self._start_response(response)
+            # The proxy applied its retry policy already: the client must not retry on top of it.
+            self.set_header("X-Should-Retry", "false")
+            self.finish(target.redact(self._error_body.decode("utf-8", "replace")))
+            return
+
+    def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
+        """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""
+        relay = self._relay
+        if broken is None or relay is None:
+            self.finish(relay.flush() if relay is not None else None)
+            return
+        self.finish(relay.broken(target.redact(str(broken) or type(broken).__name__)))
+
+    def _redirected(self, target: Target, response: UpstreamResponse) -> None:
+        """Redirects are never followed: the proxy talks to configured endpoints only."""
+        location = target.redact(response.headers.get("Location", "") or "nowhere")
+        self.log.warning("Notebook Agent: %s redirected to %s; not followed", _label(target.provider), location)
+        self.send_json_error(
+            502,
+            f"The model endpoint answered with a redirect ({response.status} to {location}), which the Jupyter "
+            "server does not follow: it forwards only to the endpoints configured on it. Set the provider's "
+            "base URL to the address the endpoint really serves.",
+            "upstream_redirect",
+        )
+
+    async def _wait_unless_gone(self, seconds: float) -> bool:
+        """Sleep before a retry; True if the browser went away meanwhile."""
+        try:
+            await asyncio.wait_for(self._gone.wait(), timeout=seconds)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    def _unreachable(self, target: Target, error: BaseException | None) -> None:
+        reason = target.redact(str(error) or type(error).__name__) if error else "no response"
+        where = target.redact(target.provider.base_url)
+        self.log.warning("Notebook Agent: could not reach %s: %s", where, reason)
+        self.send_json_error(
+            502,
+            f"Could not reach the model endpoint at {where} ({reason}). "
+            "Check that the model server is running and that OPENAI_BASE_URL "
+            "(or c.NotebookAgent.base_url, or the provider's base_url/endpoint) points to it.",
+            "endpoint_unreachable",
+        )
+
+
+def _label(provider: Provider) -> str:
+    return f"provider {provider.name!r}" if provider.name else provider.base_url
