@@ -1,0 +1,67 @@
+/**
+ * The task behind a prompt from the chat box: one turn on the prompt, with
+ * its attachments and what the kernel says about the variables it mentions
+ * added for the model, and a short line for the transcript instead.
+ */
+import {
+  attachmentContext,
+  variableInspectionCode,
+  variableMentions,
+  type IAttachments
+} from './context/attachments';
+import type { IRunOutcome } from './loop/run-agent';
+import type { INotebookPort } from './ports';
+import type { TaskWork } from './session-runner';
+
+/** Starts the list of attachments on a prompt's transcript line. */
+const ATTACHED = '\n📎 ';
+
+/** The task of one turn on `text` (trimmed, not empty) with `attachments`. */
+export function promptTask(
+  text: string,
+  attachments: IAttachments
+): TaskWork<IRunOutcome> {
+  return async (turn, notebook, signal) => {
+    const names = variableMentions(text);
+    const variables = names.length
+      ? await describeVariables(notebook, names, signal)
+      : '';
+    const attached = [
+      ...(attachments.files ?? []).map(file => file.name),
+      ...(attachments.cells ?? []).map(cell => `cell ${cell.index}`)
+    ];
+    return turn(text + attachmentContext(attachments, variables), {
+      display: attached.length
+        ? `${text}${ATTACHED}${attached.join(', ')}`
+        : text
+    });
+  };
+}
+
+/** The prompt a transcript line shows, without its list of attachments. */
+export function promptOfDisplay(display: string): string {
+  return display.split(ATTACHED)[0];
+}
+
+/** What the kernel says about the variables the prompt mentions (silently, briefly). */
+async function describeVariables(
+  notebook: INotebookPort,
+  names: string[],
+  signal: AbortSignal
+): Promise<string> {
+  try {
+    const result = await notebook.executeCode(variableInspectionCode(names), {
+      silent: true,
+      signal,
+      softTimeoutMs: 10_000,
+      hardTimeoutMs: 20_000
+    });
+    return result.outputs
+      .map(output => (output.type === 'stream' ? output.text : ''))
+      .join('')
+      .slice(0, 4000);
+  } catch {
+    // The prompt still goes out; the agent can inspect the variables itself.
+    return '';
+  }
+}
