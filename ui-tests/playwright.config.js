@@ -7,20 +7,10 @@
  * because test tools cannot download browsers here.
  */
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+const { chromiumLaunchOptions } = require('./chromium');
 
 const MODEL_PORT = 8765;
-const chromium = {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-dev-shm-usage'
-  ]
-};
+const chromium = chromiumLaunchOptions();
 
 module.exports = {
   ...baseConfig,

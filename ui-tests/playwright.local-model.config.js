@@ -12,22 +12,12 @@
  *   cd ui-tests && npx playwright test -c playwright.local-model.config.js
  */
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+const { chromiumLaunchOptions } = require('./chromium');
 
 const PORT = 8891;
-const args = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage'
-];
 const chromium = (extra, webgpu) => ({
   browserName: 'chromium',
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [...args, ...extra]
-  },
+  launchOptions: chromiumLaunchOptions(extra),
   // Read by the spec: which rung the sidebar must report (WASM runs the int8
   // weights: onnxruntime-web has no 4-bit CPU kernel), the weights file that
   // rung downloads, and how long an answer to ask for (SwiftShader's WebGPU

@@ -15,6 +15,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+const { chromiumLaunchOptions } = require('./chromium');
 
 const PORT = 8892;
 const MODEL_PORT = 8766;
@@ -48,18 +49,7 @@ module.exports = {
     video: 'off',
     trace: 'off',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-dev-shm-usage'
-      ]
-    }
+    launchOptions: chromiumLaunchOptions()
   },
   webServer: [
     {

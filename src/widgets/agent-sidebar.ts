@@ -82,6 +82,8 @@ export class AgentSidebar extends Panel {
           return null;
         }
         const view = new AgentSidebarView(this._options, () => this._state);
+        // A message from an earlier failed load gives way to the chat.
+        this.node.textContent = '';
         this.addWidget(view);
         this._view = view;
         if (this._focusWhenLoaded) {

@@ -8,6 +8,7 @@ import type {
   JupyterLabPage
 } from '@jupyterlab/galata';
 import type { APIRequestContext, BrowserContext, Page } from '@playwright/test';
+import { receivedAt, scriptAt } from '../tests/scripted-model';
 
 /** The run directory made by playwright.security.config.js. */
 export const RUN_DIR = process.env.NOTEBOOK_AGENT_SECURITY_DIR ?? '';
@@ -33,23 +34,18 @@ export interface IRecordedRequest {
 }
 
 /** Replace the model's script (and clear its record). */
-export async function script(
+export function script(
   request: APIRequestContext,
   turns: unknown[]
 ): Promise<void> {
-  const response = await request.post(`${MODEL_ROOT}/_script`, {
-    data: { turns }
-  });
-  if (!response.ok()) {
-    throw new Error(`could not load the script: ${response.status()}`);
-  }
+  return scriptAt(MODEL_ROOT, request, turns);
 }
 
 /** The chat requests received since the script was loaded. */
-export async function received(
+export function received(
   request: APIRequestContext
 ): Promise<IRecordedRequest[]> {
-  return (await request.get(`${MODEL_ROOT}/_requests`)).json();
+  return receivedAt<IRecordedRequest>(MODEL_ROOT, request);
 }
 
 /**

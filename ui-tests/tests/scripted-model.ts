@@ -19,12 +19,13 @@ export interface IRecordedRequest {
   };
 }
 
-/** Replace the script (and clear the record). */
-export async function script(
+/** Replace the script of the server at `root` (and clear its record). */
+export async function scriptAt(
+  root: string,
   request: APIRequestContext,
   turns: unknown[]
 ): Promise<void> {
-  const response = await request.post(`${MODEL_ROOT}/_script`, {
+  const response = await request.post(`${root}/_script`, {
     data: { turns }
   });
   if (!response.ok()) {
@@ -32,9 +33,25 @@ export async function script(
   }
 }
 
+/** The chat requests the server at `root` received since its script was loaded. */
+export async function receivedAt<T = IRecordedRequest>(
+  root: string,
+  request: APIRequestContext
+): Promise<T[]> {
+  return (await request.get(`${root}/_requests`)).json();
+}
+
+/** Replace the script (and clear the record). */
+export function script(
+  request: APIRequestContext,
+  turns: unknown[]
+): Promise<void> {
+  return scriptAt(MODEL_ROOT, request, turns);
+}
+
 /** The chat requests received since the script was loaded. */
-export async function received(
+export function received(
   request: APIRequestContext
 ): Promise<IRecordedRequest[]> {
-  return (await request.get(`${MODEL_ROOT}/_requests`)).json();
+  return receivedAt(MODEL_ROOT, request);
 }
