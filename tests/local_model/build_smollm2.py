@@ -14,12 +14,14 @@ the graph (as transformers' GGUF loader does).
     OUT/onnx/model_q4.onnx   dtype "q4": the GGUF's Q4_1 blocks, unchanged, as 4-bit MatMulNBits
                              (plus a small float MatMul for the blocks' offsets); the tied
                              output matrix requantized from Q8_0 to 4 bits (the one lossy step)
-    OUT/onnx/model_quantized.onnx  dtype "q8": the fp32 graph with 8-bit weights (per output
-                             channel) and dynamically quantized activations (onnxruntime's
-                             quantize_dynamic: MatMulInteger kernels). This is the one the
-                             WebAssembly rung runs: onnxruntime-web has int8 SIMD kernels but
-                             no 4-bit one (MatMulNBits dequantizes its weights on every call
-                             there, ~7x slower).
+    OUT/onnx/model_quantized.onnx  dtype "q8", the one the WebAssembly rung runs: the graph of
+                             onnx_llama_fused.py (GroupQueryAttention, fused RMSNorms, packed
+                             products) with int8 weights per output column and activations
+                             quantized per call (DynamicQuantizeMatMul); the MLP's down
+                             projections and the output matrix float. onnxruntime-web has int8
+                             SIMD kernels but no 4-bit one (MatMulNBits dequantizes its weights
+                             on every call there, ~7x slower).
+    OUT/notebook-agent-build.txt   this script's build version, written last
 
 The tokenizer is the GGUF's (gguf_tokenizer.py); the chat template is the
 Hermes tool-calling one of chat_template.jinja (SmolLM2's own template has no
@@ -36,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import sys
 import time
@@ -53,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from build_tiny_model import check_kv_cache, smollm2_gguf, write_config, write_tokenizer
 from onnx_llama import LlamaShape, build_model
+from onnx_llama_fused import build_fused_model
 
 CHECK_PROMPT = (
     "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n"
@@ -60,6 +62,10 @@ CHECK_PROMPT = (
     "<|im_start|>assistant\nThe capital of France is Paris. It is known for the Eiffel Tower"
 )
 
+
+# Bumped when the files this script writes change: --skip-existing rebuilds older builds.
+BUILD_VERSION = "3: fused int8 graph, num_logits_to_keep"
+BUILD_STAMP = "notebook-agent-build.txt"
 
 # MatMulNBits' compute type: 0 = as the input (float), 4 = int8 activations (faster on CPUs that have the kernels).
 ACCURACY_LEVEL = int(os.environ.get("SMOLLM2_ACCURACY_LEVEL", "0"))
@@ -274,6 +280,8 @@ def _onnx_logits(path: Path, ids: list[int]) -> np.ndarray:
     for i in range(config["num_hidden_layers"]):
         for part in ("key", "value"):
             feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, hd), np.float32)
+    if "num_logits_to_keep" in {i.name for i in session.get_inputs()}:
+        feeds["num_logits_to_keep"] = np.array(0, np.int64)  # every position's
     return session.run(["logits"], feeds)[0][0]
 
 
@@ -310,34 +318,26 @@ def check_against_llama_cpp(out: Path, gguf: Path) -> dict[str, float]:
     return agreement
 
 
-def quantize_int8(out: Path) -> None:
-    """Write model_quantized.onnx: int8 weights per output channel, activations quantized per call.
+def write_int8(out: Path, shape: LlamaShape, weights: dict[str, np.ndarray], max_positions: int) -> None:
+    """Write model_quantized.onnx: the fused graph (onnx_llama_fused.py) with int8 weights.
 
-    The MLP's down projections stay float: their input (the SwiGLU product) has
-    outliers that one per-tensor activation scale cannot hold (with them in
-    int8, top-1 agreement with llama.cpp falls from 50/57 to 32/57). On the
-    WebAssembly rung this costs no speed: float and int8 matrix products run
-    at about the same rate there.
+    int8 per output column for the attention and gate/up matrices, activations
+    quantized per call. The MLP's down projections stay float: their input (the
+    SwiGLU product) has outliers that one per-tensor activation scale cannot
+    hold (with them in int8, top-1 agreement with llama.cpp falls from 50/57 to
+    32/57). The output matrix stays float too, as its own [hidden, vocab] copy:
+    on the WebAssembly rung a float product read from memory runs as fast as an
+    int8 one (onnxruntime-web repacks int8 weights on every call), and the copy
+    makes the vocabulary product ~20 % faster than int8 (bench/README.md).
     """
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    model = onnx.load(str(out / "onnx" / "model.onnx"))
-    weights = {t.name for t in model.graph.initializer}
-    keep_float = []
-    for i, node in enumerate(model.graph.node):
-        node.name = node.name or f"node_{i}"
-        if node.op_type == "MatMul" and any(x in weights and x.endswith(".down_proj") for x in node.input):
-            keep_float.append(node.name)
-    quantize_dynamic(
-        model,
-        str(out / "onnx" / "model_quantized.onnx"),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul"],
-        nodes_to_exclude=keep_float,
-        # Only the weight matrices: attention's activation x activation products stay float.
-        extra_options={"MatMulConstBOnly": True},
+    model = build_fused_model(
+        shape,
+        weights,
+        int8=lambda name: name.endswith(("qkv_proj", "o_proj", "gate_up_proj")),
+        untie_output=True,
+        max_positions=max_positions,
     )
+    onnx.save(model, str(out / "onnx" / "model_quantized.onnx"))
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -346,7 +346,6 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
-    logging.disable(logging.INFO)  # the quantizer logs every tensor
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="folder to write the model to")
     parser.add_argument("--skip-existing", action="store_true", help="do nothing if the model is built already")
@@ -355,8 +354,8 @@ def main() -> None:
     started = time.time()
     out: Path = args.out
     gguf = smollm2_gguf()
-    # The last file written: a build cut short is redone.
-    if args.skip_existing and all((out / "onnx" / n).exists() for n in ("model_q4.onnx", "model_quantized.onnx")):
+    stamp = out / BUILD_STAMP
+    if args.skip_existing and stamp.exists() and stamp.read_text() == BUILD_VERSION:
         print(f"{out} is built already")
     else:
         (out / "onnx").mkdir(parents=True, exist_ok=True)
@@ -383,8 +382,10 @@ def main() -> None:
             location="model.onnx_data",
         )
         check_kv_cache(out / "onnx" / "model.onnx", shape)
-        quantize_int8(out)
+        write_int8(out, shape, weights, config["max_position_embeddings"])
         (out / "onnx" / "model_q4.tmp").rename(out / "onnx" / "model_q4.onnx")
+        # Written last: a build cut short, or made by an older version of this script, is redone.
+        (out / BUILD_STAMP).write_text(BUILD_VERSION)
         sizes = {f.name: f"{f.stat().st_size / 2**20:.0f} MiB" for f in sorted((out / "onnx").iterdir())}
         print(f"built {out} in {time.time() - started:.1f} s: {sizes}")
     if args.check:

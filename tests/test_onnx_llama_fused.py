@@ -1,0 +1,110 @@
+"""The fused decoder graph (GroupQueryAttention etc.) computes what the plain one does.
+
+Both graphs are built from the same random weights of a small Llama shape
+(grouped heads, a non-default RoPE base) and run by onnxruntime: a prompt
+pass, then one cached step, as transformers.js drives them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ort = pytest.importorskip("onnxruntime")
+sys.path.insert(0, str(Path(__file__).parent / "local_model"))
+
+from onnx_llama import LlamaShape, build_model, random_weights  # noqa: E402
+from onnx_llama_fused import build_fused_model, int8_columns  # noqa: E402
+
+SHAPE = LlamaShape(
+    vocab_size=300,
+    hidden_size=96,
+    intermediate_size=160,
+    num_layers=3,
+    num_heads=6,
+    num_kv_heads=2,
+    head_dim=16,
+    rope_theta=100000.0,
+)
+PROMPT = [5, 17, 250, 3, 99, 42, 7]
+
+
+def _run(model, ids: list[int], past: list[np.ndarray] | None, start: int, keep: int = 0) -> list[np.ndarray]:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    empty = np.zeros((1, SHAPE.num_kv_heads, 0, SHAPE.head_dim), np.float32)
+    feeds = {
+        "input_ids": np.array([ids], np.int64),
+        "attention_mask": np.ones((1, start + len(ids)), np.int64),
+        "position_ids": np.arange(start, start + len(ids), dtype=np.int64)[None],
+        "num_logits_to_keep": np.array(keep, np.int64),
+    }
+    for i in range(SHAPE.num_layers):
+        feeds[f"past_key_values.{i}.key"] = past[2 * i] if past else empty
+        feeds[f"past_key_values.{i}.value"] = past[2 * i + 1] if past else empty
+    names = {i.name for i in session.get_inputs()}
+    return session.run(None, {k: v for k, v in feeds.items() if k in names})
+
+
+def _logits_and_cache(model) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Logits of every position: a pass over the prompt but its last token, then a cached step."""
+    prefix = _run(model, PROMPT[:-1], None, 0)
+    step = _run(model, PROMPT[-1:], prefix[1:], len(PROMPT) - 1)
+    return np.concatenate([prefix[0][0], step[0][0]]), step[1:]
+
+
+@pytest.fixture(scope="module")
+def weights() -> dict[str, np.ndarray]:
+    w = random_weights(SHAPE, seed=3)
+    rng = np.random.default_rng(4)
+    for name in list(w):
+        if name.endswith("layernorm") or name == "norm":
+            w[name] = (1 + 0.1 * rng.standard_normal(w[name].shape)).astype(np.float32)
+    w["lm_head"] = np.ascontiguousarray(w["embed_tokens"].T)  # tied, as SmolLM2's
+    return w
+
+
+@pytest.mark.parametrize("untie_output", [True, False])
+def test_fused_float_graph_matches_the_plain_one(weights, untie_output):
+    plain, plain_cache = _logits_and_cache(build_model(SHAPE, weights))
+    fused, fused_cache = _logits_and_cache(build_fused_model(SHAPE, weights, untie_output=untie_output))
+    assert fused.shape == plain.shape == (len(PROMPT), SHAPE.vocab_size)
+    np.testing.assert_allclose(fused, plain, atol=2e-4, rtol=1e-4)
+    # The caches it returns are the plain graph's too (RoPE applied to keys, heads in the same order).
+    for ours, theirs in zip(fused_cache, plain_cache):
+        np.testing.assert_allclose(ours, theirs, atol=2e-5)
+
+
+def test_prompt_pass_can_keep_only_the_last_logits(weights):
+    model = build_fused_model(SHAPE, weights)
+    full = _run(model, PROMPT, None, 0, keep=0)
+    last = _run(model, PROMPT, None, 0, keep=1)
+    two = _run(model, PROMPT, None, 0, keep=2)
+    assert full[0].shape == (1, len(PROMPT), SHAPE.vocab_size)
+    assert last[0].shape == (1, 1, SHAPE.vocab_size) and two[0].shape == (1, 2, SHAPE.vocab_size)
+    np.testing.assert_allclose(last[0][0, -1], full[0][0, -1], atol=1e-5)
+    np.testing.assert_allclose(two[0][0], full[0][0, -2:], atol=1e-5)
+    # The cache covers the whole prompt either way.
+    assert last[1].shape == full[1].shape == (1, SHAPE.num_kv_heads, len(PROMPT), SHAPE.head_dim)
+
+
+def test_int8_graph_stays_close_and_stores_int8(weights):
+    plain, _ = _logits_and_cache(build_model(SHAPE, weights))
+    model = build_fused_model(SHAPE, weights, int8=lambda name: not name.endswith("down_proj"))
+    quantized, _ = _logits_and_cache(model)
+    kinds = {init.name: init.data_type for init in model.graph.initializer}
+    assert kinds["layers.0.qkv_proj_int8"] == 3  # INT8
+    assert "layers.0.down_proj" in kinds and "layers.0.down_proj_int8" not in kinds
+    assert (quantized.argmax(-1) == plain.argmax(-1)).mean() >= 0.7
+    assert np.abs(quantized - plain).max() < 0.1 * np.abs(plain).max()
+
+
+def test_int8_columns_round_trip():
+    matrix = np.random.default_rng(0).standard_normal((40, 7)).astype(np.float32)
+    matrix[:, 3] = 0  # an all-zero column keeps a usable scale
+    values, scales = int8_columns(matrix)
+    assert values.dtype == np.int8 and scales.shape == (7,)
+    assert np.abs(values).max() <= 127
+    np.testing.assert_allclose(values * scales, matrix, atol=scales.max() / 2 + 1e-7)
