@@ -96,6 +96,11 @@ function endNotice(event: Extract<AgentEvent, { type: 'end' }>): string | null {
         `Stopped: the same error happened three times in a row (${event.detail}). ` +
         'Check the cells above, then ask again with more detail.'
       );
+    case 'repeated-step':
+      return (
+        'Stopped: the model asked to run the same code again after seeing its result. ' +
+        'Rephrase the request or say what to change; a larger model loops less.'
+      );
     default:
       return null;
   }

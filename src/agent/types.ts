@@ -78,7 +78,12 @@ export interface IPlanStep {
 
 /** How a run of the agent ended. */
 export type RunEndReason =
-  'completed' | 'stopped' | 'step-limit' | 'repeated-failure' | 'error';
+  | 'completed'
+  | 'stopped'
+  | 'step-limit'
+  | 'repeated-failure'
+  | 'repeated-step'
+  | 'error';
 
 /** Classified failure, with a message for the user and what to do about it. */
 export interface IAgentError {

@@ -4,7 +4,11 @@ import {
   type IApprovalRequest
 } from '../loop/approval';
 import { runAgent } from '../loop/run-agent';
-import { failureSignature } from '../loop/stop-conditions';
+import {
+  failureSignature,
+  REPEATED_STEP_MESSAGE,
+  RepeatedSteps
+} from '../loop/stop-conditions';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -324,6 +328,122 @@ describe('a stream that fails midway', () => {
     expect(last.role).toBe('assistant');
     expect(last.content).toMatch(
       /^The mean is 5\.8\n\n\[The model endpoint failed \(502\)/
+    );
+  });
+});
+
+describe('repeated steps (small models loop on the same code)', () => {
+  const sameCode = (i: number): ScriptedTurn => ({
+    toolCalls: [
+      { id: `c${i}`, name: 'run_code', arguments: { code: 'df.head()' } }
+    ]
+  });
+
+  it('runs a step once, refuses its first repeat with a reason, and stops at the second', async () => {
+    const ran: string[] = [];
+    const notebook = new FakeNotebook({
+      execute: code => {
+        ran.push(code);
+        return [{ type: 'stream', name: 'stdout', text: 'a b\n1 2\n' }];
+      }
+    });
+    const { done, model, messages, events } = run(
+      [sameCode(1), sameCode(2), sameCode(3), { text: 'never asked' }],
+      notebook,
+      { mode: 'run-everything' }
+    );
+    const outcome = await done;
+    expect(outcome.reason).toBe('repeated-step');
+    expect(ran).toEqual(['df.head()']); // the repeats did not run
+    expect(model.requests).toHaveLength(3);
+    const tools = toolContents(messages);
+    expect(tools[0]).toContain('1 2');
+    expect(tools[1]).toBe(REPEATED_STEP_MESSAGE);
+    expect(tools[2]).toBe(REPEATED_STEP_MESSAGE);
+    // The model saw why its second step did not run before it chose the third.
+    const third = model.requests[2].messages;
+    expect(third[third.length - 1]).toMatchObject({
+      role: 'tool',
+      toolCallId: 'c2',
+      content: REPEATED_STEP_MESSAGE
+    });
+    // The user sees the refused calls as failed tool cards, then why the run ended.
+    const refused = events.filter(
+      e => e.type === 'tool-result' && !e.result.ok
+    );
+    expect(refused).toHaveLength(2);
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'end',
+      reason: 'repeated-step'
+    });
+  });
+
+  it('a different step in between, or a changed argument, runs again', async () => {
+    const ran: string[] = [];
+    const notebook = new FakeNotebook({
+      execute: code => {
+        ran.push(code);
+        return [];
+      }
+    });
+    const { done } = run(
+      [
+        sameCode(1),
+        { toolCalls: [{ name: 'read_notebook', arguments: {} }] },
+        sameCode(2),
+        { toolCalls: [{ name: 'run_code', arguments: { code: 'df.tail()' } }] },
+        sameCode(3),
+        { text: 'done' }
+      ],
+      notebook,
+      { mode: 'run-everything' }
+    );
+    expect((await done).reason).toBe('completed');
+    expect(ran).toEqual(['df.head()', 'df.head()', 'df.tail()', 'df.head()']);
+  });
+
+  it('steps that only read may repeat (e.g. checking a cell again)', async () => {
+    const notebook = new FakeNotebook({
+      cells: [{ id: 'a', type: 'code', source: 'x = 1' }]
+    });
+    const wait = { name: 'read_cell', arguments: { cell_id: 'a' } };
+    const { done, messages } = run(
+      [
+        { toolCalls: [wait] },
+        { toolCalls: [wait] },
+        { toolCalls: [wait] },
+        { text: 'ok' }
+      ],
+      notebook,
+      { mode: 'run-everything' }
+    );
+    expect((await done).reason).toBe('completed');
+    expect(toolContents(messages)).not.toContain(REPEATED_STEP_MESSAGE);
+  });
+
+  it('ignores key order and trailing whitespace when comparing steps', () => {
+    const steps = new RepeatedSteps();
+    const runs = () => true;
+    expect(
+      steps.record(
+        [{ name: 'run_code', arguments: '{"code": "x\\n", "a": 1}' }],
+        runs
+      )
+    ).toBe('run');
+    expect(
+      steps.record(
+        [{ name: 'run_code', arguments: '{"a":1,"code":"x"}' }],
+        runs
+      )
+    ).toBe('skip');
+    expect(steps.record([{ name: 'run_code', arguments: 'x  ' }], runs)).toBe(
+      'run'
+    );
+    expect(steps.record([{ name: 'run_code', arguments: 'x' }], runs)).toBe(
+      'skip'
+    );
+    expect(steps.record([{ name: 'run_code', arguments: 'x' }], runs)).toBe(
+      'stop'
     );
   });
 });

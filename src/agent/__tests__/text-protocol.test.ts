@@ -4,6 +4,7 @@ import {
   TEXT_PROTOCOL_INSTRUCTIONS,
   toTextProtocol
 } from '../loop/text-protocol';
+import { REPEATED_STEP_MESSAGE } from '../loop/stop-conditions';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
@@ -67,6 +68,35 @@ describe('text protocol for models without tool calling', () => {
       'tool',
       'assistant'
     ]);
+  });
+
+  it('a model that writes the same block again gets one cell, is told why, and is stopped', async () => {
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: '3\n' }]
+    });
+    const again = { text: 'Let me check.\n```python\nprint(len(df))\n```' };
+    const model = new ScriptedModel([again, again, again, { text: 'never' }]);
+    const session = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      toolProtocol: () => 'text'
+    });
+    const outcome = await session.send('how many rows?', {
+      model: () => model,
+      notebook
+    });
+    expect(outcome).toMatchObject({ reason: 'repeated-step', steps: 3 });
+    expect(notebook.cells.map(c => c.source)).toEqual(['print(len(df))']);
+    const third = model.requests[2].messages;
+    expect(third[third.length - 1]).toMatchObject({
+      role: 'user',
+      content: REPEATED_STEP_MESSAGE
+    });
+    const notices = session
+      .getSnapshot()
+      .items.filter(i => i.kind === 'notice')
+      .map(i => (i as { text: string }).text);
+    expect(notices.join(' ')).toMatch(/same code again/);
   });
 
   it('merges consecutive outputs into one user message', () => {

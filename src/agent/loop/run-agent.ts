@@ -4,8 +4,8 @@
  * Call the model with the conversation and the tools; run every tool call it
  * asks for (asking the user first where the approval policy says so) and
  * append the observations as tool messages; repeat until it answers without
- * tool calls, the user stops it, the same failure repeats, or the step limit
- * is hit. All cell changes of a run are one undo step.
+ * tool calls, the user stops it, the same failure or the same step repeats,
+ * or the step limit is hit. All cell changes of a run are one undo step.
  */
 import { fitHistory } from '../context/history';
 import { TurnAccumulator } from '../model/accumulator';
@@ -36,7 +36,9 @@ import {
   DEFAULT_MAX_STEPS,
   FailureStreak,
   isFinalAnswer,
-  reachedStepLimit
+  reachedStepLimit,
+  REPEATED_STEP_MESSAGE,
+  RepeatedSteps
 } from './stop-conditions';
 
 /** Everything one run needs. */
@@ -117,6 +119,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     state.seen.set(cell.id, cell.source);
   }
   const failures = new FailureStreak();
+  const repeats = new RepeatedSteps();
   const end = (outcome: IRunOutcome): IRunOutcome => {
     onEvent({
       type: 'end',
@@ -188,6 +191,31 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     });
     if (isFinalAnswer(turn)) {
       return end({ reason: 'completed', steps: step });
+    }
+    const verdict = repeats.record(
+      turn.toolCalls,
+      name => tools.get(name)?.kind === 'run'
+    );
+    if (verdict !== 'run') {
+      for (const call of turn.toolCalls) {
+        onEvent({ type: 'tool-call', call });
+        const result = { ok: false, output: REPEATED_STEP_MESSAGE };
+        onEvent({
+          type: 'tool-result',
+          callId: call.id,
+          result,
+          durationMs: 0
+        });
+        messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          content: REPEATED_STEP_MESSAGE
+        });
+      }
+      if (verdict === 'stop') {
+        return end({ reason: 'repeated-step', steps: step });
+      }
+      continue;
     }
 
     let repeated = false;

@@ -64,3 +64,62 @@ export class FailureStreak {
     return this._signature;
   }
 }
+
+/** What the model is told instead of running a step it just ran. */
+export const REPEATED_STEP_MESSAGE =
+  'Not run: exactly what you ran in your previous step, whose results are above. ' +
+  'Try something different, or answer without tools if the task is done.';
+
+/** A call's arguments with keys sorted, so key order does not make steps differ. */
+function canonicalArguments(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), (_key, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(
+            Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+              a < b ? -1 : a > b ? 1 : 0
+            )
+          )
+        : typeof value === 'string'
+          ? value.trimEnd()
+          : value
+    );
+  } catch {
+    return raw.trim();
+  }
+}
+
+/**
+ * Small models loop: they write the same code again after seeing its output.
+ * A step that runs code and asks for exactly the calls of the step before it
+ * is not run (the model is told why: no duplicate cells in the user's
+ * notebook); a third identical step in a row ends the run. Steps that only
+ * read (e.g. `wait` on a running cell) are never counted.
+ */
+export class RepeatedSteps {
+  private _signature = '';
+  private _count = 0;
+
+  /** Record a step's calls: `run` it, `skip` it (a repeat), or `stop` the run. */
+  record(
+    calls: ReadonlyArray<{ name: string; arguments: string }>,
+    runsCode: (name: string) => boolean
+  ): 'run' | 'skip' | 'stop' {
+    const signature = JSON.stringify(
+      calls.map(call => [call.name, canonicalArguments(call.arguments)])
+    );
+    if (
+      !calls.some(call => runsCode(call.name)) ||
+      signature !== this._signature
+    ) {
+      this._signature = signature;
+      this._count = 1;
+      return 'run';
+    }
+    this._count += 1;
+    return this._count > MAX_REPEATED_STEPS ? 'stop' : 'skip';
+  }
+}
+
+/** Identical code-running steps in a row before the run ends (the second is not run). */
+export const MAX_REPEATED_STEPS = 2;

@@ -83,7 +83,10 @@ export function toTextProtocol(messages: ChatMessage[]): ChatMessage[] {
       out.push({ role: 'assistant', content: message.content ?? '' });
     } else if (message.role === 'tool') {
       const last = out[out.length - 1];
-      const text = `Output of the code you ran:\n${message.content}`;
+      // A refusal ("Not run: …") is not output of the code.
+      const text = message.content.startsWith('Not run:')
+        ? message.content
+        : `Output of the code you ran:\n${message.content}`;
       if (last?.role === 'user' && last.observation) {
         last.content += `\n\n${text}`;
       } else {
