@@ -82,6 +82,7 @@ export function createModelClient(
     const baseUrl = settings.baseUrl;
     return new OpenAIChatClient({
       baseURL: baseUrl,
+      idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
       model: settings.model || settings.azureDeployment,
       apiKey: settings.apiKey,
       ...(azure
@@ -103,6 +104,7 @@ export function createModelClient(
   }
   return new OpenAIChatClient({
     baseURL: proxyBaseUrl(serverSettings),
+    idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
     model: settings.model,
     headers: {
       ...(settings.baseUrl ? { [BASE_URL_HEADER]: settings.baseUrl } : {}),

@@ -34,6 +34,8 @@ export interface IAgentSettings {
   approvalMode: ApprovalMode;
   softTimeoutSeconds: number;
   hardTimeoutSeconds: number;
+  /** A model stream that sends nothing this long is stopped; 0 = never. */
+  modelIdleTimeoutSeconds: number;
   allowDeleteAnyCell: boolean;
   contextWindowTokens: number;
   toolCalling: 'auto' | 'native' | 'text';
@@ -69,6 +71,7 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   approvalMode: 'ask-before-running',
   softTimeoutSeconds: 30,
   hardTimeoutSeconds: 600,
+  modelIdleTimeoutSeconds: 300,
   allowDeleteAnyCell: false,
   contextWindowTokens: 0,
   toolCalling: 'auto',
@@ -115,6 +118,10 @@ export function readSettings(
       : DEFAULT_SETTINGS.approvalMode,
     softTimeoutSeconds: get<number>('softTimeoutSeconds'),
     hardTimeoutSeconds: get<number>('hardTimeoutSeconds'),
+    modelIdleTimeoutSeconds: Math.max(
+      0,
+      get<number>('modelIdleTimeoutSeconds')
+    ),
     allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell'),
     contextWindowTokens: get<number>('contextWindowTokens'),
     toolCalling:

@@ -288,4 +288,31 @@ test.describe('Notebook Agent sidebar', () => {
     expect(sent.headers['api-key']).toBe('azure-key-for-test');
     await setAgentSettings(page, {});
   });
+
+  test('a stalled answer is stopped after the stall timeout of the settings, keeping the text so far', async ({
+    page,
+    request
+  }) => {
+    await page.notebook.createNew('stall.ipynb');
+    await setAgentSettings(page, { modelIdleTimeoutSeconds: 2 });
+    // The role frame and one text frame, then nothing for a minute on an open connection.
+    await script(request, [
+      { content: 'Working on it now', chunk_size: 8, stall: 60, stall_after: 2 }
+    ]);
+    const started = Date.now();
+    await ask(page, 'Take your time');
+    const alert = page.locator(`#${SIDEBAR}`).getByRole('alert');
+    await expect(alert).toContainText('sent nothing for 2 s', {
+      timeout: 30000
+    });
+    // Well before the server's minute: the setting, not a default, stopped it.
+    expect(Date.now() - started).toBeLessThan(30000);
+    await expect(alert).toContainText('Model stall timeout');
+    // The text that came before the stall ("Working ", the first delta) stays.
+    await expect(
+      page.locator(`#${SIDEBAR}`).getByText('Working', { exact: true })
+    ).toBeVisible();
+    expect(await page.notebook.getCellCount()).toBe(1);
+    await setAgentSettings(page, {});
+  });
 });

@@ -83,7 +83,8 @@ export function describeStreamFailure(error: unknown): IAgentError | null {
       message: `${shape.message} in the middle of its answer, so the run was stopped (a stalled stream).`,
       hint:
         'The answer so far is shown above. Try again; if it stalls again, the model server is stuck or ' +
-        'overloaded: check its logs (a large local model on a CPU may also need a smaller context).'
+        'overloaded: check its logs. A slow model on a CPU may need minutes for a long prompt: raise ' +
+        '"Model stall timeout" in the settings (a smaller context also helps).'
     };
   }
   if (
