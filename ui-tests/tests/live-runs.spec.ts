@@ -96,6 +96,68 @@ test('input() does not hang a run, and a dying kernel is reported', async ({
   expect(results[2]).toMatch(/kernel died/i);
 });
 
+test('a restart by another client (REST) while a cell runs is reported at once, not at the timeout', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 60
+  });
+  await page.notebook.createNew('restarted.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'run_code',
+          arguments: {
+            code: 'import time\nprint("started", flush=True)\ntime.sleep(60)'
+          }
+        }
+      ]
+    },
+    { content: 'Reported.' }
+  ]);
+  await ask(page, 'Sleep a minute');
+  // The code runs (a kernel is busy); then another client restarts that kernel.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const kernels = (await (
+            await fetch('/api/kernels')
+          ).json()) as Array<{
+            execution_state: string;
+          }>;
+          return kernels.some(k => k.execution_state === 'busy');
+        }),
+      { timeout: 30000 }
+    )
+    .toBe(true);
+  const kernelId = await page.evaluate(async () => {
+    const kernels = (await (await fetch('/api/kernels')).json()) as Array<{
+      id: string;
+      execution_state: string;
+    }>;
+    return kernels.find(k => k.execution_state === 'busy')!.id;
+  });
+  const started = Date.now();
+  // Not through the page's kernel connection: as a second client would.
+  const status = await page.evaluate(async id => {
+    const xsrf = /_xsrf=([^;]+)/.exec(document.cookie)?.[1] ?? '';
+    const response = await fetch(`/api/kernels/${id}/restart`, {
+      method: 'POST',
+      headers: { 'X-XSRFToken': decodeURIComponent(xsrf) }
+    });
+    return response.status;
+  }, kernelId);
+  expect(status).toBe(200);
+  await finished(page);
+  expect(Date.now() - started).toBeLessThan(20000);
+  const results = toolResults((await received(request))[1].body);
+  expect(results[0]).toMatch(/restarted/i);
+});
+
 test('the user editing a cell while the agent waits makes edit_cell refuse', async ({
   page,
   request
