@@ -6,6 +6,9 @@
  * The notebook lives in memory while the agent works; `save()` writes it
  * back (the agent core never saves; the runner decides when). Runs are
  * watched executions (./execution.ts), so a run never hangs the agent.
+ * This class puts the parts together: cells (./cell-store.ts), their runs
+ * (./cell-runs.ts), the kernel (./kernel-runner.ts), undo
+ * (./undo-history.ts) and the file (./server-files.ts).
  */
 import {
   ContentsManager,
@@ -22,6 +25,7 @@ import {
   type IRunResult,
   type KernelState
 } from '../agent/ports';
+import { CellRuns } from './cell-runs';
 import { CellStore } from './cell-store';
 import {
   isSameVersion,
@@ -29,9 +33,7 @@ import {
   readDiskVersion,
   type IDiskVersion
 } from './disk-version';
-import { WatchedExecution } from './execution';
-import { KernelLink } from './kernel-link';
-import { openKernelSession, type IKernelSession } from './kernel-session';
+import { KernelRunner } from './kernel-runner';
 import {
   listServerFiles,
   loadServerNotebook,
@@ -41,9 +43,6 @@ import {
 } from './server-files';
 import { UndoHistory } from './undo-history';
 
-/** Default wait for a new kernel's first answer (see IOptions). */
-const KERNEL_START_TIMEOUT_MS = 120000;
-
 /** A notebook file and its kernel session on a Jupyter server. */
 export class ServerNotebookPort implements INotebookPort {
   readonly path: string;
@@ -52,10 +51,12 @@ export class ServerNotebookPort implements INotebookPort {
     path: string,
     loaded: ILoadedNotebook,
     private readonly _contents: ContentsManager,
-    private readonly _serverSettings: ServerConnection.ISettings
+    serverSettings: ServerConnection.ISettings
   ) {
     this.path = path;
     this._cells = new CellStore(loaded.doc, path);
+    this._kernel = new KernelRunner(path, serverSettings);
+    this._runs = new CellRuns(this._cells, this._kernel);
     this._undo = new UndoHistory(loaded.doc);
     this._version = loaded.version;
   }
@@ -85,11 +86,7 @@ export class ServerNotebookPort implements INotebookPort {
       options.serverSettings
     );
     try {
-      port._session = await openKernelSession(options, loaded.doc);
-      port._link = await port._connectKernel(
-        port._session.kernel,
-        options.kernelStartTimeoutMs ?? KERNEL_START_TIMEOUT_MS
-      );
+      await port._kernel.open(options, loaded.doc);
     } catch (error) {
       await port.close().catch(() => undefined);
       throw error;
@@ -99,12 +96,12 @@ export class ServerNotebookPort implements INotebookPort {
 
   /** True when this port started the notebook's kernel (rather than joining a session). */
   get ownsKernel(): boolean {
-    return this._session?.started ?? false;
+    return this._kernel.ownsKernel;
   }
 
   /** The kernel connection, for callers that need the raw kernel (benchmarks). */
   get kernel(): Kernel.IKernelConnection | null {
-    return this._link?.kernel ?? null;
+    return this._kernel.kernel;
   }
 
   async getCells(): Promise<ICellSnapshot[]> {
@@ -123,100 +120,35 @@ export class ServerNotebookPort implements INotebookPort {
     this._cells.delete(cellId);
   }
 
-  async runCell(
-    cellId: string,
-    options: IRunOptions = {}
-  ): Promise<IRunResult> {
-    const cell = this._cells.get(cellId);
-    if (cell.type !== 'code') {
-      throw new NotebookPortError(
-        `Cell ${cellId} is a ${cell.type} cell; only code cells run. ` +
-          'Insert a code cell for the code you want to run.'
-      );
-    }
-    if (this._runs.get(cellId)?.finished === false) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is still running. Call wait to keep watching it, ` +
-          'or interrupt_kernel to stop it, before running it again.'
-      );
-    }
-    await this._settled();
-    if (options.signal?.aborted) {
-      return { cellId, status: 'aborted', executionCount: null, outputs: [] };
-    }
-    const execution = this._execute(cell.source, cellId, false, run => {
-      const { outputs, executionCount } = run.snapshot();
-      cell.outputs = outputs;
-      cell.executionCount = executionCount;
-    });
-    cell.outputs = [];
-    cell.executionCount = null;
-    cell.lastRunSource = cell.source;
-    this._runs.set(cellId, execution);
-    return execution.watch(options);
+  runCell(cellId: string, options: IRunOptions = {}): Promise<IRunResult> {
+    return this._runs.run(cellId, options);
   }
 
-  async waitForCell(
-    cellId: string,
-    options: IRunOptions = {}
-  ): Promise<IRunResult> {
-    // The last run of the cell, finished or not: the model may ask about a
-    // run that ended after its previous wait returned `running`.
-    const execution = this._runs.get(cellId);
-    if (!execution) {
-      throw new NotebookPortError(
-        `Cell ${cellId} has not been run by the agent, so there is nothing ` +
-          'to wait for. Call run_cell to run it.'
-      );
-    }
-    return execution.watch(options);
+  waitForCell(cellId: string, options: IRunOptions = {}): Promise<IRunResult> {
+    return this._runs.wait(cellId, options);
   }
 
-  async executeCode(
+  executeCode(
     code: string,
     options: IRunOptions & { silent?: boolean } = {}
   ): Promise<IRunResult> {
-    await this._settled();
-    if (options.signal?.aborted) {
-      return {
-        cellId: null,
-        status: 'aborted',
-        executionCount: null,
-        outputs: []
-      };
-    }
-    const execution = this._execute(code, null, options.silent ?? false);
-    return execution.watch(options);
+    return this._kernel.executeCode(code, options);
   }
 
   /**
    * Interrupt the kernel. Executions this port started and that are still
    * running end as `aborted` (their outputs keep the KeyboardInterrupt).
    */
-  async interrupt(): Promise<void> {
-    for (const execution of this._executions) {
-      execution.stop('aborted', true);
-    }
-    await this._interruptKernel();
+  interrupt(): Promise<void> {
+    return this._kernel.interrupt();
   }
 
-  async restartKernel(): Promise<void> {
-    if (!this._link || !this._session || this._closed) {
-      this._requireKernel();
-      return;
-    }
-    // Running executions see their connection go and end as kernel-died.
-    await this._link.restart();
-    if (this._link.state === 'dead') {
-      // The server gave up on this kernel (it died too often): start another.
-      this._link.dispose();
-      const model = await this._session.replaceKernel();
-      this._link = await this._connectKernel(model);
-    }
+  restartKernel(): Promise<void> {
+    return this._kernel.restart();
   }
 
   kernelState(): KernelState {
-    return this._link && !this._closed ? this._link.state : 'none';
+    return this._kernel.state();
   }
 
   listFiles(path: string): Promise<IFileEntry[]> {
@@ -286,20 +218,11 @@ export class ServerNotebookPort implements INotebookPort {
    * down. Does not save.
    */
   async close(options: { shutdownKernel?: boolean } = {}): Promise<void> {
-    if (this._closed) {
+    if (this._kernel.closed) {
       return;
     }
-    this._closed = true;
-    for (const execution of this._executions) {
-      execution.abandon();
-    }
-    this._link?.dispose();
-    this._link = null;
     try {
-      if (this._session && (options.shutdownKernel ?? this._session.started)) {
-        // Shutting the session down shuts its kernel down.
-        await this._session.shutdown();
-      }
+      await this._kernel.close(options.shutdownKernel);
     } finally {
       this._contents.dispose();
     }
@@ -310,95 +233,12 @@ export class ServerNotebookPort implements INotebookPort {
     return this.close();
   }
 
-  /** A link to the kernel `model`; executions end at once if it is lost. */
-  private _connectKernel(
-    model: Kernel.IModel,
-    timeoutMs?: number
-  ): Promise<KernelLink> {
-    return KernelLink.connect(this._serverSettings, model, timeoutMs, () => {
-      for (const execution of this._executions) {
-        execution.abandon('lost');
-      }
-    });
-  }
-
-  /** Wait (bounded) for a kernel restart under way to finish. */
-  private async _settled(): Promise<void> {
-    await this._link?.settled();
-  }
-
-  private _execute(
-    code: string,
-    cellId: string | null,
-    silent: boolean,
-    onChange?: (execution: WatchedExecution) => void
-  ): WatchedExecution {
-    const kernel = this._requireKernel();
-    let execution: WatchedExecution;
-    try {
-      execution = new WatchedExecution({
-        kernel,
-        code,
-        cellId,
-        silent,
-        interrupt: () => this._interruptKernel(),
-        onChange: run => {
-          onChange?.(run);
-          if (run.finished) {
-            this._executions.delete(run);
-          }
-        }
-      });
-    } catch (error) {
-      throw new NotebookPortError(
-        `The kernel of ${this.path} cannot run code now ` +
-          `(${(error as Error).message}; state: ${this.kernelState()}). ` +
-          'Restart the kernel, then run the cells again.'
-      );
-    }
-    this._executions.add(execution);
-    return execution;
-  }
-
-  private async _interruptKernel(): Promise<void> {
-    await this._link?.interrupt();
-  }
-
-  private _requireKernel(): Kernel.IKernelConnection {
-    if (this._closed || !this._link) {
-      throw new NotebookPortError(
-        `${this.path} has no kernel (the agent's connection was closed). ` +
-          'Nothing can run; tell the user.'
-      );
-    }
-    const kernel = this._link.kernel;
-    if (this._link.lost) {
-      throw new NotebookPortError(
-        `The kernel of ${this.path} is gone: the Jupyter server restarted or ` +
-          'stopped, or someone shut the kernel down. Call restart_kernel to ' +
-          'start a new one, then run the cells that define what you need again.'
-      );
-    }
-    if (!kernel || kernel.isDisposed) {
-      throw new NotebookPortError(
-        `The kernel of ${this.path} is ${this._link.state}: it died and ` +
-          'did not come back. Call restart_kernel, then run the cells again.'
-      );
-    }
-    return kernel;
-  }
-
   private readonly _cells: CellStore;
+  private readonly _kernel: KernelRunner;
+  private readonly _runs: CellRuns;
   private readonly _undo: UndoHistory;
   /** The file's version this port last read or wrote. */
   private _version: IDiskVersion;
-  private _session: IKernelSession | null = null;
-  private _link: KernelLink | null = null;
-  private _closed = false;
-  /** The last run of each cell, kept after it ends for waitForCell. */
-  private readonly _runs = new Map<string, WatchedExecution>();
-  /** Every execution still in flight (cells and scratch code). */
-  private readonly _executions = new Set<WatchedExecution>();
 }
 
 /** Options of ServerNotebookPort. */
