@@ -186,4 +186,43 @@ export interface IMentionSource {
   cells(): ICellChoice[];
   /** Variables it probably has (cheap: no kernel call). */
   variables(): string[];
+  /**
+   * The kernel's own variables, asked once each time the picker opens; null
+   * when it cannot tell (not an IPython kernel, busy, no kernel).
+   */
+  kernelVariables?(): Promise<string[] | null>;
+}
+
+/** Most variables the kernel's list contributes. */
+const MAX_KERNEL_VARIABLES = 200;
+
+/**
+ * The picker's variables: the guesses the kernel confirms, in the notebook's
+ * order, then the kernel's other names; the guesses alone when the kernel
+ * did not answer. A guess the kernel lacks (deleted, never run) is dropped.
+ */
+export function mergeVariables(
+  guessed: ReadonlyArray<string>,
+  kernel: ReadonlyArray<string> | null
+): string[] {
+  if (!kernel) {
+    return [...guessed];
+  }
+  const known = new Set(kernel);
+  const confirmed = guessed.filter(name => known.has(name));
+  const others = kernel
+    .filter(name => !confirmed.includes(name))
+    .slice(0, MAX_KERNEL_VARIABLES);
+  return [...confirmed, ...others];
+}
+
+/** The identifiers in the text/plain form of a Python list of names (`['df', 'total']`). */
+export function parseNameList(repr: string): string[] {
+  const names: string[] = [];
+  for (const match of repr.matchAll(/'([A-Za-z_][A-Za-z0-9_]*)'/g)) {
+    if (!names.includes(match[1])) {
+      names.push(match[1]);
+    }
+  }
+  return names;
 }

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import {
   activeMention,
   mentionOptions,
+  mergeVariables,
   type IMention,
   type IMentionSource,
   type MentionOption
@@ -36,20 +37,37 @@ export function useMentionPicker(
   const [active, setActive] = useState(0);
   // The `@` (by position) whose picker Escape closed: it stays closed.
   const [dismissed, setDismissed] = useState<number | null>(null);
+  // The kernel's variables, asked when the picker opens (the guesses show meanwhile).
+  const [kernelNames, setKernelNames] = useState<string[] | null>(null);
   const typed = source ? activeMention(text, caret) : null;
   const mention = typed && typed.start !== dismissed ? typed : null;
+  const opened = mention?.start ?? null;
+  useEffect(() => {
+    setKernelNames(null);
+    if (opened === null || !source?.kernelVariables) {
+      return;
+    }
+    let current = true;
+    source
+      .kernelVariables()
+      .then(names => current && setKernelNames(names))
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [opened, source]);
   const options = useMemo(
     () =>
       mention && source
         ? mentionOptions(
             source.cells(),
-            source.variables(),
+            mergeVariables(source.variables(), kernelNames),
             mention.query,
             trans
           )
         : [],
     // The notebook may change while the picker is open: read it as the text changes.
-    [mention?.start, mention?.query, source, text, trans]
+    [mention?.start, mention?.query, source, text, trans, kernelNames]
   );
   useEffect(() => setActive(0), [mention?.start, mention?.query]);
   useEffect(() => {

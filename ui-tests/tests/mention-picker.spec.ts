@@ -105,3 +105,37 @@ test('@ offers cells and variables; picking attaches the cell or names the varia
   expect(user?.content).toContain('total = sum(values)');
   expect(user?.content).toContain('@values: builtins.list; [3, 1, 2]');
 });
+
+test('@ lists the kernel’s own variables: also ones no cell visibly assigns, not deleted ones or modules', async ({
+  page
+}) => {
+  await page.notebook.createNew('kernel-variables.ipynb');
+  await page.notebook.setCell(
+    0,
+    'code',
+    "import os\nvalues = [1, 2]\nglobals()['made_by_code'] = 42"
+  );
+  await page.notebook.runCell(0, true);
+  await page.notebook.addCell('code', 'gone = 1\ndel gone');
+  await page.notebook.runCell(1, true);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const prompt = await openAgent(page);
+  await prompt.focus();
+  await page.keyboard.type('Explain @');
+  const variables = sidebar
+    .getByRole('listbox', { name: 'Cells and variables to mention' })
+    .getByRole('option')
+    .filter({ hasText: /^Variable / });
+  // The guess from the cells' text says values and gone; the kernel says values and made_by_code.
+  await expect(variables).toHaveText([
+    'Variable values',
+    'Variable made_by_code'
+  ]);
+  // Asking the kernel ran nothing the user sees: the next cell is execution 3.
+  await page.keyboard.press('Escape');
+  await page.notebook.addCell('code', 'len(values)');
+  await page.notebook.runCell(2, true);
+  await expect(
+    page.locator('.jp-Notebook .jp-Cell').nth(2).locator('.jp-InputPrompt')
+  ).toContainText('[3]');
+});

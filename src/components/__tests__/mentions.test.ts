@@ -2,6 +2,8 @@ import {
   activeMention,
   applyMention,
   assignedNames,
+  mergeVariables,
+  parseNameList,
   cellLabel,
   mentionOptions,
   type ICellChoice
@@ -149,5 +151,30 @@ describe('assignedNames', () => {
         'from numpy import array as arr\nx == 1'
       ])
     ).toEqual(['pd', 'df', 'a', 'b', 'n', 'arr']);
+  });
+});
+
+describe('kernel variables', () => {
+  it('reads the names of a Python list repr, once each', () => {
+    expect(parseNameList("['df', 'total', '_x1']")).toEqual([
+      'df',
+      'total',
+      '_x1'
+    ]);
+    expect(parseNameList('[]')).toEqual([]);
+    expect(parseNameList("['a', 'a', 'not a name']")).toEqual(['a']);
+  });
+
+  it('keeps the guesses the kernel confirms in notebook order, then its others; guesses alone without an answer', () => {
+    expect(
+      mergeVariables(['values', 'total', 'gone'], ['made', 'total', 'values'])
+    ).toEqual(['values', 'total', 'made']);
+    expect(mergeVariables(['values', 'gone'], null)).toEqual([
+      'values',
+      'gone'
+    ]);
+    expect(mergeVariables(['values'], [])).toEqual([]);
+    const many = Array.from({ length: 500 }, (_, i) => `v${i}`);
+    expect(mergeVariables([], many)).toHaveLength(200);
   });
 });
