@@ -2,7 +2,11 @@
 
 Each chat is one JSON file in ``<jupyter_data_dir>/notebook_agent/chats/``
 (readable by the user only): the transcript the sidebar shows, the model
-conversation, token usage, and the notebook it belongs to. Routes, under the
+conversation, token usage, and the notebook it belongs to. Beside it, a
+small ``<id>.meta`` file holds what the History list shows (id, title,
+notebook, time), so listing reads a few hundred bytes per chat instead of
+parsing every transcript (up to 20 MB each). ``c.NotebookAgent.max_chats``
+(default 0: keep all) keeps only the newest chats. Routes, under the
 server's base_url and Jupyter's authentication:
 
   GET    notebook-agent/chats[?notebook=PATH]  the chats (of that notebook), newest first
@@ -35,37 +39,47 @@ def default_chats_dir() -> Path:
     return Path(jupyter_data_dir()) / "notebook_agent" / "chats"
 
 
+def _summary(chat: dict[str, Any], chat_id: str) -> dict[str, Any]:
+    """What the History list shows of a chat."""
+    return {
+        "id": chat.get("id", chat_id),
+        "title": chat.get("title", ""),
+        "notebook": chat.get("notebook", ""),
+        "updated": chat.get("updated", 0),
+    }
+
+
 class ChatStore:
     """Chats as files, written atomically, readable by the user only."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, max_chats: int = 0) -> None:
         self.directory = directory
+        self.max_chats = max_chats
 
     def _path(self, chat_id: str) -> Path:
         if not CHAT_ID.match(chat_id):
             raise ValueError(f"invalid chat id {chat_id!r}")
         return self.directory / f"{chat_id}.json"
 
-    def list(self, notebook: str | None = None) -> list[dict[str, Any]]:
+    def _summaries(self) -> list[dict[str, Any]]:
+        """Every chat's summary, from its .meta file (or, for a chat saved before those, the chat)."""
         if not self.directory.is_dir():
             return []
-        chats = []
+        summaries = []
         for file in self.directory.glob("*.json"):
             try:
-                chat = json.loads(file.read_text(encoding="utf-8"))
+                meta = file.with_suffix(".meta")
+                if meta.exists() and meta.stat().st_mtime >= file.stat().st_mtime:
+                    summaries.append(json.loads(meta.read_text(encoding="utf-8")))
+                else:
+                    summaries.append(_summary(json.loads(file.read_text(encoding="utf-8")), file.stem))
             except (OSError, ValueError):
                 continue  # a damaged file must not hide the others
-            if notebook is not None and chat.get("notebook") != notebook:
-                continue
-            chats.append(
-                {
-                    "id": chat.get("id", file.stem),
-                    "title": chat.get("title", ""),
-                    "notebook": chat.get("notebook", ""),
-                    "updated": chat.get("updated", 0),
-                }
-            )
-        return sorted(chats, key=lambda c: c["updated"], reverse=True)
+        return summaries
+
+    def list(self, notebook: str | None = None) -> list[dict[str, Any]]:
+        chats = [c for c in self._summaries() if notebook is None or c.get("notebook") == notebook]
+        return sorted(chats, key=lambda c: c.get("updated", 0), reverse=True)
 
     def get(self, chat_id: str) -> dict[str, Any] | None:
         path = self._path(chat_id)
@@ -76,8 +90,14 @@ class ChatStore:
     def put(self, chat_id: str, chat: dict[str, Any]) -> None:
         path = self._path(chat_id)
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        data = json.dumps({**chat, "id": chat_id}, ensure_ascii=False)
-        # Write then rename: a crash never leaves half a chat.
+        chat = {**chat, "id": chat_id}
+        self._write(path, json.dumps(chat, ensure_ascii=False))
+        # After the chat: a .meta older than its chat is not trusted (see _summaries).
+        self._write(path.with_suffix(".meta"), json.dumps(_summary(chat, chat_id), ensure_ascii=False))
+        self._prune(keep=chat_id)
+
+    def _write(self, path: Path, data: str) -> None:
+        # Write then rename: a crash never leaves half a file.
         fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -88,8 +108,22 @@ class ChatStore:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    def _prune(self, keep: str) -> None:
+        """Beyond max_chats, forget the least recently updated chats (never the one just saved)."""
+        if self.max_chats <= 0:
+            return
+        newest_first = sorted(self._summaries(), key=lambda c: c.get("updated", 0), reverse=True)
+        extra = len(newest_first) - self.max_chats
+        for summary in reversed(newest_first):
+            if extra <= 0:
+                break
+            if summary.get("id") != keep and CHAT_ID.match(str(summary.get("id", ""))):
+                self.delete(summary["id"])
+                extra -= 1
+
     def delete(self, chat_id: str) -> bool:
         path = self._path(chat_id)
+        path.with_suffix(".meta").unlink(missing_ok=True)
         if not path.exists():
             return False
         path.unlink()

@@ -118,6 +118,15 @@ class NotebookAgent(Configurable):
         help="Folder of the saved chats (one 0600 file each). Default: <jupyter_data_dir>/notebook_agent/chats.",
     ).tag(config=True)
 
+    max_chats = Integer(
+        0,
+        min=0,
+        help=(
+            "Keep at most this many saved chats (of all notebooks): saving one more forgets the least recently "
+            "updated. 0 (the default) keeps every chat."
+        ),
+    ).tag(config=True)
+
     max_retries = Integer(
         2,
         min=0,
