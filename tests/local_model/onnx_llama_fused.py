@@ -16,9 +16,9 @@ build has kernels for:
 
 On one WebAssembly thread the decode step is bound by the matrix products;
 this layout removes the rest (Transposes, Concats, the decomposed norms and
-RoPE) and halves the number of products. Measured on SmolLM2-135M: 29 ms a
-step with the plain graph quantized by ``quantize_dynamic``, 22-23 ms with this
-one (bench/README.md).
+RoPE) and halves the number of products. Measured on SmolLM2-135M in
+Chromium: 31 ms a step with the plain graph quantized by ``quantize_dynamic``,
+25 ms with this one (bench/README.md).
 """
 
 from __future__ import annotations

@@ -65,6 +65,9 @@ export class FailureStreak {
   }
 }
 
+/** Identical code-running steps in a row before the run ends (the second is not run). */
+export const MAX_REPEATED_STEPS = 2;
+
 /** What the model is told instead of running a step it just ran. */
 export const REPEATED_STEP_MESSAGE =
   'Not run: exactly what you ran in your previous step, whose results are above. ' +
@@ -120,6 +123,3 @@ export class RepeatedSteps {
     return this._count > MAX_REPEATED_STEPS ? 'stop' : 'skip';
   }
 }
-
-/** Identical code-running steps in a row before the run ends (the second is not run). */
-export const MAX_REPEATED_STEPS = 2;
