@@ -186,7 +186,6 @@ describe('--attach', () => {
   it('a failed start leaves nothing behind: no notebook, no copies, no folder; --force puts the old notebook back', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'bin-nothing-left-'));
     await writeFile(join(cwd, 'data.csv'), DATA_CSV);
-    await writeFile(join(cwd, 'mine.ipynb'), '{"the": "user’s bytes"}');
     const before = await tree(cwd);
     const refuse = [
       { status: 401, error: { message: 'Incorrect API key provided' } }
@@ -208,24 +207,50 @@ describe('--attach', () => {
     expect(run.stderr).toContain('new/folder/analysis.ipynb was not created');
     expect(await tree(cwd)).toEqual(before);
 
+    // Through --server (the contents API): the copy is deleted, the old
+    // notebook put back; a kernel that cannot start, the same.
+    const served = join(jupyter.rootDir, 'failed');
+    await mkdir(served);
+    await writeFile(join(served, 'mine.ipynb'), '{"the": "user’s bytes"}');
+    const onServer = await tree(served);
+    const env = binEnv(model.root, { JUPYTER_TOKEN: jupyter.token });
     await model.script(refuse);
     const forced = await bin(
-      ['generate', 'Sum', '--out', 'mine.ipynb', '--force'],
-      { cwd, env: binEnv(model.root) }
+      [
+        'generate',
+        'Sum',
+        '--out',
+        'failed/mine.ipynb',
+        '--force',
+        '--attach',
+        'data.csv',
+        '--server',
+        jupyter.baseUrl
+      ],
+      { cwd, env }
     );
     expect(forced.code).toBe(1);
-    expect(await readFile(join(cwd, 'mine.ipynb'), 'utf8')).toBe(
+    expect(forced.stderr).toContain('Incorrect API key provided');
+    expect(await readFile(join(served, 'mine.ipynb'), 'utf8')).toBe(
       '{"the": "user’s bytes"}'
     );
-    expect(await tree(cwd)).toEqual(before);
-
-    // A kernel that cannot start: same.
+    expect(await tree(served)).toEqual(onServer);
     const kernel = await bin(
-      ['generate', 'Sum', '--out', 'k.ipynb', '--kernel', 'no-such-kernel'],
-      { cwd, env: binEnv(model.root) }
+      [
+        'generate',
+        'Sum',
+        '--out',
+        'failed/k.ipynb',
+        '--kernel',
+        'no-such-kernel',
+        '--server',
+        jupyter.baseUrl
+      ],
+      { cwd, env }
     );
     expect(kernel.code).toBe(1);
     expect(kernel.stderr).toContain('no-such-kernel');
+    expect(await tree(served)).toEqual(onServer);
     expect(await tree(cwd)).toEqual(before);
   });
 
