@@ -61,3 +61,6 @@ rm -f "$security_log"
 step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own server on 8891)"
 # Builds the tiny random-weight test model first (~5 s, tests/local_model/).
 (cd ui-tests && npx playwright test -c playwright.local-model.config.js)
+
+step "Scaling-out UI tests (kernels on a Kernel Gateway, local model servers found; own servers on 8767-8769, 8893-8895)"
+(cd ui-tests && npx playwright test -c playwright.scale.config.js)
