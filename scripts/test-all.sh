@@ -48,6 +48,9 @@ npx jest
 step "Server extension tests (pytest, real Jupyter server)"
 python -m pytest
 
+step "JupyterHub: two local users, per-user keys and chats (docs/jupyterhub.md; own ports 8901, 8902, 8911)"
+if [ "$(id -u)" = 0 ]; then ./scripts/jupyterhub-check.sh; else sudo ./scripts/jupyterhub-check.sh; fi
+
 step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
 (cd ui-tests && npx playwright test)
 
