@@ -152,8 +152,8 @@ class NotebookAgent(Configurable):
         help=(
             "With no endpoint configured, look for OpenAI-compatible model servers on this machine's loopback "
             "(127.0.0.1, the ports of discover_ports) in the background and offer those that answer with a model "
-            "list as providers. False: never look (on a machine shared by several users, a server another user "
-            "started on loopback would otherwise be offered, and would see the prompts and notebooks sent to it)."
+            "list as providers (on Linux, not one another user of the machine runs). False: never look, e.g. on a "
+            "shared machine without /proc/net, or where only the configured endpoints may be used."
         ),
     ).tag(config=True)
 

@@ -11,7 +11,8 @@ sidebar asks for a fresh look when its provider picker opens.
 
 A found server becomes a proxy target the same way a configured one does: a
 provider made here, on the server, from a loopback port in the admin's list,
-picked by the browser by name. The browser never supplies an address, a
+picked by the browser by name. A server another user of the machine runs is
+not offered (port_owner.py). The browser never supplies an address, a
 found provider never gets a key, and redirects are not followed (the proxy
 never follows them). ``c.NotebookAgent.discover_local_servers = False`` turns
 all of this off.
@@ -29,6 +30,7 @@ from typing import Any, Callable
 from tornado.httpclient import AsyncHTTPClient
 from tornado.ioloop import IOLoop
 
+from .port_owner import trusted_owner
 from .providers import Provider, ProviderSet
 
 #: The host looked at: loopback only, never the network.
@@ -145,6 +147,8 @@ class LocalDiscovery:
         self._scan: asyncio.Future[tuple[FoundServer, ...]] | None = None
         #: Looks completed so far (tests wait on it).
         self.scans = 0
+        #: Ports passed over because another user runs the server (logged once).
+        self._refused: set[int] = set()
 
     @property
     def found(self) -> tuple[FoundServer, ...]:
@@ -176,6 +180,13 @@ class LocalDiscovery:
             names: set[str] = set()
             for port, answer in zip(self.ports, answers):
                 if answer is None or not answer[0]:
+                    continue
+                trusted, why = trusted_owner(port)
+                if not trusted:
+                    # Another user's server could read everything sent to it and steer the agent.
+                    if port not in self._refused:
+                        self._log.warning("Notebook Agent: not offering the model server on port %d: %s", port, why)
+                    self._refused.add(port)
                     continue
                 models, owners = answer
                 label = label_for(port, owners)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -20,7 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from scripted_model_server import serve
+from scripted_model_server import Script, _QuietServer, make_handler, serve
+
+from jupyterlab_notebook_agent.port_owner import listener_uids, trusted_owner
 
 CONFIG = ("notebook-agent", "config")
 DISCOVERY = ("notebook-agent", "discovery")
@@ -143,6 +146,35 @@ def found_port(found_model_server) -> int:
 def later_port() -> int:
     """A free port where a model server starts during the test."""
     return free_port()
+
+
+@pytest.fixture
+def other_users_model_server():
+    """A scripted model server whose listening socket belongs to another user (uid 65534)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make a socket another user owns")
+    os.seteuid(65534)
+    try:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+    finally:
+        os.seteuid(0)
+    script = Script()
+    server = _QuietServer(("127.0.0.1", 0), make_handler(script), bind_and_activate=False)
+    server.socket.close()
+    server.socket = sock
+    server.server_address = sock.getsockname()
+    server.server_name, server.server_port = server.server_address[:2]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def other_users_port(other_users_model_server) -> int:
+    return other_users_model_server.server_port
 
 
 @pytest.fixture
@@ -296,3 +328,40 @@ async def test_a_configured_endpoint_is_used_and_nothing_is_offered(jp_fetch, jp
     assert [p["name"] for p in config["providers"]] == ["default"]
     assert config["discovery"]["servers"] == []
     assert discovery_of(jp_serverapp).found == ()
+
+
+@ports("other_users_port", "found_port")
+async def test_a_server_another_user_runs_is_not_offered(jp_fetch, other_users_port, found_port):
+    assert listener_uids(other_users_port) == {65534}
+    _, config = await get_json(jp_fetch, *CONFIG)
+    # Both answer with a model list; only the one of the Jupyter server's own user is offered.
+    assert [s["port"] for s in config["discovery"]["servers"]] == [found_port]
+    assert [p["name"] for p in config["providers"]] == [f"local-{found_port}"]
+
+
+def test_the_owner_of_a_listening_socket_is_read_from_proc_net(tmp_path, found_port):
+    # The real table: this process's own server.
+    assert listener_uids(found_port) == {os.getuid()}
+    assert trusted_owner(found_port) == (True, "")
+    # Written tables: 127.0.0.1 and 0.0.0.0 (IPv4), :: (IPv6) count; other ports, addresses and states do not.
+    header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+    (tmp_path / "tcp").write_text(
+        header
+        + "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1001 0 1 1\n"
+        + "   1: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998 0 2 1\n"
+        + "   2: 0100007F:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1002 0 3 1\n"
+        + "   3: 0A00000A:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1003 0 4 1\n"
+        + "   4: 0100007F:1F90 0100007F:D431 01 00000000:00000000 00:00000000 00000000  1004 0 5 1\n"
+    )
+    (tmp_path / "tcp6").write_text(
+        header + "   0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A "
+        "00000000:00000000 00:00000000 00000000  1005 0 6 1\n"
+    )
+    assert listener_uids(8080, tmp_path) == {1001, 998, 1005}
+    assert trusted_owner(8080, tmp_path) == (False, "it runs as another user (uid 1001)")
+    assert listener_uids(8081, tmp_path) == {1002}
+    assert listener_uids(8082, tmp_path) == set()
+    assert trusted_owner(8082, tmp_path) == (True, "")
+    # A system without the tables does not say.
+    assert listener_uids(8080, tmp_path / "missing") is None
+    assert trusted_owner(8080, tmp_path / "missing") == (True, "")
