@@ -26,7 +26,11 @@ mkdir -p "$work"
 chmod 755 "$work"
 
 step "A virtual environment every user can run (Debian's python3)"
-[ -x "$work/venv/bin/python" ] || /usr/bin/python3 -m venv "$work/venv"
+if [ ! -x "$work/venv/bin/python" ]; then
+  # Debian's venv needs ensurepip, packaged apart (python3-venv).
+  /usr/bin/python3 -c "import ensurepip" 2> /dev/null || { apt-get update -q && apt-get install -y -q python3-venv; }
+  /usr/bin/python3 -m venv "$work/venv"
+fi
 "$work/venv/bin/pip" install -q jupyterhub jupyterlab ipykernel hatchling hatch-nodejs-version hatch-jupyter-builder
 # This checkout, not editable (the users' servers never read the checkout), with the prebuilt extension.
 "$work/venv/bin/pip" install -q --no-deps --no-build-isolation --force-reinstall "$checkout"
@@ -87,12 +91,17 @@ c.JupyterHub.load_roles = [
 EOF
 (cd "$work" && exec "$work/venv/bin/jupyterhub" -f "$work/jupyterhub_config.py" > "$work/hub.log" 2>&1) &
 hub_pid=$!
-for _ in $(seq 1 120); do
-  curl -fs "http://127.0.0.1:$port/hub/api" > /dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -fs "http://127.0.0.1:$port/hub/api"
-echo
+python3 - "http://127.0.0.1:$port/hub/api" << 'EOF'
+import sys, time, urllib.request
+for _ in range(120):
+    try:
+        print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
+        break
+    except OSError:
+        time.sleep(0.5)
+else:
+    sys.exit("the hub did not start")
+EOF
 
 step "Notebook Agent for each user"
 python3 scripts/jupyterhub_check.py "http://127.0.0.1:$port" "$token" "http://127.0.0.1:$model_port" "${users[@]}"
