@@ -48,6 +48,9 @@ npx jest
 step "Server extension tests (pytest, real Jupyter server)"
 python -m pytest
 
+step "JupyterHub: two local users, per-user keys and chats (docs/jupyterhub.md; own ports 8901, 8902, 8911)"
+if [ "$(id -u)" = 0 ]; then ./scripts/jupyterhub-check.sh; else sudo ./scripts/jupyterhub-check.sh; fi
+
 step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
 (cd ui-tests && npx playwright test)
 
@@ -61,3 +64,6 @@ rm -f "$security_log"
 step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own server on 8891)"
 # Builds the tiny random-weight test model first (~5 s, tests/local_model/).
 (cd ui-tests && npx playwright test -c playwright.local-model.config.js)
+
+step "Scaling-out UI tests (kernels on a Kernel Gateway, local model servers found; own servers on 8767-8769, 8893-8895)"
+(cd ui-tests && npx playwright test -c playwright.scale.config.js)

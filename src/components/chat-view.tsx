@@ -61,6 +61,8 @@ export interface IChatViewProps {
   onAttachFiles: (files: File[]) => void;
   /** What `@` in the prompt offers. */
   mentions?: IMentionSource;
+  /** Ask the server to look again for model servers on its machine. */
+  onLookForLocalServers?: () => void;
 }
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -148,7 +150,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         />
       </div>
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
-        <SetupNotice status={props.serverStatus} mode={props.mode} />
+        <SetupNotice
+          status={props.serverStatus}
+          mode={props.mode}
+          onLookAgain={props.onLookForLocalServers}
+        />
         {props.mode === 'direct' && props.direct && (
           <DirectModeWarning {...props.direct} />
         )}
@@ -233,6 +239,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           onChange={props.onProviderChange}
           onModelChange={props.onModelChange}
           onSetKey={props.onSetKey}
+          onOpen={
+            props.providers.found ? props.onLookForLocalServers : undefined
+          }
         />
       )}
       <div className="jp-AgentSidebar-mode">

@@ -32,6 +32,7 @@ import { canvasImageResizer } from './image-resizer';
 import { askForProviderKey } from './key-dialog';
 import { notebookMentions } from './mention-source';
 import { createModelClient } from './model-factory';
+import { localServerLooker } from './local-servers';
 import { LiveNotebookPort } from './notebook-port';
 import { fetchServerStatus } from './server-status';
 import {
@@ -195,7 +196,8 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         return run !== null;
       },
       onShowCell: cellId => showCell(app, tracker, cellId),
-      onInsertCode: code => insertCodeCell(app, tracker, session, code, trans)
+      onInsertCode: code => insertCodeCell(app, tracker, session, code, trans),
+      onLookForLocalServers: () => void lookForLocalServers()
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
     acceptContentsDrops(sidebar.node, attachFiles.paths);
@@ -213,6 +215,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         shown.refresh();
       });
     void refreshStatus();
+    // Model servers on the Jupyter server's machine (when none is configured).
+    const lookForLocalServers = localServerLooker(
+      serverSettings,
+      refreshStatus
+    );
     // The pickers show the chat's choice: refresh when it changes (New chat resets it).
     let shownChoice = session.getSnapshot().choice;
     session.subscribe(() => {

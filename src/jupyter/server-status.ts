@@ -17,6 +17,16 @@ export interface IProviderInfo {
   hasKey: boolean;
   /** Where its key comes from: `user`, `config`, `env`, or null. */
   keySource: string | null;
+  /** A model server the Jupyter server found on its machine (not configured), else null. */
+  found: IFoundServer | null;
+}
+
+/** A local model server the Jupyter server found on loopback (discovery). */
+export interface IFoundServer {
+  /** What it is: `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`, or a description with its port. */
+  label: string;
+  port: number;
+  models: string[];
 }
 
 /** What the sidebar knows of the server's model configuration. */
@@ -29,8 +39,10 @@ export type ServerStatus =
       providers: IProviderInfo[];
       defaultProvider: string | null;
       allowUserKeys: boolean;
+      /** Whether the server looks for local model servers (when none is configured). */
+      discovery?: boolean;
     }
-  | { kind: 'not-configured' }
+  | { kind: 'not-configured'; discovery?: boolean }
   | { kind: 'no-extension' }
   | { kind: 'unknown' };
 
@@ -50,6 +62,15 @@ interface IConfigReply {
     has_key: boolean;
     key_source?: string | null;
   }>;
+  discovery?: {
+    enabled: boolean;
+    servers?: Array<{
+      provider: string;
+      label: string;
+      port: number;
+      models: string[];
+    }>;
+  };
 }
 
 /** Fetch the server's configuration. */
@@ -70,9 +91,13 @@ export async function fetchServerStatus(
       return { kind: 'unknown' };
     }
     const data = (await response.json()) as IConfigReply;
+    const discovery = data.discovery?.enabled ?? false;
     if (!data.configured) {
-      return { kind: 'not-configured' };
+      return { kind: 'not-configured', discovery };
     }
+    const found = new Map(
+      (data.discovery?.servers ?? []).map(server => [server.provider, server])
+    );
     return {
       kind: 'configured',
       baseUrl: data.base_url ?? '',
@@ -80,6 +105,7 @@ export async function fetchServerStatus(
       hasKey: data.has_key,
       defaultProvider: data.default_provider ?? null,
       allowUserKeys: data.allow_user_keys ?? false,
+      discovery,
       providers: (data.providers ?? []).map(p => ({
         name: p.name,
         kind: p.kind,
@@ -87,12 +113,21 @@ export async function fetchServerStatus(
         models: p.models ?? [],
         defaultModel: p.default_model ?? null,
         hasKey: p.has_key,
-        keySource: p.key_source ?? null
+        keySource: p.key_source ?? null,
+        found: foundServer(found.get(p.name))
       }))
     };
   } catch {
     return { kind: 'unknown' };
   }
+}
+
+function foundServer(
+  server: { label: string; port: number; models: string[] } | undefined
+): IFoundServer | null {
+  return server
+    ? { label: server.label, port: server.port, models: server.models }
+    : null;
 }
 
 /** Store the user's key for `provider` on the server (never kept in the browser). */

@@ -26,7 +26,10 @@ export class SidebarConfiguration {
     const config = this._config;
     const { settings, serverStatus } = config;
     const provider = config.selectedProvider();
-    if (provider && !this._providerModels.has(provider.name)) {
+    if (provider?.found) {
+      // A found server's models are those it listed when it was last looked at.
+      this._providerModels.set(provider.name, provider.found.models);
+    } else if (provider && !this._providerModels.has(provider.name)) {
       // Ask the endpoint once which models it has; the picker appears when it answers.
       this._providerModels.set(provider.name, provider.models);
       void fetchProviderModels(this._serverSettings, provider.name).then(
@@ -48,7 +51,14 @@ export class SidebarConfiguration {
             models: this._providerModels.get(provider.name) ?? provider.models,
             model: config.modelName(),
             hasKey: provider.hasKey,
-            canStoreKey: serverStatus.allowUserKeys
+            // A server found on the machine gets no key.
+            canStoreKey: serverStatus.allowUserKeys && !provider.found,
+            found: provider.found && {
+              label: provider.found.label,
+              models: (
+                this._providerModels.get(provider.name) ?? provider.found.models
+              ).length
+            }
           }
         : null
     );

@@ -70,6 +70,7 @@ export class AgentSidebarView extends ReactWidget {
           onRetry={this._options.onRetry}
           onOpenSettings={this._options.onOpenSettings}
           mentions={this._options.mentions}
+          onLookForLocalServers={this._options.onLookForLocalServers}
         />
       </TranslationContext.Provider>
     );
@@ -118,5 +119,7 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
+    /** Ask the server to look again for model servers on its machine. */
+    onLookForLocalServers?: () => void;
   }
 }
