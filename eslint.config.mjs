@@ -1,5 +1,6 @@
 // ESLint for the extension, the headless core and the UI tests.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -41,6 +42,20 @@ export default tseslint.config(
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
     }
+  },
+  {
+    // No import cycles: a cycle means two modules are one concept split in
+    // two, or a type that belongs in a module of its own.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'eval/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })
+      ]
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] }
   },
   {
     // The agent core is headless: it must run in Node and in the browser.

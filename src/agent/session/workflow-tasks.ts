@@ -4,34 +4,14 @@
  * reports (verification progress, a fix to review) goes to the transcript.
  * The workflows load when first used (a fix, a generation), not at start-up.
  */
-import type { ApprovalMode } from './loop/approval';
-import type { INotebookPort } from './ports';
-import type { TaskWork } from './session-runner';
-import type { IFixReview } from './session-store';
-import type { ICellChange } from './workflows/cell-changes';
-import type { IFixResult } from './workflows/fix-cell';
+import type { INotebookPort } from '../ports';
+import type { ICellChange } from '../workflows/cell-changes';
+import type { IFixResult } from '../workflows/fix-cell';
 import type {
-  IAttachedFile,
   IGenerateResult,
   IVerificationEvent
-} from './workflows/generate-notebook';
-
-/** How a generation was asked for. */
-export interface IGenerateRequestOptions {
-  attachments?: ReadonlyArray<IAttachedFile>;
-  /** E.g. `run-everything` when the user chose that for this new notebook. */
-  approvalMode?: ApprovalMode;
-}
-
-/** What the workflows' tasks need from the session. */
-export interface IWorkflowHost {
-  /** The hard timeout of the runs, from the settings. */
-  hardTimeoutMs: () => number;
-  /** Add a notice to the transcript. */
-  notice: (text: string) => void;
-  /** Show a fix's changes (made in `notebook`) for Accept or Reject. */
-  review: (review: IFixReview, notebook: INotebookPort) => void;
-}
+} from '../workflows/generate-notebook';
+import type { IGenerateRequestOptions, IWorkflowHost, TaskWork } from './types';
 
 /** The task of generating a notebook from `request`, then verifying it. */
 export function generateTask(
@@ -40,7 +20,7 @@ export function generateTask(
   host: IWorkflowHost
 ): TaskWork<IGenerateResult> {
   return async (turn, notebook, signal) =>
-    (await import('./workflows/generate-notebook')).generateNotebook({
+    (await import('../workflows/generate-notebook')).generateNotebook({
       notebook,
       request,
       attachments: options.attachments,
@@ -77,7 +57,7 @@ export function fixTask(
 ): TaskWork<IFixResult> {
   return async (turn, notebook, signal) => {
     const { DEFAULT_FIX_ATTEMPTS, FIX_ALWAYS_ASK, fixCell } =
-      await import('./workflows/fix-cell');
+      await import('../workflows/fix-cell');
     // One undo step for the whole fix, however many turns it takes.
     notebook.beginUndoGroup();
     let result: IFixResult;
@@ -122,7 +102,7 @@ export async function revertReview(
   changes: ReadonlyArray<ICellChange>,
   notice: (text: string) => void
 ): Promise<string[]> {
-  const { revertChanges } = await import('./workflows/cell-changes');
+  const { revertChanges } = await import('../workflows/cell-changes');
   notebook.beginUndoGroup();
   try {
     const failed = await revertChanges(notebook, changes);
