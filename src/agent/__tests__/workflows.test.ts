@@ -140,7 +140,7 @@ describe('Generate notebook', () => {
       cells: [{ id: 'empty', source: '' }]
     });
     const model = new ScriptedModel([
-      call('insert_cell', { source: 'x = 1' }),
+      call('insert_cell', { source: 'x = 1\nprint(x)' }),
       { text: 'Done.' }
     ]);
     const result = await session().generate('x', {
@@ -148,7 +148,7 @@ describe('Generate notebook', () => {
       notebook
     });
     expect(result?.status).toBe('verified');
-    expect(notebook.cells.map(c => c.source)).toEqual(['x = 1']);
+    expect(notebook.cells.map(c => c.source)).toEqual(['x = 1\nprint(x)']);
   });
 
   it('stops repairing after the bounded number of attempts and says the notebook is unverified', async () => {

@@ -13,6 +13,9 @@ import type {
 } from '../workflows/generate-notebook';
 import type { IGenerateRequestOptions, IWorkflowHost, TaskWork } from './types';
 
+/** How a generation that is not verified starts its last line (the CLI exits 2). */
+export const NOT_VERIFIED = 'Built, not verified';
+
 /** The task of generating a notebook from `request`, then verifying it. */
 export function generateTask(
   request: string,
@@ -39,11 +42,17 @@ function verificationNotice(event: IVerificationEvent): string {
   if (event.type === 'start') {
     return 'Verifying: restarting the kernel and running every cell from the top…';
   }
-  const { verification: v, willRepair } = event;
-  return v.ok
-    ? `Verified: the kernel restarted and all ${v.total} code cells ran without error.`
-    : `Verification failed at code cell ${(v.failure?.index ?? v.ran) + 1} of ${v.total}` +
-        (willRepair ? ': asking the agent to fix it.' : '.');
+  const { verification: v, willRepair, notVerified } = event;
+  if (notVerified) {
+    return `${NOT_VERIFIED}: ${notVerified}.`;
+  }
+  if (v.ok) {
+    return `Verified: the kernel restarted and all ${v.total} code cells ran without error.`;
+  }
+  return (
+    `Verification failed at code cell ${(v.failure?.index ?? v.ran) + 1} of ${v.total}` +
+    (willRepair ? ': asking the agent to fix it.' : '.')
+  );
 }
 
 /**
