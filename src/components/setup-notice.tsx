@@ -4,8 +4,7 @@
  * runs a small model in this browser, and how to use an endpoint instead.
  */
 import React from 'react';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { EndpointMode } from '../jupyter/settings';
+import type { EndpointMode, ServerStatus } from './sidebar-config';
 import { useTrans, withElements } from './trans';
 
 /** Props of `SetupNotice`. */

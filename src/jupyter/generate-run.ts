@@ -12,6 +12,7 @@ import type { IAttachedFile } from '../agent/workflows/generate-notebook';
 import type { IAgentError } from '../agent/types';
 import type { IGenerateRequest } from '../components/generate-form';
 import type { IGenerateDeps } from './generate-command';
+import { refuseWhenBusy } from './busy';
 import { toBase64 } from './upload';
 
 /** Seconds between saves while the notebook grows. */
@@ -26,6 +27,17 @@ export async function generate(
 ): Promise<void> {
   const { app, session, trans } = deps;
   const path = PathExt.join(directory, request.name);
+  // A run may have started while the dialog was open.
+  if (
+    refuseWhenBusy(
+      session,
+      deps.showSidebar,
+      trans,
+      trans.__('then run Generate notebook again.')
+    )
+  ) {
+    return;
+  }
   deps.showSidebar();
   if (!kernels.some(kernel => kernel.name === request.kernelName)) {
     session.reportError(

@@ -6,33 +6,10 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type { IProviderInfo, ServerStatus } from '../components/sidebar-config';
 
-/** One provider profile of the server, as the browser may see it. */
-export interface IProviderInfo {
-  name: string;
-  kind: string;
-  baseUrl: string;
-  models: string[];
-  defaultModel: string | null;
-  hasKey: boolean;
-  /** Where its key comes from: `user`, `config`, `env`, or null. */
-  keySource: string | null;
-}
-
-/** What the sidebar knows of the server's model configuration. */
-export type ServerStatus =
-  | {
-      kind: 'configured';
-      baseUrl: string;
-      model: string | null;
-      hasKey: boolean;
-      providers: IProviderInfo[];
-      defaultProvider: string | null;
-      allowUserKeys: boolean;
-    }
-  | { kind: 'not-configured' }
-  | { kind: 'no-extension' }
-  | { kind: 'unknown' };
+// The sidebar's views read these types; they are defined with the views.
+export type { IProviderInfo, ServerStatus };
 
 interface IConfigReply {
   configured: boolean;
