@@ -58,6 +58,26 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] }
   },
   {
+    // The views read the agent's types and their own; the JupyterLab glue
+    // implements what they need (components/sidebar-config.ts), never the
+    // other way round.
+    files: ['src/components/**/*.ts', 'src/components/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../jupyter/*', '../widgets/*', '../../jupyter/*'],
+              message:
+                'src/components imports agent types and its own, never JupyterLab glue: declare what it needs in components/sidebar-config.ts.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
     // The agent core is headless: it must run in Node and in the browser.
     files: ['src/agent/**/*.ts'],
     ignores: ['src/agent/**/__tests__/**'],

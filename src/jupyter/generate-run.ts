@@ -106,10 +106,7 @@ export async function generate(
     );
     return;
   }
-  const save = () =>
-    panel.isDisposed || !panel.context.model.dirty
-      ? Promise.resolve()
-      : panel.context.save();
+  const save = saver(panel, path, session, trans);
   const timer = window.setInterval(() => void save(), SAVE_EVERY_MS);
   try {
     await session.generate(request.prompt, deps.targetFor(panel), {
@@ -120,6 +117,40 @@ export async function generate(
     window.clearInterval(timer);
     await save();
   }
+}
+
+/**
+ * Saves the notebook when it changed. A failed save is said once in the
+ * transcript (again only after one succeeded), never thrown: it must not
+ * turn a generation that worked into a failed command.
+ */
+function saver(
+  panel: NotebookPanel,
+  path: string,
+  session: IGenerateDeps['session'],
+  trans: TranslationBundle
+): () => Promise<void> {
+  let failing = false;
+  return async () => {
+    if (panel.isDisposed || !panel.context.model.dirty) {
+      return;
+    }
+    try {
+      await panel.context.save();
+      failing = false;
+    } catch (error) {
+      if (!failing) {
+        session.notice(
+          trans.__(
+            'Could not save %1: %2. The notebook stays open with its changes; save it yourself (Ctrl+S).',
+            path,
+            (error as Error)?.message ?? String(error)
+          )
+        );
+      }
+      failing = true;
+    }
+  };
 }
 
 /** Null when the kernel is up; else why not (waits up to a minute). */
