@@ -253,9 +253,41 @@ test('Generate notebook while a run is active says so at once and creates no not
   expect(
     (await page.contents.getContentMetadata(tmpPath))?.content.length
   ).toBe(filesBefore);
+  // Fix this cell from the cell menu: the same, at once.
+  await page.notebook.setCell(0, 'code', 'print(missing)');
+  await cell(page, 0).locator('.jp-InputArea-prompt').click();
+  await cell(page, 0)
+    .locator('.jp-InputArea-prompt')
+    .click({ button: 'right' });
+  await page
+    .getByRole('menuitem', { name: 'Fix This Cell with Notebook Agent' })
+    .click();
+  await expect(sidebar(page)).toContainText('then ask for the fix again.');
+  expect(await page.notebook.getCellTextInput(0)).toBe('print(missing)');
   await approval.getByRole('button', { name: 'Reject' }).click();
   await approval.getByRole('button', { name: 'Send rejection' }).click();
   await finished(page);
+});
+
+test('switching to a notebook whose chats cannot be listed starts a new chat there, never the previous notebook’s', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('first.ipynb');
+  await script(request, [{ content: 'Hello from the first notebook.' }]);
+  const chat = await ask(page, 'Greet the first notebook');
+  await finished(page);
+  await expect(chat).toContainText('Hello from the first notebook.');
+  // The server stops answering the list of a notebook's chats.
+  await page.route(
+    url =>
+      url.pathname.endsWith('/notebook-agent/chats') &&
+      url.searchParams.has('notebook'),
+    route => route.abort('connectionfailed')
+  );
+  await page.notebook.createNew('second.ipynb');
+  await expect(chat).not.toContainText('Greet the first notebook');
+  await expect(chat.locator('.jp-AgentSidebar-empty')).toBeVisible();
 });
 
 test('a chat the server cannot save says "Chat not saved" with Retry, until a save succeeds', async ({
