@@ -84,7 +84,7 @@ export async function generateNotebookCommand(
 }
 
 /** Whether a task runs (the sidebar then says Generate cannot start). */
-export function busy(deps: IGenerateDeps): boolean {
+function busy(deps: IGenerateDeps): boolean {
   return refuseWhenBusy(
     deps.session,
     deps.showSidebar,

@@ -96,7 +96,7 @@ export class SessionStore {
       notebook: this.notebookPath,
       title: chatTitle(state.items),
       created: this._created,
-      updated: Date.now(),
+      updated: this._updated(),
       // Image data is dropped from saved chats (the cards count the images
       // instead): the whole record is saved again after every change and the
       // server takes at most 20 MB; the cells keep the full images.
@@ -157,6 +157,17 @@ export class SessionStore {
     return closed;
   }
 
+  /**
+   * Now, but always later than this store's previous record: the chat
+   * reopened right after New chat (or History) replaced another must be the
+   * newer of the two, even within one millisecond, or a reload may come
+   * back to the other.
+   */
+  private _updated(): number {
+    this._lastUpdated = Math.max(Date.now(), this._lastUpdated + 1);
+    return this._lastUpdated;
+  }
+
   private _keepClosed(): void {
     if (this._state.items.length) {
       this._closed = this.record();
@@ -168,6 +179,7 @@ export class SessionStore {
   private _nextId = 0;
   private _chatId = newChatId();
   private _created = Date.now();
+  private _lastUpdated = 0;
   /** The chat just replaced by newChat/restore, until taken (to be saved). */
   private _closed: IChatRecord | null = null;
 }
