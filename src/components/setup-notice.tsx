@@ -6,8 +6,7 @@
  * it says so and offers to look again (after the user started one).
  */
 import React from 'react';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { EndpointMode } from '../jupyter/settings';
+import type { EndpointMode, ServerStatus } from './sidebar-config';
 import { useTrans, withElements } from './trans';
 
 /** Props of `SetupNotice`. */

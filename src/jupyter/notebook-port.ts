@@ -24,6 +24,11 @@ import {
   type KernelState
 } from '../agent/ports';
 import { startFlight, watchFlight, type IFlight } from './live-execution';
+import {
+  OutputUndo,
+  restoreCellOutputs,
+  type IUndoStackLike
+} from './output-undo';
 import { toCellOutputs } from './outputs';
 import { assertInsideRoot } from '../server-api/path-check';
 
@@ -31,7 +36,7 @@ import { assertInsideRoot } from '../server-api/path-check';
 const GROUP_CAPTURE_MS = 24 * 3600 * 1000;
 
 /** The part of Y.UndoManager we use (YNotebook has one; ISharedNotebook does not declare it). */
-interface IUndoManagerLike {
+interface IUndoManagerLike extends IUndoStackLike {
   captureTimeout: number;
   stopCapturing(): void;
 }
@@ -41,6 +46,9 @@ export class LiveNotebookPort implements INotebookPort {
   private _lastRun = new Map<string, string>();
   private _flights = new Map<string, IFlight>();
   private _savedCapture: number | null = null;
+  private _outputUndo = new OutputUndo(() =>
+    this._panel.isDisposed ? null : this._panel.content.model
+  );
 
   constructor(
     private readonly _panel: NotebookPanel,
@@ -111,6 +119,20 @@ export class LiveNotebookPort implements INotebookPort {
     model.sharedModel.deleteCell(this._indexOf(cellId));
   }
 
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this._model().cells.get(this._indexOf(cellId));
+    if (cell.type !== 'code' || this._flights.has(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
+    restoreCellOutputs(cell as ICodeCellModel, outputs, executionCount);
+  }
+
   async runCell(
     cellId: string,
     options: IRunOptions = {}
@@ -122,6 +144,7 @@ export class LiveNotebookPort implements INotebookPort {
       );
     }
     const kernel = await this._kernel();
+    this._outputUndo.beforeRun(cell.model);
     this._lastRun.set(cellId, cell.model.sharedModel.getSource());
     const reply = this._withoutStdin(kernel, () =>
       CodeCell.execute(cell, this._panel.sessionContext)
@@ -282,6 +305,7 @@ export class LiveNotebookPort implements INotebookPort {
       undo.stopCapturing();
       this._savedCapture = undo.captureTimeout;
       undo.captureTimeout = GROUP_CAPTURE_MS;
+      this._outputUndo.begin(undo);
     }
   }
 
@@ -290,6 +314,7 @@ export class LiveNotebookPort implements INotebookPort {
     if (undo && this._savedCapture !== null) {
       undo.stopCapturing();
       undo.captureTimeout = this._savedCapture;
+      this._outputUndo.end(undo);
     }
     this._savedCapture = null;
   }

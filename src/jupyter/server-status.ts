@@ -6,45 +6,14 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type {
+  IFoundServer,
+  IProviderInfo,
+  ServerStatus
+} from '../components/sidebar-config';
 
-/** One provider profile of the server, as the browser may see it. */
-export interface IProviderInfo {
-  name: string;
-  kind: string;
-  baseUrl: string;
-  models: string[];
-  defaultModel: string | null;
-  hasKey: boolean;
-  /** Where its key comes from: `user`, `config`, `env`, or null. */
-  keySource: string | null;
-  /** A model server the Jupyter server found on its machine (not configured), else null. */
-  found: IFoundServer | null;
-}
-
-/** A local model server the Jupyter server found on loopback (discovery). */
-export interface IFoundServer {
-  /** What it is: `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`, or a description with its port. */
-  label: string;
-  port: number;
-  models: string[];
-}
-
-/** What the sidebar knows of the server's model configuration. */
-export type ServerStatus =
-  | {
-      kind: 'configured';
-      baseUrl: string;
-      model: string | null;
-      hasKey: boolean;
-      providers: IProviderInfo[];
-      defaultProvider: string | null;
-      allowUserKeys: boolean;
-      /** Whether the server looks for local model servers (when none is configured). */
-      discovery?: boolean;
-    }
-  | { kind: 'not-configured'; discovery?: boolean }
-  | { kind: 'no-extension' }
-  | { kind: 'unknown' };
+// The sidebar's views read these types; they are defined with the views.
+export type { IProviderInfo, ServerStatus };
 
 interface IConfigReply {
   configured: boolean;
