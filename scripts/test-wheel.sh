@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
-PYTHON="${PYTHON:-python3}"
+PYTHON="$(command -v "${PYTHON:-python3}")"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 targets="${WHEEL_TARGETS:-lab-floor notebook-7.0.0 notebook-7}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/notebook-agent-wheel.XXXXXX")"
@@ -45,12 +45,14 @@ if [ ! -f jupyterlab_notebook_agent/labextension/static/style.js ]; then
 fi
 
 # A PATH with everything of this machine's but Node: links to every program
-# in its PATH directories except node, npm, npx and corepack.
+# in its PATH directories except node, npm, npx and corepack (and nothing of
+# the virtual environment this script runs in).
 nonode="$work/no-node-bin"
 mkdir -p "$nonode"
 IFS=: read -ra dirs <<< "$PATH"
 for dir in "${dirs[@]}"; do
   [ -d "$dir" ] || continue
+  if [ -n "${VIRTUAL_ENV:-}" ] && [ "$dir" = "$VIRTUAL_ENV/bin" ]; then continue; fi
   for program in "$dir"/*; do
     name="$(basename "$program")"
     case "$name" in node | nodejs | npm | npx | corepack) continue ;; esac
