@@ -28,6 +28,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .kernel_env import hide_keys_from_kernels
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
+    from .mcp_handlers import stop_mcp_with
     from .path_check import setup_path_check
     from .providers import resolve_providers
 
@@ -37,6 +38,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats))
     setup_path_check(server_app.web_app)
+    stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server
     # With no endpoint configured: model servers on loopback, looked for in the background.
     setup_discovery(server_app.web_app, config, key_store, server_app.log)
     if config.hide_keys_from_kernels:

@@ -171,3 +171,34 @@ class NotebookAgent(Configurable):
         min=0.05,
         help="Seconds one port may take to answer GET /v1/models before it is passed over.",
     ).tag(config=True)
+
+    # -- MCP tool servers (mcp_config.py) ---------------------------------------------------
+
+    mcp_servers = Dict(
+        default_value={},
+        help=(
+            "MCP tool servers whose tools the agent may call, by name: a subprocess speaking stdio, "
+            "{'files': {'command': 'npx', 'args': ['-y', '@modelcontextprotocol/server-filesystem', '/data'], "
+            "'env': {'TOKEN': '...'}}}, or a streamable-HTTP endpoint, {'search': {'url': 'https://host/mcp', "
+            "'headers': {'Authorization': 'Bearer ...'}}}. Optional fields: timeout (seconds per call, "
+            "default 30), start_timeout (seconds to start, default 60), auto_approve (true, or a list of "
+            "tool names, called without asking the user; default: every call asks), cwd. Servers run on "
+            "this Jupyter server, never in the browser; env and header values are never sent to the "
+            "browser or logged. Tools reach the agent as '<server>__<tool>'."
+        ),
+    ).tag(config=True)
+
+    allow_user_mcp_servers = Bool(
+        False,
+        help=(
+            "Also read MCP servers from the user's <jupyter config dir>/notebook_agent/mcp.json "
+            "({'mcpServers': {name: server}}, same fields as mcp_servers; a server of mcp_servers wins a name "
+            "clash). False (the default): that file is ignored, and only the admin's servers are used."
+        ),
+    ).tag(config=True)
+
+    user_mcp_config = Unicode(
+        "",
+        help="The user's MCP file read when allow_user_mcp_servers is True. Default: "
+        "<jupyter config dir>/notebook_agent/mcp.json.",
+    ).tag(config=True)
