@@ -197,6 +197,16 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    allowed_mcp_urls = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "URLs of streamable-HTTP MCP servers that the user's mcp.json may name (the same rule as "
+            "allowed_base_urls for model endpoints: a user reaches only endpoints the admin listed). An entry of "
+            "the user's file with any other url is ignored. The servers of mcp_servers need no entry here."
+        ),
+    ).tag(config=True)
+
     user_mcp_config = Unicode(
         "",
         help="The user's MCP file read when allow_user_mcp_servers is True. Default: "

@@ -8,6 +8,10 @@ shape other MCP clients use). A spec is either a subprocess speaking stdio
 with ``timeout`` (seconds, default 30) and ``auto_approve`` (``true`` or a list of tool names).
 
 The browser never names a command or a URL: it can only pick a configured server by name.
+HTTP servers follow the rule of model endpoints: the admin's are reached as configured, and
+a user's file may name only URLs the admin listed in ``c.NotebookAgent.allowed_mcp_urls``;
+a redirect to another origin is never followed (the SDK's transport follows only same-origin
+ones, so headers reach no other host).
 ``env`` and ``headers`` values are secrets: they go to the subprocess or the endpoint, and
 nowhere else (:func:`mcp_secrets` lists them for redaction).
 """
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .config import is_http_url
+from .config import is_http_url, normalize_base_url
 
 if TYPE_CHECKING:
     from .config import NotebookAgent
@@ -235,6 +239,7 @@ def resolve_mcp_servers(config: NotebookAgent) -> McpServerSet:
         user, problems = _read_user_servers(config)
         errors += problems
         sources.append(("user", user))
+    allowed_urls = {normalize_base_url(u) for u in config.allowed_mcp_urls or [] if isinstance(u, str)}
     for source, entries in sources:
         for name, spec in entries.items():
             label = str(name)[:40]
@@ -242,9 +247,18 @@ def resolve_mcp_servers(config: NotebookAgent) -> McpServerSet:
                 errors.append(f"MCP server {label!r} in the user's file ignored: the server's config defines it")
                 continue
             try:
-                servers[name] = parse_server(name, spec, source)
+                parsed = parse_server(name, spec, source)
             except ValueError as error:
                 errors.append(f"MCP server {label!r} ignored: {error}")
+                continue
+            if source == "user" and parsed.url and normalize_base_url(parsed.url) not in allowed_urls:
+                # Never quote the URL: it may hold a credential.
+                errors.append(
+                    f"MCP server {label!r} in the user's file ignored: its url is not one of the server's "
+                    "c.NotebookAgent.allowed_mcp_urls (ask the server's admin to add it)"
+                )
+                continue
+            servers[name] = parsed
     return McpServerSet(servers, errors, bool(config.allow_user_mcp_servers))
 
 

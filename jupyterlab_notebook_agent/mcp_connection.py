@@ -60,6 +60,8 @@ class McpConnection:
         self.error: str | None = None
         self.tools: list[Any] = []
         self.restarts = 0
+        #: What went wrong with the last call (a timeout, garbage, a crash), for the sidebar; None after a good one.
+        self.notice: str | None = None
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -202,7 +204,16 @@ class McpConnection:
             self._stop.set()
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
-        """Call ``tool``; raises McpCallError for anything that is not a tool result."""
+        """Call ``tool``; raises McpCallError for anything that is not a tool result (and keeps it as ``notice``)."""
+        try:
+            result = await self._call(tool, arguments)
+        except McpCallError as error:
+            self.notice = redact(str(error), self.spec.secrets())
+            raise
+        self.notice = None
+        return result
+
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         client = await self.ensure()
         timeout = self.spec.timeout
         try:

@@ -76,6 +76,7 @@ class McpManager:
             "source": spec.source,
             "status": connection.status,
             "error": connection.error,
+            "notice": connection.notice,
             "restarts": connection.restarts,
             "timeout": spec.timeout,
             "tools": tools,

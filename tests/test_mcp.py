@@ -249,14 +249,20 @@ async def test_a_hanging_tool_times_out_within_bound_and_is_cancelled(jp_fetch, 
             break
         await asyncio.sleep(0.1)
     assert marker.read_text() == "cancelled"
+    # The sidebar's notice: the server is up, its last call timed out.
+    servers = await listing(jp_fetch)
+    assert servers["demo"]["status"] == "connected"
+    assert "hang did not answer within 3 s" in servers["demo"]["notice"]
     code, _ = await call(jp_fetch, "demo__pid")  # the server is still usable
     assert code == 200
+    assert (await listing(jp_fetch))["demo"]["notice"] is None
 
 
 async def test_garbage_from_a_server_is_a_clear_error(jp_fetch):
     code, answer = await call(jp_fetch, "demo__garbage")
     assert code == 502 and answer["error"]["type"] == "mcp_invalid"
     assert "not an MCP tool result" in answer["error"]["message"]
+    assert "not an MCP tool result" in (await listing(jp_fetch))["demo"]["notice"]
 
 
 async def test_stop_cancels_the_call_on_the_mcp_server(jp_fetch, jp_http_port, jp_base_url, jp_auth_header, marker):

@@ -87,6 +87,21 @@ def test_the_users_file_counts_only_when_the_admin_allows_it(tmp_path: Path):
     assert SECRET in mcp_secrets(opened)
 
 
+def test_the_users_http_servers_need_a_url_the_admin_allowed(tmp_path: Path):
+    """The rule of model endpoints: the admin's URLs as configured, a user's only from allowed_mcp_urls."""
+    user = tmp_path / "mcp.json"
+    listed, other = "https://mcp.example.org/mcp", f"https://elsewhere.example.org/mcp?key={SECRET}"
+    user.write_text(json.dumps({"mcpServers": {"listed": {"url": listed + "/"}, "other": {"url": other}}}))
+    admin = {"admins": {"url": "https://admin.example.org/mcp"}}
+    config = agent(mcp_servers=admin, user_mcp_config=str(user), allow_user_mcp_servers=True, allowed_mcp_urls=[listed])
+    servers = resolve_mcp_servers(config)
+    assert sorted(servers.servers) == ["admins", "listed"]
+    refused = [e for e in servers.errors if "'other'" in e]
+    assert refused and "allowed_mcp_urls" in refused[0] and SECRET not in refused[0]
+    nothing_listed = agent(mcp_servers=admin, user_mcp_config=str(user), allow_user_mcp_servers=True)
+    assert sorted(resolve_mcp_servers(nothing_listed).servers) == ["admins"]
+
+
 def test_a_broken_user_file_is_reported_not_fatal(tmp_path: Path):
     user = tmp_path / "mcp.json"
     for text, says in (("{not json", "could not be read"), ('{"servers": 1}', "expected"), ("[" * 100_000, "read")):

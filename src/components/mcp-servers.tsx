@@ -29,18 +29,21 @@ export function McpServers({ source }: IMcpServersProps): JSX.Element | null {
   const down = servers.filter(
     s => s.status === 'failed' || s.status === 'crashed'
   );
+  const troubled = servers.filter(s => s.notice).length;
   const tools = servers.reduce((n, s) => n + s.tools.length, 0);
   return (
     <div className="jp-AgentSidebar-mcp">
       <button
-        className={`jp-AgentSidebar-link${down.length ? ' jp-mod-warn' : ''}`}
+        className={`jp-AgentSidebar-link${down.length || troubled ? ' jp-mod-warn' : ''}`}
         aria-expanded={open}
         aria-controls={panelId}
         onClick={() => setOpen(!open)}
       >
         {down.length
           ? trans.__('MCP tools: %1 (%2 server(s) down)', tools, down.length)
-          : trans.__('MCP tools: %1', tools)}
+          : troubled
+            ? trans.__('MCP tools: %1 (a call failed)', tools)
+            : trans.__('MCP tools: %1', tools)}
       </button>
       {open && (
         <div
@@ -92,6 +95,11 @@ function McpServerItem({ server }: { server: IMcpServerInfo }): JSX.Element {
       </span>
       {server.error && (
         <p className="jp-AgentSidebar-mcpError">{server.error}</p>
+      )}
+      {server.notice && (
+        <p className="jp-AgentSidebar-mcpError" role="status">
+          {trans.__('Last call: %1', server.notice)}
+        </p>
       )}
       {server.tools.length > 0 && (
         <ul className="jp-AgentSidebar-mcpTools">

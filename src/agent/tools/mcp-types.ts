@@ -32,6 +32,8 @@ export interface IMcpServerInfo {
   status: McpServerStatus;
   /** Why it failed or stopped (never a secret). */
   error: string | null;
+  /** What went wrong with its last call (a timeout, garbage, a crash); null after a good one. */
+  notice?: string | null;
   restarts: number;
   /** Seconds a call may take. */
   timeout: number;
