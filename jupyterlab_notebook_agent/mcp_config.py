@@ -289,6 +289,13 @@ def mcp_secrets(config: NotebookAgent) -> list[str]:
     return _long(values)
 
 
+def mcp_secret_variables(config: NotebookAgent, environ: dict[str, str]) -> set[str]:
+    """Names of the variables of ``environ`` that hold an MCP secret (a config that read its
+    header or env values from the server's environment): kernels start without them."""
+    secrets = set(mcp_secrets(config))
+    return {name for name, value in environ.items() if value.strip() in secrets} if secrets else set()
+
+
 def namespaced(server: str, tool: str) -> str | None:
     """``server__tool``, or None when that is not a name the model APIs accept."""
     name = f"{server}{SEPARATOR}{tool}"
