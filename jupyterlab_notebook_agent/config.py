@@ -92,7 +92,8 @@ class NotebookAgent(Configurable):
         True,
         help=(
             "Start kernels without the model keys of the server's environment (OPENAI_API_KEY, "
-            "AZURE_OPENAI_API_KEY and every provider's api_key_env), so code the agent runs cannot print a "
+            "AZURE_OPENAI_API_KEY, every provider's api_key_env, and any variable holding an MCP server's env or "
+            "header value), so code the agent runs cannot print a "
             "key into a notebook or send it anywhere. False: kernels inherit them, for notebooks that call "
             "the API themselves."
         ),
