@@ -3,8 +3,9 @@
  * MCP server (tests/mcp_test_server.py, written with the Python SDK) over
  * stdio: the listing becomes tools with their schemas, a run asks before a
  * tool that is not auto-approved and sends the results (text and image) to
- * the model, ajv refuses bad arguments before any request, and Stop
- * cancels a call on the MCP server.
+ * the model, ajv refuses bad arguments before any request, a tool that
+ * hangs ends at the server's timeout (the run goes on, the listing keeps a
+ * notice), and Stop cancels a call on the MCP server.
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,13 @@ beforeAll(async () => {
             args: [join(ROOT, 'tests', 'mcp_test_server.py')],
             env: { MCP_TEST_MARKER: marker },
             auto_approve: ['station_reading', 'hang']
+          },
+          // The same server with a short call timeout: a hang ends in 2 s.
+          slow: {
+            command: PYTHON,
+            args: [join(ROOT, 'tests', 'mcp_test_server.py')],
+            timeout: 2,
+            auto_approve: true
           }
         }
       }
@@ -157,6 +165,47 @@ describe('MCP tools through the Jupyter server', () => {
       context
     );
     expect(again).toMatchObject({ ok: true });
+  });
+
+  it('a tool that hangs ends the call at the timeout: the run goes on, the listing has a notice', async () => {
+    const source = new McpToolSource(client);
+    await source.refresh();
+    const session = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      extraTools: () => source.toolSet()
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'slow__hang', arguments: {} }] },
+      { text: 'The server did not answer.' }
+    ]);
+    const started = Date.now();
+    await session.send('Ask the slow server.', {
+      model: () => model,
+      notebook: new FakeNotebook()
+    });
+    expect(Date.now() - started).toBeLessThan(15000);
+    const results = model.requests[1].messages
+      .filter(m => m.role === 'tool')
+      .map(m => m.content);
+    expect(results[0]).toContain(
+      'slow__hang failed: hang did not answer within 2 s; the call was cancelled'
+    );
+    expect(results[0]).toContain(
+      'Do not call it again with the same arguments'
+    );
+    expect(session.getSnapshot().items.at(-1)).toMatchObject({
+      kind: 'assistant',
+      text: 'The server did not answer.'
+    });
+    // The failed call refreshed the listing: the sidebar shows its notice.
+    const deadline = Date.now() + 10000;
+    const slow = () =>
+      source.getSnapshot().listing?.servers.find(s => s.name === 'slow');
+    while (!slow()?.notice && Date.now() < deadline) {
+      await new Promise(r => setTimeout(r, 100));
+    }
+    expect(slow()?.status).toBe('connected');
+    expect(slow()?.notice).toContain('hang did not answer within 2 s');
   });
 
   it('Stop cancels the call in flight on the MCP server', async () => {
