@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .kernel_env import hide_keys_from_kernels
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
+    from .mcp_config import mcp_secret_variables
+    from .mcp_handlers import stop_mcp_with
     from .path_check import setup_path_check
     from .providers import resolve_providers
 
@@ -37,12 +40,16 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats))
     setup_path_check(server_app.web_app)
+    stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server
     # With no endpoint configured: model servers on loopback, looked for in the background.
     setup_discovery(server_app.web_app, config, key_store, server_app.log)
     if config.hide_keys_from_kernels:
         hide_keys_from_kernels(
             server_app.kernel_manager,
-            lambda: {p.api_key_env for p in resolve_providers(config).providers.values() if p.api_key_env},
+            lambda: (
+                {p.api_key_env for p in resolve_providers(config).providers.values() if p.api_key_env}
+                | mcp_secret_variables(config, dict(os.environ))
+            ),
         )
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.

@@ -92,7 +92,8 @@ class NotebookAgent(Configurable):
         True,
         help=(
             "Start kernels without the model keys of the server's environment (OPENAI_API_KEY, "
-            "AZURE_OPENAI_API_KEY and every provider's api_key_env), so code the agent runs cannot print a "
+            "AZURE_OPENAI_API_KEY, every provider's api_key_env, and any variable holding an MCP server's env or "
+            "header value), so code the agent runs cannot print a "
             "key into a notebook or send it anywhere. False: kernels inherit them, for notebooks that call "
             "the API themselves."
         ),
@@ -170,4 +171,45 @@ class NotebookAgent(Configurable):
         1.0,
         min=0.05,
         help="Seconds one port may take to answer GET /v1/models before it is passed over.",
+    ).tag(config=True)
+
+    # -- MCP tool servers (mcp_config.py) ---------------------------------------------------
+
+    mcp_servers = Dict(
+        default_value={},
+        help=(
+            "MCP tool servers whose tools the agent may call, by name: a subprocess speaking stdio, "
+            "{'files': {'command': 'npx', 'args': ['-y', '@modelcontextprotocol/server-filesystem', '/data'], "
+            "'env': {'TOKEN': '...'}}}, or a streamable-HTTP endpoint, {'search': {'url': 'https://host/mcp', "
+            "'headers': {'Authorization': 'Bearer ...'}}}. Optional fields: timeout (seconds per call, "
+            "default 30), start_timeout (seconds to start, default 60), auto_approve (true, or a list of "
+            "tool names, called without asking the user; default: every call asks), cwd. Servers run on "
+            "this Jupyter server, never in the browser; env and header values are never sent to the "
+            "browser or logged. Tools reach the agent as '<server>__<tool>'."
+        ),
+    ).tag(config=True)
+
+    allow_user_mcp_servers = Bool(
+        False,
+        help=(
+            "Also read MCP servers from the user's <jupyter config dir>/notebook_agent/mcp.json "
+            "({'mcpServers': {name: server}}, same fields as mcp_servers; a server of mcp_servers wins a name "
+            "clash). False (the default): that file is ignored, and only the admin's servers are used."
+        ),
+    ).tag(config=True)
+
+    allowed_mcp_urls = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "URLs of streamable-HTTP MCP servers that the user's mcp.json may name (the same rule as "
+            "allowed_base_urls for model endpoints: a user reaches only endpoints the admin listed). An entry of "
+            "the user's file with any other url is ignored. The servers of mcp_servers need no entry here."
+        ),
+    ).tag(config=True)
+
+    user_mcp_config = Unicode(
+        "",
+        help="The user's MCP file read when allow_user_mcp_servers is True. Default: "
+        "<jupyter config dir>/notebook_agent/mcp.json.",
     ).tag(config=True)

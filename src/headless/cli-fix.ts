@@ -12,6 +12,7 @@ import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
 import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
+import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
 import { ServerNotebookPort } from './server-port';
@@ -48,7 +49,8 @@ export async function fix(
       serverSettings: server.settings,
       path
     });
-    const { session, model } = sessionFor(common, port);
+    const mcp = await cliMcpTools(server.settings, io.err);
+    const { session, model } = sessionFor(common, port, mcp);
     const stopPrinting = printTranscript(session, io.err);
     const endInterrupt = stopRunOnInterrupt(() => session.stop());
     let result;

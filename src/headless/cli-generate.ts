@@ -15,6 +15,8 @@ import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
 import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
+import type { IExtraTools } from '../agent/tools/mcp-tools';
+import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
 import { NotebookConflictError } from './disk-version';
@@ -77,7 +79,8 @@ export async function generate(
         undo.push(attached.undo);
         attachments.push(attached.attachment);
       }
-      const code = await run(command, io, port, attachments);
+      const mcp = await cliMcpTools(server.settings, io.err);
+      const code = await run(command, io, port, attachments, mcp);
       succeeded = code !== null;
       return code ?? 1;
     } finally {
@@ -107,9 +110,10 @@ async function run(
   command: Extract<CliCommand, { command: 'generate' }>,
   io: ICliIO,
   port: ServerNotebookPort,
-  attachments: IFileAttachment[]
+  attachments: IFileAttachment[],
+  mcp: IExtraTools
 ): Promise<ExitCode | null> {
-  const { session, model } = sessionFor(command.common, port);
+  const { session, model } = sessionFor(command.common, port, mcp);
   const stopPrinting = printTranscript(session, io.err);
   const timer = setInterval(
     () =>

@@ -10,6 +10,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession } from '../agent/session';
+import type { McpToolSource } from '../agent/tools/mcp-tools';
 import type { AttachmentStore } from '../components/attachment-store';
 import { ChatView } from '../components/chat-view';
 import type { IMentionSource } from '../components/mentions';
@@ -56,6 +57,7 @@ export class AgentSidebarView extends ReactWidget {
           attachments={options.attachments}
           mentions={options.mentions}
           localModel={options.localModel}
+          mcp={options.mcp}
         />
       </TranslationContext.Provider>
     );
@@ -83,6 +85,8 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** The in-browser model's loading progress. */
     localModel?: LocalModelStatusStore;
+    /** The Jupyter server's MCP servers and their tools. */
+    mcp?: McpToolSource;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
     /** Ask the server to look again for model servers on its machine. */
