@@ -28,6 +28,8 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .outbound import OutboundFilter
+
 CHAT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # A chat holds observations already trimmed to budgets; this bounds a runaway client.
 MAX_CHAT_BYTES = 20 * 1024 * 1024
@@ -130,7 +132,7 @@ class ChatStore:
         return True
 
 
-class _ChatHandler(APIHandler):
+class _ChatHandler(OutboundFilter, APIHandler):
     store: ChatStore
 
     def initialize(self, store: ChatStore) -> None:

@@ -17,6 +17,8 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .outbound import OutboundFilter
+
 
 def inside_root(root: str, path: str) -> bool:
     """True when ``path`` (relative to ``root``) resolves, links included, to ``root`` or below it."""
@@ -25,7 +27,7 @@ def inside_root(root: str, path: str) -> bool:
     return real == real_root or real.startswith(real_root + os.sep)
 
 
-class PathCheckHandler(APIHandler):
+class PathCheckHandler(OutboundFilter, APIHandler):
     @web.authenticated
     def get(self) -> None:
         path = self.get_query_argument("path", "")
