@@ -39,7 +39,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     _redact_logs(server_app.log, RedactingFilter(secrets))
     setup_handlers(server_app.web_app, config, key_store)
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
-    setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats))
+    setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats, log=server_app.log))
     setup_path_check(server_app.web_app)
     if config.hide_keys_from_kernels:
         hide_keys_from_kernels(server_app.kernel_manager, lambda: _key_variables(resolve_providers(config)))

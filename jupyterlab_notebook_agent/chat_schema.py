@@ -28,9 +28,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def _text(record: dict[str, Any], name: str, limit: int) -> None:
-    value = record.get(name)
-    if value is None:
+    if name not in record:
         return
+    value = record[name]
     if not isinstance(value, str):
         raise BadInputError(f"{name} must be a string, not {json_type(value)}.", name)
     if len(value) > limit:
@@ -40,9 +40,9 @@ def _text(record: dict[str, Any], name: str, limit: int) -> None:
 
 
 def _number(record: dict[str, Any], name: str, limit: float, integer: bool = False) -> None:
-    value = record.get(name)
-    if value is None:
+    if name not in record:
         return
+    value = record[name]
     kind = int if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kind):
         raise BadInputError(f"{name} must be {'an integer' if integer else 'a number'}, not {json_type(value)}.", name)
@@ -85,14 +85,11 @@ def listable(summary: Any) -> dict[str, Any] | None:
         return None
     if not CHAT_ID.fullmatch(summary["id"]):
         return None
-    shown = {k: summary.get(k) for k in ("id", "title", "notebook", "updated")}
-    if isinstance(shown["title"], str) and len(shown["title"]) > MAX_TITLE:
+    shown = {k: summary[k] for k in ("id", "title", "notebook", "updated") if summary.get(k) is not None}
+    if isinstance(shown.get("title"), str) and len(shown["title"]) > MAX_TITLE:
         shown["title"] = shown["title"][: MAX_TITLE - 1] + "…"
     try:
         validate_chat(shown, shown["id"])
     except BadInputError:
         return None
-    shown["title"] = shown["title"] or ""
-    shown["notebook"] = shown["notebook"] or ""
-    shown["updated"] = shown["updated"] or 0
-    return shown
+    return {"title": "", "notebook": "", "updated": 0, **shown}

@@ -21,6 +21,13 @@ class BadInputError(ValueError):
         self.field = field
 
 
+class _NotFinite:
+    """Stands for a NaN, an Infinity or a number too large for a float, to find where it was."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _no_constant(name: str) -> Any:
     raise BadInputError(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
 
@@ -30,6 +37,25 @@ def _finite(text: str) -> float:
     if not math.isfinite(value):
         raise BadInputError(f"the number {text[:40]} is too large")
     return value
+
+
+def _finite_or_marker(text: str) -> Any:
+    value = float(text)
+    return value if math.isfinite(value) else _NotFinite(text)
+
+
+def _where(value: Any) -> str | None:
+    """The path (``items[3].x``) of the first non-finite number in ``value``."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, _NotFinite):
+            return path or None
+        if isinstance(item, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 def parse_json(body: bytes | None, what: str = "The request body") -> Any:
@@ -43,7 +69,10 @@ def parse_json(body: bytes | None, what: str = "The request body") -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except BadInputError as error:
-        raise BadInputError(f"{what} is not valid JSON: {error}.") from None
+        marked = json.loads(text, parse_constant=_NotFinite, parse_float=_finite_or_marker)
+        field = _where(marked)
+        where = f" (at {field})" if field else ""
+        raise BadInputError(f"{what} is not valid JSON{where}: {error}.", field) from None
     except RecursionError:
         raise BadInputError(f"{what} is nested too deeply.") from None
     except ValueError as error:
