@@ -32,7 +32,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 
 from .chat_schema import CHAT_ID, listable, validate_chat
-from .json_input import BadInputError, parse_json
+from .json_input import BadInputError, parse_json, query_text
 from .outbound import OutboundFilter
 from .private_dir import ensure_private_dir
 
@@ -181,7 +181,10 @@ class _ChatHandler(OutboundFilter, APIHandler):
 class ChatListHandler(_ChatHandler):
     @web.authenticated
     def get(self) -> None:
-        notebook = self.get_query_argument("notebook", None)
+        try:
+            notebook = query_text(self, "notebook")
+        except BadInputError as error:
+            return self._error(400, str(error), error.field)
         self.finish(json.dumps({"chats": self.store.list(notebook)}, allow_nan=False))
 
 

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
+
+#: A ``\\uD800``-``\\uDFFF`` escape: only then can a parsed string hold a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class BadInputError(ValueError):
@@ -67,7 +71,7 @@ def parse_json(body: bytes | None, what: str = "The request body") -> Any:
     if not text.strip():
         raise BadInputError(f"{what} is empty: send a JSON object.")
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except BadInputError as error:
         marked = json.loads(text, parse_constant=_NotFinite, parse_float=_finite_or_marker)
         field = _where(marked)
@@ -77,6 +81,18 @@ def parse_json(body: bytes | None, what: str = "The request body") -> Any:
         raise BadInputError(f"{what} is nested too deeply.") from None
     except ValueError as error:
         raise BadInputError(f"{what} is not valid JSON: {error}.") from None
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(value):
+        raise BadInputError(f"{what} holds a lone UTF-16 surrogate (\\uD800-\\uDFFF), which is not text.")
+    return value
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether ``value`` holds a string with a lone surrogate (only ``\\u`` escapes can make one)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def parse_json_object(body: bytes | None, what: str = "The request body") -> dict[str, Any]:
@@ -95,3 +111,20 @@ def _type(value: Any) -> str:
 def json_type(value: Any) -> str:
     """How JSON calls the type of ``value`` ("an array", "a string", ...), for messages."""
     return _type(value)
+
+
+def query_text(handler: Any, name: str, default: str | None = None, limit: int = 4096) -> str | None:
+    """A query argument as sent, refused when it is not text (tornado's own getter turns control
+    characters into spaces, so ``?notebook=a%00b`` would silently ask about ``a b``)."""
+    values = handler.request.query_arguments.get(name)
+    if not values:
+        return default
+    try:
+        text = values[-1].decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInputError(f"{name} is not valid UTF-8.", name) from None
+    if len(text) > limit:
+        raise BadInputError(f"{name} must be at most {limit} characters.", name)
+    if any(ord(c) < 0x20 or c == "\x7f" for c in text):
+        raise BadInputError(f"{name} must not contain control characters (such as NUL).", name)
+    return text

@@ -77,6 +77,12 @@ def _chat_request(body: bytes) -> dict[str, Any]:
         value = payload.get(name)
         if value is not None and (not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool))):
             raise BadInputError(f"{name} must be {what}, not {json_type(value)}.", name)
+    model = payload.get("model")
+    if isinstance(model, str) and (len(model) > 256 or any(ord(c) < 0x20 or c == "\x7f" for c in model)):
+        raise BadInputError("model must be a name of at most 256 characters without control characters.", "model")
+    for index, message in enumerate(payload.get("messages") or []):
+        if not isinstance(message, dict):
+            raise BadInputError(f"messages[{index}] must be an object, not {json_type(message)}.", f"messages[{index}]")
     return payload
 
 
