@@ -20,7 +20,10 @@ the same user) never lands in a notebook, the sidebar or the model's context. Th
 isolation: the kernel can still use the key itself or send it anywhere over its own network connections (see the
 README's Security section). Binary buffers (widgets' binary data) pass as they are; the JSON parts of every
 message (header, parent header, metadata, content) are filtered, in both the v1 binary protocol and the legacy
-JSON one. The cost is a few ``bytes.find`` per message when no secret is in it (bench/agent-overhead.ts).
+JSON one. Kernel messages are serialized by jupyter_client, which escapes no printable character, so the filter
+looks for the raw and URL-encoded forms only: one ``bytes.find`` per secret and a ``memchr`` for ``%`` per
+message (bench/agent-overhead.ts). A key printed ``\\u``-escaped on purpose, or base64-encoded, passes here; the
+proxy's request filter (all forms) still keeps it from a model provider.
 
 Enable it with ``--ServerApp.kernel_websocket_connection_class=
 jupyterlab_notebook_agent.kernel_websocket.NoDelayKernelWebsocketConnection`` (or the same key in a
@@ -70,7 +73,8 @@ class NoDelayKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         matcher = self._matcher()
         if matcher is not None and isinstance(msg_list, list):
             msg_list = [
-                matcher.redact(_bytes(part)) if index < _JSON_PARTS else part for index, part in enumerate(msg_list)
+                matcher.redact(_bytes(part), escapes=False) if index < _JSON_PARTS else part
+                for index, part in enumerate(msg_list)
             ]
         super()._on_zmq_reply(stream, msg_list)
 
@@ -81,13 +85,15 @@ class NoDelayKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         if matcher is None:
             return serialized
         if isinstance(serialized, str):
-            return matcher.redact_text(serialized)
-        if not matcher.candidates(serialized):
+            data = serialized.encode("utf-8", "surrogatepass")
+            redacted = matcher.redact(data, escapes=False)
+            return serialized if redacted is data else redacted.decode("utf-8", "replace")
+        if not matcher.candidates(serialized, escapes=False):
             return serialized
         # A message with buffers: scrub its JSON, keep the buffers, rebuild the offsets.
         msg = deserialize_binary_message(serialized)
         buffers = msg.pop("buffers", [])
-        scrubbed = json.loads(matcher.redact(json.dumps(msg).encode()))
+        scrubbed = json.loads(matcher.redact(json.dumps(msg).encode(), escapes=False))
         scrubbed["buffers"] = buffers
         return serialize_binary_message(scrubbed)
 

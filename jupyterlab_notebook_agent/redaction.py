@@ -62,8 +62,8 @@ def _char_pattern(char: str) -> bytes:
 
 
 def _max_encoded(secret: str) -> int:
-    """The longest form ``secret`` can take (12 bytes per character at worst)."""
-    return sum(12 if ord(c) >= 0x10000 else max(6, 3 * len(c.encode("utf-8"))) for c in secret)
+    """The longest form ``secret`` can take: ``\\\\uXXXX`` (7 bytes), ``%XX`` per UTF-8 byte, a surrogate pair (14)."""
+    return sum(14 if ord(c) >= 0x10000 else max(7, 3 * len(c.encode("utf-8"))) for c in secret)
 
 
 class SecretMatcher:
@@ -79,40 +79,64 @@ class SecretMatcher:
         #: Bytes a stream must hold back so that a secret split across chunks is still whole.
         self.look_behind = max((_max_encoded(s) for s in values), default=0) + 1
         chars = sorted({c for s in values for c in s})
-        # Decoding only escapes of characters that occur in a secret is cheap: those are rare.
-        # One expression per escape kind, each with a literal prefix the regex engine scans fast.
+        # Escapes are decoded only where they stand for a character of a secret. Encoders escape
+        # printable ASCII only on purpose, so for ASCII secrets the expressions below (literal
+        # prefixes the regex engine scans fast) match next to nothing in real traffic.
+        self._points = frozenset(ord(c) for c in chars)
+        self._bytes = frozenset(b for c in chars for b in c.encode())
+        ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
-        self._percent = _alternation(b"%", [_hex(b, 2) for b in sorted({b for c in chars for b in c.encode()})])
-        self._unicode = _alternation(b"\\u", [_hex(ord(c), 4) for c in chars if ord(c) < 0x10000])
-        short = [re.escape(c.encode()) for c in chars if c in '/"\\']
-        self._short_escape = _alternation(b"\\", short) if short else None
+        self._percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
+        self._unicode = re.compile(rb"\\u00([2-7][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
+        self._short_escape = re.compile(rb'\\([/"\\])') if set(chars) & set('/"\\') else None
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
-    def _decoded(self, data: bytes) -> bytes | None:
-        """``data`` with the escapes of secret characters decoded, or None when it has none."""
-        out, changed = data, 0
-        if self._plus and b"+" in out:
-            out, changed = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
-        if b"%" in out:  # single bytes: memchr, so a miss costs next to nothing
-            out, n = self._percent.subn(_decode_percent, out)
-            changed += n
-        if b"\\" in out:
-            if b"\\\\u" in out:
-                out = out.replace(b"\\\\u", b"\\u")  # the escaped form printed as text
-            out, n = self._unicode.subn(_decode_unicode, out)
-            changed += n
-            if self._short_escape is not None:
-                out, n = self._short_escape.subn(lambda m: m.group(0)[1:], out)
-                changed += n
-        return out if changed else None
+    def _decoded(self, data: bytes, escapes: bool = True) -> bytes | None:
+        """``data`` with the escapes of secret characters decoded, or None when it has none.
 
-    def candidates(self, data: bytes) -> list[str]:
+        ``escapes=False``: URL-encoding only (a memchr when there is no ``%``), for kernel messages,
+        which jupyter_client serializes without ``\\u`` escapes of printable characters.
+        """
+        decoded = 0
+
+        def percent(match: re.Match[bytes]) -> bytes:
+            nonlocal decoded
+            value = int(match.group(1), 16)
+            if value not in self._bytes:
+                return match.group(0)
+            decoded += 1
+            return bytes((value,))
+
+        def unicode(match: re.Match[bytes]) -> bytes:
+            nonlocal decoded
+            value = int(match.group(1), 16)
+            if value not in self._points or 0xD800 <= value < 0xE000:
+                return match.group(0)
+            decoded += 1
+            return chr(value).encode("utf-8")
+
+        out = data
+        if self._plus and b"+" in out:
+            out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
+        if b"%" in out:  # one byte: memchr, so a miss costs next to nothing
+            out = self._percent.sub(percent, out)
+        if escapes and b"\\" in out:
+            out = self._unicode.sub(unicode, out)
+            if decoded:
+                # ``\\\\u0073``, the escaped form printed as text, leaves a backslash before each character.
+                out = out.replace(b"\\", b"")
+            elif self._short_escape is not None:
+                out, n = self._short_escape.subn(lambda m: m.group(1), out)
+                decoded += n
+        return out if decoded else None
+
+    def candidates(self, data: bytes, escapes: bool = True) -> list[str]:
         """The secrets that may occur in ``data`` (fast; exact matching confirms)."""
         found = [s for s, raw in self._raw if raw in data]
         if len(found) < len(self._raw):
-            decoded = self._decoded(data)
+            decoded = self._decoded(data, escapes)
             if decoded is not None:
                 found += [s for s, raw in self._raw if s not in found and raw in decoded]
         return found
@@ -149,11 +173,11 @@ class SecretMatcher:
             return prev == ord('"') and nxt == ord('"')
         return prev not in _WORD and nxt not in _WORD
 
-    def redact(self, data: bytes, before: bytes = b"") -> bytes:
-        """``data`` with every secret replaced by ``[redacted]``."""
+    def redact(self, data: bytes, before: bytes = b"", escapes: bool = True) -> bytes:
+        """``data`` with every secret replaced by ``[redacted]`` (``escapes``: see :meth:`_decoded`)."""
         if not self._raw:
             return data
-        candidates = self.candidates(data)
+        candidates = self.candidates(data, escapes)
         if not candidates:
             return data
         return _replace(data, self.spans(data, before, candidates))
@@ -169,18 +193,6 @@ class SecretMatcher:
     def contains(self, data: bytes) -> bool:
         """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""
         return bool(self._raw) and bool(self.candidates(data)) and bool(self.spans(data))
-
-
-def _alternation(prefix: bytes, tails: list[bytes]) -> re.Pattern[bytes]:
-    return re.compile(re.escape(prefix) + b"(?:" + b"|".join(tails or [b"(?!)"]) + b")")
-
-
-def _decode_percent(match: re.Match[bytes]) -> bytes:
-    return bytes.fromhex(match.group(0)[1:].decode())
-
-
-def _decode_unicode(match: re.Match[bytes]) -> bytes:
-    return chr(int(match.group(0)[2:], 16)).encode("utf-8")
 
 
 def _escaped(data: bytes, start: int, before: bytes) -> bool:

@@ -162,14 +162,18 @@ async def test_request_bodies_lose_server_secrets_before_the_upstream(jp_fetch, 
     _, echo = hostile
     printed = f"the cell printed {KEY} and {ORG}; escaped: {escaped(KEY)}"
     body = json.dumps({"model": "json", "messages": [{"role": "tool", "content": printed}]}).replace("\\\\", "\\")
+    # And \\u-escaped as text (a cell printed the escapes): JSON escapes each backslash once more.
+    body = body.replace('"role": "tool"', f'"name": "{escaped(ORG)}", "role": "tool"'.replace("\\", "\\\\"))
     with findings.case("a key in the request body"):
         response = await jp_fetch(CHAT, method="POST", body=body, headers={PROVIDER: "hostile"}, raise_error=False)
         assert response.code == 200
-        sent = echo.received["body"]["messages"][0]["content"]
-        found = leaked(sent, (KEY, ORG))
+        message = echo.received["body"]["messages"][0]
+        sent = message["content"]
+        found = leaked(sent + message["name"], (KEY, ORG))
         findings.leak_if(bool(found), f"forwarded upstream: {found}")
         assert not found
         assert sent.count("[redacted]") == 3 and sent.startswith("the cell printed [redacted]")
+        assert message["name"] == "[redacted]"
         # The credentials themselves still travel where they belong: the headers and the query.
         assert echo.received["headers"]["authorization"] == f"Bearer {KEY}"
 
