@@ -112,6 +112,11 @@ class OutboundFilter(RequestHandler):
             if matcher.contains(str(value).encode("latin-1", "replace")):
                 self.clear_header(name)
 
+    def clear(self) -> None:
+        # send_error() clears what was written before it: what the scrubber held back goes too.
+        self._scrubber = None
+        super().clear()
+
     def flush(self, include_footers: bool = False) -> Any:
         self._drop_secret_headers()
         return super().flush(include_footers)

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from .config import is_http_url, normalize_base_url, public_url, split_query, url_secrets
 from .key_store import KeyStore, is_valid_key
+from .profile_checks import header_fields, headers_env_fields, url_warnings
 
 if TYPE_CHECKING:
     from .config import NotebookAgent
@@ -40,10 +41,6 @@ PROFILE_FIELDS = frozenset(
 
 #: Provider names travel in a URL path and a header: keep them plain (always ``fullmatch``).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-#: An HTTP header name (RFC 9110 token) and a variable name.
-HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -182,52 +179,6 @@ def _text(profile: dict[str, Any], name: str, default: str = "") -> str:
     return value.strip()
 
 
-def _headers(profile: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    headers = profile.get("headers") or {}
-    if not isinstance(headers, dict):
-        raise ValueError("headers must be a dict of header names to single-line strings")
-    for name, value in headers.items():
-        if not isinstance(name, str) or not HEADER_NAME.fullmatch(name.strip()):
-            raise ValueError(f"headers: {name!r} is not an HTTP header name")
-        if not isinstance(value, str) or not _header_value_ok(value.strip()):
-            raise ValueError(
-                f"headers: the value of {name.strip()} must be a single-line string of printable ASCII "
-                "(HTTP headers cannot carry other characters)"
-            )
-    return tuple((k.strip(), v.strip()) for k, v in headers.items())
-
-
-def _headers_env(profile: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    headers = profile.get("headers_env") or {}
-    if not isinstance(headers, dict) or not all(
-        isinstance(k, str) and HEADER_NAME.fullmatch(k.strip()) and isinstance(v, str) and ENV_NAME.fullmatch(v.strip())
-        for k, v in headers.items()
-    ):
-        raise ValueError("headers_env must be a dict of header names to environment variable names")
-    return tuple((k.strip(), v.strip()) for k, v in headers.items())
-
-
-def _header_value_ok(value: str) -> bool:
-    return all(" " <= c <= "~" or c == "\t" for c in value)
-
-
-def url_warnings(what: str, url: str) -> list[str]:
-    """What an admin should know about ``url``: credentials in it, a query string."""
-    warnings = []
-    parts = url_secrets(url, parts=True)
-    if parts.get("userinfo"):
-        warnings.append(
-            f"{what} has credentials in it (user:password@): they are never sent upstream (the proxy connects to "
-            "the host only) and are treated as secrets; put a key in api_key, api_key_env or headers instead"
-        )
-    if parts.get("query"):
-        warnings.append(
-            f"{what} has a query string: it is kept after the route (…/chat/completions?…), and its values are "
-            "treated as secrets"
-        )
-    return warnings
-
-
 def parse_profile(name: str, profile: Any) -> Provider:
     """One entry of ``c.NotebookAgent.providers``; raises ValueError saying what is wrong."""
     if not NAME_PATTERN.fullmatch(name):
@@ -240,8 +191,8 @@ def parse_profile(name: str, profile: Any) -> Provider:
     kind = _text(profile, "kind", "openai-compatible")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    headers = _headers(profile)
-    headers_env = _headers_env(profile)
+    headers = header_fields(profile)
+    headers_env = headers_env_fields(profile)
     api_key = _text(profile, "api_key")
     if api_key and not is_valid_key(api_key):
         raise ValueError("api_key must be printable ASCII without spaces (HTTP headers cannot carry other characters)")

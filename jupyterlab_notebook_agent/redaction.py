@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .needle import Needle
+
 #: What replaces a secret.
 REDACTED = b"[redacted]"
 
@@ -34,49 +36,6 @@ LONG = 8
 _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") | frozenset(range(0x80, 0x100))
 
 _JSON_SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
-
-#: Bytes from most to least common in JSON and English text: a secret is looked for by its rarest byte.
-_COMMON_FIRST = ' "e:t,a0o1i2n{s}r3h5l4d9c6u8m7.f-pgwybv_kxjqz\\/ETAOINSRHLDCUMFPGWYBVKXJQZ+=%'
-_RANK = {ord(c): i for i, c in enumerate(_COMMON_FIRST)}
-
-#: Occurrences of a secret's anchor byte checked one by one before one literal search takes over.
-_ANCHOR_TRIES = 16
-
-
-class _Needle:
-    """A secret's raw bytes, found fast: ``memchr`` for a rare byte of it, then a comparison there.
-
-    ``bytes.find`` of a whole needle runs from 0.6 to 8 ms per MB depending on the needle and the
-    text; ``memchr`` of a byte the text lacks runs at memory speed. When the anchor byte turns out
-    frequent in the text, a literal regular-expression search (about 1.3 ms per MB whatever the
-    needle) finishes the job, and the next search starts from the secret's next rarest byte.
-    """
-
-    __slots__ = ("anchors", "literal", "raw")
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-        offsets = sorted(range(len(raw)), key=lambda i: -_RANK.get(raw[i], len(_COMMON_FIRST)))
-        distinct = list({raw[i]: i for i in reversed(offsets)}.values())  # the first offset of each byte
-        self.anchors = sorted(distinct, key=lambda i: -_RANK.get(raw[i], len(_COMMON_FIRST)))[:4]
-        self.literal = re.compile(re.escape(raw))
-
-    def found_in(self, data: bytes) -> bool:
-        offset = self.anchors[0]
-        anchor = self.raw[offset : offset + 1]
-        pos = data.find(anchor)
-        tries = 0
-        while pos != -1:
-            start = pos - offset
-            if start >= 0 and data.startswith(self.raw, start):
-                return True
-            tries += 1
-            if tries == _ANCHOR_TRIES:
-                # Frequent in this text: try another byte of the secret first next time.
-                self.anchors = [*self.anchors[1:], offset]
-                return self.literal.search(data, max(0, start)) is not None
-            pos = data.find(anchor, pos + 1)
-        return False
 
 
 def _hex(value: int, digits: int) -> bytes:
@@ -115,7 +74,7 @@ class SecretMatcher:
     def __init__(self, secrets: Iterable[str]) -> None:
         values = sorted({s for s in secrets if s and "\n" not in s and "\r" not in s}, key=len, reverse=True)
         self.secrets: tuple[str, ...] = tuple(values)
-        self._raw = [(s, _Needle(s.encode("utf-8"))) for s in values]
+        self._raw = [(s, Needle(s.encode("utf-8"))) for s in values]
         self._exact = {s: re.compile(b"".join(_char_pattern(c) for c in s)) for s in values}
         self._short = {s for s in values if len(s) < LONG}
         self._scalar = {s for s in self._short if _JSON_SCALAR.fullmatch(s)}
@@ -165,7 +124,7 @@ class SecretMatcher:
             out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
         if b"%" in out:  # one byte: memchr, so a miss costs next to nothing
             out = self._percent.sub(percent, out)
-        if escapes and b"\\" in out:
+        if escapes and b"\\" in out and self._unicode.search(out):  # a search alone is cheaper than sub
             out = self._unicode.sub(unicode, out)
             if decoded:
                 # ``\\\\u0073``, the escaped form printed as text, leaves a backslash before each character.
@@ -323,6 +282,8 @@ class StreamScrubber:
         return self._emit(data, self.matcher.redact(data, self._before))
 
     def _emit(self, original: bytes, out: bytes) -> bytes:
-        if original:
+        if len(original) >= 16:
+            self._before = original[-16:]  # no copy of the whole chunk
+        elif original:
             self._before = (self._before + original)[-16:]
         return out
