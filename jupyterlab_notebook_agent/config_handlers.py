@@ -13,6 +13,7 @@ from tornado import web
 
 from .agent_handler import _AgentHandler
 from .config import public_url
+from .discovery import describe as describe_discovery
 from .json_input import BadInputError, parse_json_object
 from .key_store import KEY_RULE, is_valid_key
 from .providers import Provider
@@ -22,7 +23,8 @@ class ConfigHandler(_AgentHandler):
     """GET notebook-agent/config: what the sidebar may know (never a key)."""
 
     @web.authenticated
-    def get(self) -> None:
+    async def get(self) -> None:
+        await self.discovery_settled()
         providers = self.provider_set()
         store = self.user_keys()
         default = providers.default_provider()
@@ -40,6 +42,8 @@ class ConfigHandler(_AgentHandler):
                     "default_provider": providers.default,
                     "providers": [p.describe(store) for p in providers.providers.values()],
                     "allow_user_keys": bool(self.agent_config.allow_user_keys),
+                    # Model servers found on loopback (offered as providers when none is configured).
+                    "discovery": describe_discovery(self.discovery()),
                 }
             )
         )

@@ -35,6 +35,7 @@ class ChatCompletionsHandler(_ProxyHandler):
         except BadInputError as error:
             self.send_json_error(400, str(error), "invalid_request_error", param=error.field)
             return
+        await self.discovery_settled()
         target = self._select_target()
         if target is None:
             return
@@ -56,6 +57,7 @@ class ModelsHandler(_ProxyHandler):
 
     @web.authenticated
     async def get(self) -> None:
+        await self.discovery_settled()
         target = self._select_target()
         if target is None:
             return

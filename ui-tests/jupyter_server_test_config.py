@@ -10,3 +10,6 @@ c.ServerApp.allow_root = True  # noqa: F821
 c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821
 # Each test server starts with no saved chats (the default folder is per user and outlives runs).
 c.NotebookAgent.chats_dir = mkdtemp(prefix="notebook-agent-chats-")  # noqa: F821
+# The unconfigured server shows the no-endpoint experience whatever listens on this machine's
+# loopback (ui-tests/scale/discovery.spec.ts covers looking for local model servers).
+c.NotebookAgent.discover_local_servers = False  # noqa: F821

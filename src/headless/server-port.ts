@@ -17,6 +17,7 @@ import {
 } from '@jupyterlab/services';
 import {
   NotebookPortError,
+  type CellOutput,
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
@@ -119,6 +120,14 @@ export class ServerNotebookPort implements INotebookPort {
 
   async deleteCell(cellId: string): Promise<void> {
     this._cells.delete(cellId);
+  }
+
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    this._cells.restoreOutputs(cellId, outputs, executionCount);
   }
 
   runCell(cellId: string, options: IRunOptions = {}): Promise<IRunResult> {

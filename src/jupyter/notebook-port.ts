@@ -24,6 +24,11 @@ import {
   type KernelState
 } from '../agent/ports';
 import { startFlight, watchFlight, type IFlight } from './live-execution';
+import {
+  OutputUndo,
+  restoreCellOutputs,
+  type IUndoStackLike
+} from './output-undo';
 import { toCellOutputs } from './outputs';
 import {
   assertInsideRoot,
@@ -34,7 +39,7 @@ import {
 const GROUP_CAPTURE_MS = 24 * 3600 * 1000;
 
 /** The part of Y.UndoManager we use (YNotebook has one; ISharedNotebook does not declare it). */
-interface IUndoManagerLike {
+interface IUndoManagerLike extends IUndoStackLike {
   captureTimeout: number;
   stopCapturing(): void;
 }
@@ -44,6 +49,9 @@ export class LiveNotebookPort implements INotebookPort {
   private _lastRun = new Map<string, string>();
   private _flights = new Map<string, IFlight>();
   private _savedCapture: number | null = null;
+  private _outputUndo = new OutputUndo(() =>
+    this._panel.isDisposed ? null : this._panel.content.model
+  );
 
   constructor(
     private readonly _panel: NotebookPanel,
@@ -114,6 +122,20 @@ export class LiveNotebookPort implements INotebookPort {
     model.sharedModel.deleteCell(this._indexOf(cellId));
   }
 
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this._model().cells.get(this._indexOf(cellId));
+    if (cell.type !== 'code' || this._flights.has(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
+    restoreCellOutputs(cell as ICodeCellModel, outputs, executionCount);
+  }
+
   async runCell(
     cellId: string,
     options: IRunOptions = {}
@@ -125,6 +147,7 @@ export class LiveNotebookPort implements INotebookPort {
       );
     }
     const kernel = await this._kernel();
+    this._outputUndo.beforeRun(cell.model);
     this._lastRun.set(cellId, cell.model.sharedModel.getSource());
     const reply = this._withoutStdin(kernel, () =>
       CodeCell.execute(cell, this._panel.sessionContext)
@@ -288,6 +311,7 @@ export class LiveNotebookPort implements INotebookPort {
       undo.stopCapturing();
       this._savedCapture = undo.captureTimeout;
       undo.captureTimeout = GROUP_CAPTURE_MS;
+      this._outputUndo.begin(undo);
     }
   }
 
@@ -296,6 +320,7 @@ export class LiveNotebookPort implements INotebookPort {
     if (undo && this._savedCapture !== null) {
       undo.stopCapturing();
       undo.captureTimeout = this._savedCapture;
+      this._outputUndo.end(undo);
     }
     this._savedCapture = null;
   }
@@ -382,10 +407,20 @@ namespace Private {
    */
   export function untrustOutputs(model: ICodeCellModel): void {
     model.trusted = false;
-    model.sharedModel.transact(
+    // The origin keeps the change out of the cell's `changed` signal, as
+    // `CodeCell.execute` does; JupyterLab 4.0's `transact` takes no origin
+    // (it is ignored there), hence its type from 4.1 on.
+    (model.sharedModel as { transact: TransactWithOrigin }).transact(
       () => model.deleteMetadata('trusted'),
       false,
       'silent-change'
     );
   }
+
+  /** `ISharedBase.transact` as JupyterLab 4.1+ declares it. */
+  type TransactWithOrigin = (
+    f: () => void,
+    undoable: boolean,
+    origin: string
+  ) => void;
 }

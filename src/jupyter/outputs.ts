@@ -1,5 +1,5 @@
 /**
- * nbformat outputs → the agent's output type.
+ * nbformat outputs ↔ the agent's output type.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { CellOutput } from '../agent/ports';
@@ -47,4 +47,37 @@ export function toCellOutputs(outputs: nbformat.IOutput[]): CellOutput[] {
     }
   }
   return result;
+}
+
+/** The agent's outputs back to nbformat (`executionCount` for execute results). */
+export function toNbOutputs(
+  outputs: ReadonlyArray<CellOutput>,
+  executionCount: number | null
+): nbformat.IOutput[] {
+  return outputs.map((output): nbformat.IOutput => {
+    switch (output.type) {
+      case 'stream':
+        return { output_type: 'stream', name: output.name, text: output.text };
+      case 'error':
+        return {
+          output_type: 'error',
+          ename: output.ename,
+          evalue: output.evalue,
+          traceback: [...output.traceback]
+        };
+      case 'execute_result':
+        return {
+          output_type: 'execute_result',
+          execution_count: executionCount,
+          data: output.data as nbformat.IMimeBundle,
+          metadata: (output.metadata ?? {}) as nbformat.OutputMetadata
+        };
+      default:
+        return {
+          output_type: 'display_data',
+          data: output.data as nbformat.IMimeBundle,
+          metadata: (output.metadata ?? {}) as nbformat.OutputMetadata
+        };
+    }
+  });
 }

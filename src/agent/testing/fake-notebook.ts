@@ -105,6 +105,19 @@ export class FakeNotebook implements INotebookPort {
     this.cells.splice(this._index(cellId), 1);
   }
 
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this.cells[this._index(cellId)];
+    if (this._flights.has(cellId)) {
+      throw new NotebookPortError(`Cell ${cellId} is running.`);
+    }
+    cell.outputs = [...outputs];
+    cell.executionCount = executionCount;
+  }
+
   async runCell(
     cellId: string,
     options: IRunOptions = {}
