@@ -12,17 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 from scripted_model_server import serve
+from server_process import request, server_process
 
-import jupyterlab_notebook_agent
 from jupyterlab_notebook_agent.config import NotebookAgent
 from jupyterlab_notebook_agent.providers import parse_profile, resolve_providers
 
@@ -124,22 +118,6 @@ USER_KEY = "sk-debug-user-key-0123456789"
 LITERAL = "literal-header-in-config-0123456789"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _request(url: str, token: str, method: str = "GET", body: bytes | None = None, headers: dict | None = None):
-    headers = {"Authorization": f"token {token}", **(headers or {})}
-    request = urllib.request.Request(url, data=body, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
 def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
     model, script = serve(0)
     script.load([{"content": "hello"}])
@@ -162,41 +140,23 @@ def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
             }
         )
     )
-    port, token = _free_port(), "debug-test-token-0123456789abcdef"
-    package_root = str(Path(jupyterlab_notebook_agent.__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")]),
-        "JUPYTER_CONFIG_DIR": str(config_dir),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "DEBUG_TEST_KEY": KEY,
-        "DEBUG_TEST_HEADER": HEADER,
-    }
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config_dir), "DEBUG_TEST_KEY": KEY, "DEBUG_TEST_HEADER": HEADER}
     env.pop("OPENAI_API_KEY", None)
-    log_file = tmp_path / "server.log"
-    root = tmp_path / "root"
-    root.mkdir()
-    args = [sys.executable, "-m", "jupyter_server", "--debug", "--no-browser", "--allow-root", f"--port={port}"]
-    args += ["--ServerApp.port_retries=0", f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={token}"]
-    with open(log_file, "wb") as log:
-        server = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/"
     try:
-        _wait_until_up(base, token, server, log_file)
-        with findings.case("the headers_env header is sent"):
-            status, _ = _request(base + CHAT, token, "POST", json.dumps({"messages": [], "stream": True}).encode())
-            assert status == 200
-            [received] = script.requests
-            assert received["headers"]["authorization"] == f"Bearer {KEY}"
-            assert received["headers"]["x-gateway-token"] == HEADER
-        _request(base + "notebook-agent/config", token)
-        _request(base + "notebook-agent/keys/envp", token, "PUT", json.dumps({"api_key": USER_KEY}).encode())
-        _request(base + CHAT, token, "POST", json.dumps({"model": "x" * 300}).encode())
-        _request(base + CHAT, token, "POST", b"{}", {"X-Notebook-Agent-Provider": "literal"})
+        with server_process(tmp_path, env, ["--debug"]) as server:
+            base, token = server.base, server.token
+            with findings.case("the headers_env header is sent"):
+                status, _ = request(base + CHAT, token, "POST", json.dumps({"messages": [], "stream": True}).encode())
+                assert status == 200
+                [received] = script.requests
+                assert received["headers"]["authorization"] == f"Bearer {KEY}"
+                assert received["headers"]["x-gateway-token"] == HEADER
+            request(base + "notebook-agent/config", token)
+            request(base + "notebook-agent/keys/envp", token, "PUT", json.dumps({"api_key": USER_KEY}).encode())
+            request(base + CHAT, token, "POST", json.dumps({"model": "x" * 300}).encode())
+            request(base + CHAT, token, "POST", b"{}", {"X-Notebook-Agent-Provider": "literal"})
+            log_file = server.log_file
     finally:
-        server.terminate()
-        server.wait(timeout=30)
         model.shutdown()
     log = log_file.read_text(errors="replace")
     with findings.case("no secret value in the --debug log"):
@@ -205,15 +165,3 @@ def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
         found = [s for s in (KEY, HEADER, USER_KEY, LITERAL) if s in log]
         findings.leak_if(bool(found), f"in the --debug log: {found}")
         assert not found
-
-
-def _wait_until_up(base: str, token: str, server: subprocess.Popen, log_file: Path) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if _request(base + "api/status", token)[0] == 200:
-                return
-        except OSError:
-            pass  # not listening yet
-        assert server.poll() is None and time.monotonic() < deadline, log_file.read_text()[-3000:]
-        time.sleep(0.2)
