@@ -53,11 +53,14 @@ BAD_VALUES: dict[str, str] = {
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config, tmp_path):
+def jp_server_config(jp_server_config, tmp_path, model_server):
     models = tmp_path / "models"
     (models / "tiny").mkdir(parents=True)
     (models / "tiny" / "config.json").write_text("{}")
-    return {**jp_server_config, "NotebookAgent": {"local_models_dir": str(models)}}
+    # Discovery looks only at the scripted server's port (found when no endpoint is configured).
+    port = int(model_server[0].rsplit(":", 1)[1].split("/")[0])
+    agent = {"local_models_dir": str(models), "discover_local_servers": True, "discover_ports": [port]}
+    return {**jp_server_config, "NotebookAgent": agent}
 
 
 def clear_message(body: bytes) -> str:
@@ -159,3 +162,22 @@ async def test_config_takes_no_input_and_ignores_what_is_sent(base, jp_auth_head
         with findings.case(f"GET config?x={name}"):
             response = await send(base, jp_auth_header, "GET", f"notebook-agent/config?x={value}", None)
             assert response.code == 200 and json.loads(response.body)["configured"] is True
+
+
+async def test_discovery_takes_no_input_and_ignores_what_is_sent(
+    base, jp_auth_header, model_server, findings, monkeypatch
+):
+    """POST notebook-agent/discovery looks again; whatever body comes with it, the answer is the look's."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # nothing configured: discovery is needed
+    url, script = model_server
+    for name, body in BAD_BODIES.items():
+        with findings.case(f"POST discovery: {name}"):
+            response = await send(base, jp_auth_header, "POST", "notebook-agent/discovery", body)
+            assert response.code == 200, (name, response.code, response.body[:300])
+            [found] = json.loads(response.body)["servers"]
+            assert found["base_url"] == url
+    for name, value in BAD_VALUES.items():
+        with findings.case(f"GET discovery?x={name}"):
+            response = await send(base, jp_auth_header, "GET", f"notebook-agent/discovery?x={value}", None)
+            assert response.code == 200 and json.loads(response.body)["enabled"] is True
+    assert all(r["path"].endswith("/models") for r in script.requests)  # only looked, never chatted
