@@ -193,6 +193,16 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    secrets = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "More values to treat as secrets, though no provider sends them: kept out of what the browser "
+            "receives, of requests to model endpoints, of kernel output and of the log. The command line "
+            "passes its own key this way to the private server it starts."
+        ),
+    ).tag(config=True)
+
     # -- local servers found without configuration (discovery.py) ------------------------------
 
     discover_local_servers = Bool(

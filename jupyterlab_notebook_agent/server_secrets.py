@@ -56,7 +56,7 @@ def _raw_profile_secrets(profile: Any) -> list[str]:
 
 def collect_secrets(config: NotebookAgent, key_store: KeyStore | None) -> list[str]:
     """Every secret the server holds right now."""
-    values: list[str] = [config.api_key]
+    values: list[str] = [config.api_key, *config.secrets]
     values += [os.environ.get(name, "") for name in KEY_VARIABLES]
     for profile in (config.providers or {}).values():
         values += _raw_profile_secrets(profile)
