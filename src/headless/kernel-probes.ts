@@ -1,10 +1,9 @@
 /**
  * Small bounded waits on a kernel connection, for KernelLink: poll until a
- * condition holds, wait until a kernel answers, dispose a connection safely,
- * and map its status to the agent's kernel state. Every wait has a deadline.
+ * condition holds, wait until a kernel answers, dispose a connection
+ * safely. Every wait has a deadline.
  */
 import type { Kernel } from '@jupyterlab/services';
-import type { KernelState } from '../agent/ports';
 
 /** How often to resend kernel_info while a fresh connection shows no status. */
 const PROBE_INTERVAL_MS = 1000;
@@ -70,22 +69,4 @@ export async function whenAnswering(
     }
     return false;
   }, deadline).then(ok => ok && !kernel.isDisposed);
-}
-
-/** The kernel state the agent sees for a connection status. */
-export function toKernelState(status: Kernel.Status): KernelState {
-  switch (status) {
-    case 'idle':
-    case 'busy':
-    case 'starting':
-    case 'restarting':
-    case 'dead':
-      return status;
-    case 'autorestarting':
-      return 'restarting';
-    case 'terminating':
-      return 'dead';
-    default:
-      return 'unknown';
-  }
 }

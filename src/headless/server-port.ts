@@ -5,7 +5,8 @@
  *
  * The notebook lives in memory while the agent works; `save()` writes it
  * back (the agent core never saves; the runner decides when). Runs are
- * watched executions (./execution.ts), so a run never hangs the agent.
+ * watched executions of the shared engine (src/kernel/), so a run never
+ * hangs the agent.
  * This class puts the parts together: cells (./cell-store.ts), their runs
  * (./cell-runs.ts), the kernel (./kernel-runner.ts), undo
  * (./undo-history.ts) and the file (./server-files.ts).
@@ -17,6 +18,7 @@ import {
 } from '@jupyterlab/services';
 import {
   NotebookPortError,
+  type IInterruptOptions,
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
@@ -34,10 +36,9 @@ import {
   type IDiskVersion
 } from './disk-version';
 import { KernelRunner } from './kernel-runner';
+import { listFiles, readTextFile } from '../kernel/files';
 import {
-  listServerFiles,
   loadServerNotebook,
-  readServerFile,
   saveServerNotebook,
   type ILoadedNotebook
 } from './server-files';
@@ -139,8 +140,12 @@ export class ServerNotebookPort implements INotebookPort {
    * Interrupt the kernel. Executions this port started and that are still
    * running end as `aborted` (their outputs keep the KeyboardInterrupt).
    */
-  interrupt(): Promise<void> {
-    return this._kernel.interrupt();
+  interrupt(options?: IInterruptOptions): Promise<void> {
+    return this._kernel.interrupt(options);
+  }
+
+  runningCells(): string[] {
+    return this._kernel.runs.runningCells();
   }
 
   restartKernel(): Promise<void> {
@@ -152,11 +157,11 @@ export class ServerNotebookPort implements INotebookPort {
   }
 
   listFiles(path: string): Promise<IFileEntry[]> {
-    return listServerFiles(this._contents, path);
+    return listFiles(this._contents, path);
   }
 
   readFile(path: string): Promise<string> {
-    return readServerFile(this._contents, path);
+    return readTextFile(this._contents, path);
   }
 
   // A file on a server has no undo history: the port keeps one in memory

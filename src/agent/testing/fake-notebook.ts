@@ -156,6 +156,10 @@ export class FakeNotebook implements INotebookPort {
     }
   }
 
+  runningCells(): string[] {
+    return [...this._flights.keys()];
+  }
+
   async restartKernel(): Promise<void> {
     this.restarts += 1;
     for (const flight of this._flights.values()) {
