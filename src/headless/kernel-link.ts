@@ -28,7 +28,12 @@ import {
 } from '@jupyterlab/services';
 import type { KernelState } from '../agent/ports';
 import { toKernelState } from '../kernel/kernel-state';
-import { disposeSafely, sleep, until, whenAnswering } from './kernel-probes';
+import {
+  disposeSafely,
+  sleep,
+  until,
+  whenAnswering
+} from '../kernel/kernel-probes';
 
 /** How long to wait for a restarted kernel before calling it dead. */
 const RECOVER_TIMEOUT_MS = 60000;

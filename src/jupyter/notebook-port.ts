@@ -34,6 +34,7 @@ import {
   type KernelState
 } from '../agent/ports';
 import { listFiles, readTextFile } from '../kernel/files';
+import { nudgeIfSilent, until } from '../kernel/kernel-probes';
 import { toKernelState } from '../kernel/kernel-state';
 import { parseOutputs } from '../kernel/nbformat-outputs';
 import { RunTracker } from '../kernel/run-tracker';
@@ -201,13 +202,17 @@ export class LiveNotebookPort implements INotebookPort {
   }
 
   async restartKernel(): Promise<void> {
-    const kernel = await this._live.kernel();
-    await kernel.restart();
+    await Private.restart(await this._live.kernel());
   }
 
   kernelState(): KernelState {
     const kernel = this._live.currentKernel;
-    return kernel ? toKernelState(kernel.status) : 'none';
+    if (!kernel) {
+      return 'none';
+    }
+    // A restarted kernel shows `unknown` until asked (kernel-probes.ts).
+    nudgeIfSilent(kernel);
+    return toKernelState(kernel.status);
   }
 
   listFiles(path: string): Promise<IFileEntry[]> {
@@ -237,7 +242,8 @@ export class LiveNotebookPort implements INotebookPort {
       cellId,
       interrupt: () => kernel.interrupt(),
       // After the user's Stop was ignored (only while the panel is open).
-      restart: () => (this._live.closed ? Promise.resolve() : kernel.restart())
+      restart: () =>
+        this._live.closed ? Promise.resolve() : Private.restart(kernel)
     };
   }
 
@@ -287,4 +293,20 @@ export class LiveNotebookPort implements INotebookPort {
   private readonly _runs = new RunTracker();
   private readonly _undo: LiveUndoGroup;
   private _runKernel: Kernel.IKernelConnection | null = null;
+}
+
+namespace Private {
+  /** How long a restarted kernel may take to answer. */
+  const RESTART_ANSWER_MS = 60000;
+
+  /** Restart `kernel` and wait (bounded) until it shows idle again. */
+  export async function restart(
+    kernel: Kernel.IKernelConnection
+  ): Promise<void> {
+    await kernel.restart();
+    await until(() => {
+      nudgeIfSilent(kernel);
+      return kernel.isDisposed || kernel.status === 'idle';
+    }, Date.now() + RESTART_ANSWER_MS);
+  }
 }

@@ -20,7 +20,9 @@ export class CutStreamWriter {
   /**
    * Called with each message after `accumulator` took it: true to let it
    * through to the output area, false to keep it out (it is in the capped
-   * text, written soon).
+   * text, written soon). The first message of an output always goes
+   * through, so the output area has the output to replace (a single
+   * message may already be past the cap).
    */
   pass(
     msg: KernelMessage.IIOPubMessage,
@@ -30,7 +32,7 @@ export class CutStreamWriter {
     if (cut && this._write && KernelMessage.isStreamMsg(msg)) {
       this._pending = cut;
       this._timer ??= setTimeout(() => this.flush(), CUT_FLUSH_MS);
-      return false;
+      return !accumulator.lastMerged;
     }
     this.flush();
     return true;

@@ -18,8 +18,10 @@
  *   its own, e.g. "IOPub data rate exceeded", under its own session);
  * - the server, asked every POLL_MS while the execution runs: a kernel it
  *   no longer knows is gone; one it reports idle twice in a row while the
- *   connection is up and the request has no reply has lost the request
- *   (a restart by another client that no message told us about).
+ *   connection is up, the request has no reply and no message of it came
+ *   for POLL_MS has lost the request (a restart by another client that no
+ *   message told us about). The quiet matters: a browser may still be
+ *   reading a flood of output the kernel finished sending seconds ago.
  */
 import { KernelAPI, KernelMessage, type Kernel } from '@jupyterlab/services';
 
@@ -32,16 +34,24 @@ const SESSION_CHANGE_GRACE_MS = 1000;
 /** How often the server is asked about the kernel while an execution runs. */
 const POLL_MS = 2000;
 
+/** What the watch asks of the execution it watches for. */
+export interface IWatchedRequest {
+  /** True once the execution got its reply (then an idle kernel is no news). */
+  finished(): boolean;
+  /** Milliseconds since the last message of the request arrived (or it was sent). */
+  quietMs(): number;
+}
+
 /**
  * Watch `kernel` until the returned function is called; `onGone` is called
- * at most once. `finished` says whether the execution got its reply (then
- * an idle kernel is no news).
+ * at most once.
  */
 export function watchKernel(
   kernel: Kernel.IKernelConnection,
-  finished: () => boolean,
+  request: IWatchedRequest,
   onGone: (why: KernelGone) => void
 ): () => void {
+  const finished = () => request.finished();
   let over = false;
   let session = '';
   let idlePolls = 0;
@@ -111,7 +121,8 @@ export function watchKernel(
     }
     const idle =
       model?.execution_state === 'idle' &&
-      kernel.connectionStatus === 'connected';
+      kernel.connectionStatus === 'connected' &&
+      request.quietMs() >= POLL_MS;
     idlePolls = idle ? idlePolls + 1 : 0;
     if (idlePolls >= 2) {
       gone('restarted');

@@ -34,8 +34,14 @@ export class OutputAccumulator {
     return this._stream?.cut ? this._outputs[this._outputs.length - 1] : null;
   }
 
+  /** True when the last message `add` took merged into the last output (a stream). */
+  get lastMerged(): boolean {
+    return this._lastMerged;
+  }
+
   /** Handle one iopub message; returns whether the outputs changed. */
   add(msg: KernelMessage.IIOPubMessage): boolean {
+    this._lastMerged = false;
     if (KernelMessage.isExecuteInputMsg(msg)) {
       this.executionCount = msg.content.execution_count;
       return false;
@@ -69,6 +75,7 @@ export class OutputAccumulator {
       this._stream
     ) {
       this._stream.append(output.text);
+      this._lastMerged = true;
       this._outputs[this._outputs.length - 1] = {
         ...last,
         text: this._stream.text
@@ -121,6 +128,7 @@ export class OutputAccumulator {
   /** Output index → display id, for update_display_data. */
   private _displays = new Map<number, string>();
   private _clearPending = false;
+  private _lastMerged = false;
 }
 
 namespace Private {

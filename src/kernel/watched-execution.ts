@@ -96,7 +96,10 @@ export class WatchedExecution {
     );
     this._unwatch = watchKernel(
       _options.kernel,
-      () => this.finished,
+      {
+        finished: () => this.finished,
+        quietMs: () => Date.now() - this._lastMessageAt
+      },
       why => this._gone(why)
     );
   }
@@ -193,6 +196,7 @@ export class WatchedExecution {
 
   /** Add a message to the outputs; true when they changed. */
   private _accumulate(msg: KernelMessage.IIOPubMessage): boolean {
+    this._lastMessageAt = Date.now();
     const changed = this._record.outputs.add(msg);
     return changed || msg.header.msg_type === 'execute_input';
   }
@@ -240,6 +244,7 @@ export class WatchedExecution {
   private readonly _done: Promise<void>;
   private _resolveDone: () => void = () => undefined;
   private _graceTimer: ReturnType<typeof setTimeout> | null = null;
+  private _lastMessageAt = Date.now();
 }
 
 /** Options of WatchedExecution. */

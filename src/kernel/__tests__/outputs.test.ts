@@ -4,6 +4,8 @@
  * clear_output(wait), update_display_data, and the cap on a flood.
  */
 import { KernelMessage } from '@jupyterlab/services';
+import type { CellOutput } from '../../agent/ports';
+import { CutStreamWriter } from '../cut-stream-writer';
 import { OutputAccumulator } from '../output-accumulator';
 import {
   CappedStream,
@@ -134,6 +136,39 @@ describe('OutputAccumulator', () => {
       acc.add(iopub('execute_input', { code: '1', execution_count: 7 }))
     ).toBe(false);
     expect(acc.executionCount).toBe(7);
+  });
+});
+
+describe('CutStreamWriter', () => {
+  it('keeps a flood away from a live output area, and writes its capped text before anything else passes', () => {
+    const acc = new OutputAccumulator();
+    const written: CellOutput[] = [];
+    const writer = new CutStreamWriter(output => written.push(output));
+    const take = (msg: KernelMessage.IIOPubMessage) => {
+      acc.add(msg);
+      return writer.pass(msg, acc);
+    };
+    expect(take(stdout('small\n'))).toBe(true);
+    // One message past the cap: it goes through (the area needs the output to replace).
+    expect(take(stdout('z'.repeat(3_000_000)))).toBe(false);
+    expect(take(stdout('tail\n'))).toBe(false);
+    expect(written).toEqual([]);
+    const other = iopub('error', { ename: 'E', evalue: '', traceback: [] });
+    expect(take(other)).toBe(true);
+    expect(written).toHaveLength(1);
+    const text = written[0].type === 'stream' ? written[0].text : '';
+    expect(text.startsWith('small\n')).toBe(true);
+    expect(text.endsWith('tail\n')).toBe(true);
+    expect(text.length).toBeLessThan(MAX_STREAM_CHARS + 2 * STREAM_TAIL_CHARS);
+  });
+
+  it('lets the first message of a new output through even when it alone is past the cap', () => {
+    const acc = new OutputAccumulator();
+    const writer = new CutStreamWriter(() => undefined);
+    const big = stdout('z'.repeat(3_000_000));
+    acc.add(big);
+    expect(writer.pass(big, acc)).toBe(true);
+    writer.flush();
   });
 });
 

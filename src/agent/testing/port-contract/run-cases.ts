@@ -219,6 +219,7 @@ export const RUN_CASES: IPortCase[] = [
     timeoutMs: 60000,
     run: harness =>
       withPort(harness, [], async port => {
+        const before = (await port.getCells()).length;
         const probe = await codeCell(port, '1');
         const counted = await port.runCell(probe);
         const scratch = await port.executeCode(PROGRAMS.answer, {
@@ -239,7 +240,7 @@ export const RUN_CASES: IPortCase[] = [
           counted.executionCount! + 1,
           'the count'
         );
-        check.equal((await port.getCells()).length, 1, 'cells');
+        check.equal((await port.getCells()).length, before + 1, 'cells');
       })
   },
   {

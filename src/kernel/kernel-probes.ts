@@ -1,7 +1,17 @@
 /**
- * Small bounded waits on a kernel connection, for KernelLink: poll until a
- * condition holds, wait until a kernel answers, dispose a connection
- * safely. Every wait has a deadline.
+ * Small bounded waits on a kernel connection: poll until a condition
+ * holds, wait until a kernel answers, nudge a kernel that shows no status,
+ * dispose a connection safely. Every wait has a deadline.
+ *
+ * Why kernels need nudging: after a restart, a connection shows `starting`
+ * or `unknown` until the kernel next publishes a status for a tracked
+ * request, though the kernel is idle. In the browser, JupyterLab ignores
+ * the statuses of "untracked" requests (kernel_info, completion, debug…;
+ * the page config's `untracked_message_types`), so only an execution
+ * moves it: measured in Chromium against JupyterLab 4.6, the status stayed
+ * `unknown` for good after every restart. In Node the kernel_info request
+ * the connection sends on reconnecting is sometimes never answered
+ * (about one restart in five).
  */
 import type { Kernel } from '@jupyterlab/services';
 
@@ -28,6 +38,40 @@ export function disposeSafely(kernel: Kernel.IKernelConnection): void {
   }
   kernel.dispose();
 }
+
+/**
+ * Make `kernel` publish its status when it is connected but shows none
+ * (neither idle nor busy), at most once per PROBE_INTERVAL_MS: an empty
+ * silent execution (no output, no execution count, no history) is the one
+ * request whose status every client tracks.
+ */
+export function nudgeIfSilent(kernel: Kernel.IKernelConnection): void {
+  if (
+    kernel.isDisposed ||
+    kernel.connectionStatus !== 'connected' ||
+    (kernel.status !== 'starting' && kernel.status !== 'unknown')
+  ) {
+    return;
+  }
+  const last = nudged.get(kernel) ?? 0;
+  if (Date.now() - last > PROBE_INTERVAL_MS) {
+    nudged.set(kernel, Date.now());
+    try {
+      const future = kernel.requestExecute({
+        code: '',
+        silent: true,
+        store_history: false,
+        allow_stdin: false,
+        stop_on_error: false
+      });
+      future.done.catch(() => undefined);
+    } catch {
+      // The connection cannot send now: the next call tries again.
+    }
+  }
+}
+
+const nudged = new WeakMap<Kernel.IKernelConnection, number>();
 
 /** Poll `predicate` until true or `deadline` (Date.now() ms); its value. */
 export async function until(
