@@ -26,8 +26,17 @@ export class StreamOutput {
 
   /** Add text at the cursor, applying `\r`, `\b` and `\n`. */
   append(text: string): void {
-    if (this._cursor === this._line.length && !/[\n\r\b]/.test(text)) {
-      this._line += text;
+    const atEnd = this._cursor === this._line.length;
+    if (atEnd && !text.includes('\r') && !text.includes('\b')) {
+      // The common case (no cursor moves): whole lines go straight to the
+      // capped stream, in one piece.
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        this._line += text;
+      } else {
+        this._done.append(this._line + text.slice(0, end + 1));
+        this._line = text.slice(end + 1);
+      }
       this._cursor = this._line.length;
     } else {
       let start = 0;
