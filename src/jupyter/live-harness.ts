@@ -10,10 +10,9 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import { KernelAPI } from '@jupyterlab/services';
 import type { INotebookPort } from '../agent/ports';
-import type {
-  IPortHarness,
-  IUserCell
-} from '../agent/testing/port-contract/contract';
+import type { IUserCell } from '../agent/testing/port-contract/contract';
+import { nudgeIfSilent } from '../kernel/kernel-probes';
+import type { ILiveHarness } from './live-measures';
 
 /** How long a case's notebook may take to open with an idle kernel. */
 const OPEN_TIMEOUT_MS = 60000;
@@ -22,7 +21,7 @@ const OPEN_TIMEOUT_MS = 60000;
 export function liveHarness(
   app: JupyterFrontEnd,
   portFor: (panel: NotebookPanel) => INotebookPort | null
-): IPortHarness {
+): ILiveHarness {
   const contents = app.serviceManager.contents;
   const panels = new Map<INotebookPort, NotebookPanel>();
   let opened = 0;
@@ -35,6 +34,13 @@ export function liveHarness(
   };
   return {
     name: 'LiveNotebookPort',
+    panelOf(port: INotebookPort): NotebookPanel {
+      const panel = panels.get(port);
+      if (!panel) {
+        throw new Error('not a port of this harness');
+      }
+      return panel;
+    },
     notApplicable: {},
     async open(cells: IUserCell[] = []): Promise<INotebookPort> {
       opened += 1;
@@ -64,18 +70,25 @@ export function liveHarness(
       })) as NotebookPanel;
       await panel.context.ready;
       await panel.sessionContext.ready;
+      const port = portFor(panel);
+      if (!port) {
+        throw new Error(`${path}: the extension made no port for it`);
+      }
       const deadline = Date.now() + OPEN_TIMEOUT_MS;
-      while (panel.sessionContext.session?.kernel?.status !== 'idle') {
+      for (;;) {
+        const kernel = panel.sessionContext.session?.kernel;
+        if (kernel?.status === 'idle') {
+          break;
+        }
         if (Date.now() > deadline) {
           throw new Error(
             `${path}: no idle kernel within ${OPEN_TIMEOUT_MS} ms`
           );
         }
+        if (kernel) {
+          nudgeIfSilent(kernel);
+        }
         await new Promise(resolve => setTimeout(resolve, 50));
-      }
-      const port = portFor(panel);
-      if (!port) {
-        throw new Error(`${path}: the extension made no port for it`);
       }
       panels.set(port, panel);
       return port;
@@ -96,7 +109,15 @@ export function liveHarness(
       panels.delete(port);
       if (panel && !panel.isDisposed) {
         await panel.sessionContext.shutdown().catch(() => undefined);
-        // Disposing closes it without the unsaved-changes dialog.
+        // Saved first, so closing it asks nothing (as a user would have).
+        await panel.context.save().catch(() => undefined);
+        // (A case may leave it dirty, e.g. a reply landing after the save:
+        // then the dialog is left to time out and the panel is disposed.)
+        panel.close();
+        const deadline = Date.now() + 5000;
+        while (!panel.isDisposed && Date.now() < deadline) {
+          await new Promise(resolve => setTimeout(resolve, 20));
+        }
         panel.dispose();
       }
     }

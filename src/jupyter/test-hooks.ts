@@ -10,7 +10,9 @@
  *   notebooks of its own opened in this JupyterLab (./live-harness.ts);
  * - `livePanels()`: how many notebook panels opened since the page loaded
  *   are closed yet still in memory (tracked with WeakRefs; call it after a
- *   garbage collection), to show that closed notebooks are released.
+ *   garbage collection), to show that closed notebooks are released;
+ * - the measurements of ./live-measures.ts (`overhead`, `stopIgnored`),
+ *   for the browser benchmarks.
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
@@ -21,11 +23,23 @@ import {
   type CaseOutcome
 } from '../agent/testing/port-contract/contract';
 import { liveHarness } from './live-harness';
+import {
+  overhead,
+  stopIgnored,
+  type IOverheadSamples,
+  type IStopTimes
+} from './live-measures';
 
 /** What the hooks offer the tests. */
 export interface INotebookAgentTestHooks {
   runPortCase(name: string): Promise<CaseOutcome>;
   livePanels(): { opened: number; closedInMemory: number };
+  overhead(
+    code: string,
+    rounds: number,
+    warmup: number
+  ): Promise<IOverheadSamples>;
+  stopIgnored(): Promise<IStopTimes>;
 }
 
 /** Install the hooks on `window.notebookAgentTest`. */
@@ -43,7 +57,9 @@ export function installTestHooks(
     livePanels: () => ({
       opened: panels.length,
       closedInMemory: panels.filter(ref => ref.deref()?.isDisposed).length
-    })
+    }),
+    overhead: (code, rounds, warmup) => overhead(harness, code, rounds, warmup),
+    stopIgnored: () => stopIgnored(harness)
   };
   Object.assign(window, { notebookAgentTest: hooks });
 }
