@@ -1,5 +1,6 @@
 // ESLint for the extension, the headless core and the UI tests.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -40,6 +41,40 @@ export default tseslint.config(
       curly: ['error', 'all'],
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
+    }
+  },
+  {
+    // No import cycles: a cycle means two modules are one concept split in
+    // two, or a type that belongs in a module of its own.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'eval/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'] })
+      ]
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] }
+  },
+  {
+    // The views read the agent's types and their own; the JupyterLab glue
+    // implements what they need (components/sidebar-config.ts), never the
+    // other way round.
+    files: ['src/components/**/*.ts', 'src/components/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../jupyter/*', '../widgets/*', '../../jupyter/*'],
+              message:
+                'src/components imports agent types and its own, never JupyterLab glue: declare what it needs in components/sidebar-config.ts.'
+            }
+          ]
+        }
+      ]
     }
   },
   {

@@ -23,6 +23,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     """Register the model proxy under the server's base_url."""
     from .chats import ChatStore, default_chats_dir, setup_chat_handlers
     from .config import NotebookAgent
+    from .discovery_handler import setup_discovery
     from .handlers import setup_handlers
     from .kernel_env import hide_keys_from_kernels
     from .kernel_websocket import use_nodelay_kernel_websockets
@@ -36,6 +37,8 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats))
     setup_path_check(server_app.web_app)
+    # With no endpoint configured: model servers on loopback, looked for in the background.
+    setup_discovery(server_app.web_app, config, key_store, server_app.log)
     if config.hide_keys_from_kernels:
         hide_keys_from_kernels(
             server_app.kernel_manager,
@@ -51,7 +54,10 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     if not providers.providers:
         server_app.log.info(
             "Notebook Agent: no model endpoint configured "
-            "(set OPENAI_BASE_URL, c.NotebookAgent.base_url or c.NotebookAgent.providers)."
+            "(set OPENAI_BASE_URL, c.NotebookAgent.base_url or c.NotebookAgent.providers)%s.",
+            f"; looking for local model servers on 127.0.0.1 ports {', '.join(map(str, config.discover_ports))}"
+            if config.discover_local_servers
+            else "",
         )
         return
     store = key_store if config.allow_user_keys else None

@@ -8,6 +8,7 @@ from typing import Any
 from jupyter_server.base.handlers import APIHandler
 
 from .config import NotebookAgent
+from .discovery import SETTINGS_KEY, LocalDiscovery, with_found
 from .key_store import KeyStore
 from .providers import ProviderSet, resolve_providers
 
@@ -27,7 +28,17 @@ class _AgentHandler(APIHandler):
         return self.key_store if self.agent_config.allow_user_keys else None
 
     def provider_set(self) -> ProviderSet:
-        return resolve_providers(self.agent_config)
+        # With no endpoint configured, the model servers found on loopback (discovery.py).
+        return with_found(resolve_providers(self.agent_config), self.discovery())
+
+    def discovery(self) -> LocalDiscovery | None:
+        return self.settings.get(SETTINGS_KEY)
+
+    async def discovery_settled(self) -> None:
+        """Let a look for local servers under way finish first (it takes a second at most)."""
+        discovery = self.discovery()
+        if discovery is not None:
+            await discovery.settled()
 
     def send_json_error(self, status: int, message: str, kind: str, **extra: Any) -> None:
         self.set_status(status)

@@ -144,3 +144,30 @@ class NotebookAgent(Configurable):
             "for: the error goes to the browser at once."
         ),
     ).tag(config=True)
+
+    # -- local servers found without configuration (discovery.py) ------------------------------
+
+    discover_local_servers = Bool(
+        True,
+        help=(
+            "With no endpoint configured, look for OpenAI-compatible model servers on this machine's loopback "
+            "(127.0.0.1, the ports of discover_ports) in the background and offer those that answer with a model "
+            "list as providers (on Linux, not one another user of the machine runs). False: never look, e.g. on a "
+            "shared machine without /proc/net, or where only the configured endpoints may be used."
+        ),
+    ).tag(config=True)
+
+    discover_ports = List(
+        Integer(min=1, max=65535),
+        default_value=[11434, 1234, 8080, 8000],
+        help=(
+            "Loopback ports looked at when no endpoint is configured: Ollama (11434), LM Studio (1234), "
+            "llama.cpp's server (8080) and vLLM (8000) by default."
+        ),
+    ).tag(config=True)
+
+    discover_timeout = Float(
+        1.0,
+        min=0.05,
+        help="Seconds one port may take to answer GET /v1/models before it is passed over.",
+    ).tag(config=True)

@@ -11,6 +11,7 @@ import json
 from tornado import web
 
 from .agent_handler import _AgentHandler
+from .discovery import describe as describe_discovery
 from .key_store import is_valid_key
 from .providers import Provider
 
@@ -19,7 +20,8 @@ class ConfigHandler(_AgentHandler):
     """GET notebook-agent/config: what the sidebar may know (never a key)."""
 
     @web.authenticated
-    def get(self) -> None:
+    async def get(self) -> None:
+        await self.discovery_settled()
         providers = self.provider_set()
         store = self.user_keys()
         default = providers.default_provider()
@@ -37,6 +39,8 @@ class ConfigHandler(_AgentHandler):
                     "default_provider": providers.default,
                     "providers": [p.describe(store) for p in providers.providers.values()],
                     "allow_user_keys": bool(self.agent_config.allow_user_keys),
+                    # Model servers found on loopback (offered as providers when none is configured).
+                    "discovery": describe_discovery(self.discovery()),
                 }
             )
         )

@@ -15,6 +15,7 @@ class ChatCompletionsHandler(_ProxyHandler):
 
     @web.authenticated
     async def post(self) -> None:
+        await self.discovery_settled()
         target = self._select_target()
         if target is None:
             return
@@ -29,6 +30,7 @@ class ModelsHandler(_ProxyHandler):
 
     @web.authenticated
     async def get(self) -> None:
+        await self.discovery_settled()
         target = self._select_target()
         if target is None:
             return

@@ -19,7 +19,11 @@ SECRET_KEY = "sk-test-0123456789-never-leaves-the-server"
 
 @pytest.fixture
 def jp_server_config(jp_server_config):
-    return {"ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}}}
+    # No looking for model servers on this machine's loopback (test_discovery.py turns it on).
+    return {
+        "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
+        "NotebookAgent": {"discover_local_servers": False},
+    }
 
 
 @pytest.fixture

@@ -16,3 +16,6 @@ c.ServerApp.tornado_settings = {"page_config_data": {"notebookAgentTestHooks": "
 # No IOPub rate limit: a flood of output must reach the extension, whose own bounds are under test
 # (the server's default limit would drop it), as in the headless fault suite.
 c.ZMQChannelsWebsocketConnection.iopub_data_rate_limit = 0  # noqa: F821
+# The unconfigured server shows the no-endpoint experience whatever listens on this machine's
+# loopback (ui-tests/scale/discovery.spec.ts covers looking for local model servers).
+c.NotebookAgent.discover_local_servers = False  # noqa: F821

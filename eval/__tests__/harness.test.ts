@@ -75,10 +75,15 @@ describe('the eval harness', () => {
     const set: ITaskSet = {
       name: 'tiny',
       dataDir: dir,
-      tasks: [task('right'), task('wrong')]
+      tasks: [task('right'), task('wrong'), task('guess')]
     };
-    // One scripted server plays both runs in order (one task at a time).
-    await model.script([...turns('6'), ...turns('7')]);
+    // One scripted server plays the runs in order (one task at a time);
+    // the last answers without running any code.
+    await model.script([
+      ...turns('6'),
+      ...turns('7'),
+      { content: 'The sum of column a is 12.5.\n\nANSWER: 12.5' }
+    ]);
     const results = await runTaskSet(set, {
       model: () =>
         new OpenAIChatClient({
@@ -91,7 +96,15 @@ describe('the eval harness', () => {
       notebooksDir: join(dir, 'notebooks')
     });
 
-    const [right, wrong] = results;
+    const [right, wrong, guess] = results;
+    // The answer that ran no code and stated a number is recorded as such.
+    expect(guess).toMatchObject({
+      id: 'guess',
+      success: false,
+      toolCalls: 0,
+      notComputed: ['12.5']
+    });
+    expect(right.notComputed).toEqual([]);
     expect(right).toMatchObject({
       id: 'right',
       success: true,
@@ -127,13 +140,13 @@ describe('the eval harness', () => {
       results
     );
     expect(report.summary).toMatchObject({
-      tasks: 2,
+      tasks: 3,
       succeeded: 1,
-      successRate: 0.5
+      notComputed: 1
     });
     const files = await writeReport(join(dir, 'out'), report);
     expect(await readFile(files.markdown, 'utf8')).toMatch(
-      /Success: 1\/2 \(50\.0 %\)[\s\S]*\| right \| ✅ \| completed \| 3 \|/
+      /Success: 1\/3 \(33\.3 %\)[\s\S]*not computed in the notebook: 1[\s\S]*\| right \| ✅ \| completed \| 3 \|[\s\S]*\| guess \| ❌ .*\| 12\.5 \|/
     );
   }, 60000);
 

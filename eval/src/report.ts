@@ -33,6 +33,8 @@ export interface IReport {
     completionTokens: number;
     /** Some figures are estimates (the endpoint reported no usage). */
     tokensEstimated: boolean;
+    /** Tasks whose final answer stated numbers nothing computed. */
+    notComputed: number;
     costUsd: number | null;
     byCategory: Record<string, { tasks: number; succeeded: number }>;
   };
@@ -66,6 +68,7 @@ export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
       promptTokens,
       completionTokens,
       tokensEstimated: results.some(r => r.tokensEstimated),
+      notComputed: results.filter(r => r.notComputed?.length).length,
       costUsd: costOf(info.price, promptTokens, completionTokens),
       byCategory
     },
@@ -94,7 +97,8 @@ export function toMarkdown(report: IReport): string {
     `**Success: ${summary.succeeded}/${summary.tasks} (${(100 * summary.successRate).toFixed(1)} %)**; ` +
       `${summary.promptTokens} prompt + ${summary.completionTokens} completion tokens` +
       `${summary.tokensEstimated ? ' (partly estimated at 4 characters per token: the endpoint reported no usage)' : ''}; ` +
-      `cost ${usd(summary.costUsd)}; wall ${info.wallS.toFixed(0)} s.`,
+      `cost ${usd(summary.costUsd)}; wall ${info.wallS.toFixed(0)} s; ` +
+      `answers stating numbers not computed in the notebook: ${summary.notComputed}.`,
     '',
     '| category | tasks | succeeded |',
     '| --- | ---: | ---: |',
@@ -102,12 +106,13 @@ export function toMarkdown(report: IReport): string {
       ([name, c]) => `| ${name} | ${c.tasks} | ${c.succeeded} |`
     ),
     '',
-    '| task | success | end | steps | prompt tok | completion tok | wall s | cost | detail |',
-    '| --- | :---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| task | success | end | steps | prompt tok | completion tok | wall s | cost | not computed | detail |',
+    '| --- | :---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...report.results.map(
       r =>
         `| ${r.id} | ${r.success ? '✅' : '❌'} | ${r.end} | ${r.steps} | ${r.promptTokens}${r.tokensEstimated ? '~' : ''} | ` +
-        `${r.completionTokens}${r.tokensEstimated ? '~' : ''} | ${r.wallS.toFixed(1)} | ${usd(r.costUsd)} | ${cell(r.detail)} |`
+        `${r.completionTokens}${r.tokensEstimated ? '~' : ''} | ${r.wallS.toFixed(1)} | ${usd(r.costUsd)} | ` +
+        `${cell(r.notComputed?.join(', ') ?? '')} | ${cell(r.detail)} |`
     ),
     ''
   ];

@@ -6,6 +6,7 @@
  */
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { uncomputedNumbers } from '../../src/agent/context/claims';
 import { systemPrompt } from '../../src/agent/context/system-prompt';
 import { runAgent } from '../../src/agent/loop/run-agent';
 import {
@@ -60,6 +61,12 @@ export interface ITaskResult {
   wallS: number;
   /** The agent's final message, clipped. */
   answer: string;
+  /**
+   * Numbers the final answer states that nothing computed (the run ran no
+   * code and no observation shows them): the sidebar marks such an answer
+   * "not computed in the notebook".
+   */
+  notComputed: string[];
   error?: string;
 }
 
@@ -134,7 +141,8 @@ async function runTask(
     completionTokens: 0,
     tokensEstimated: false,
     wallS: 0,
-    answer: ''
+    answer: '',
+    notComputed: []
   };
   let port: ServerNotebookPort | null = null;
   try {
@@ -239,6 +247,11 @@ async function runAgentOnTask(
     result.completionTokens = meter.completionTokens;
     result.tokensEstimated = meter.estimated;
   }
+  result.notComputed = uncomputedNumbers(
+    messages,
+    1,
+    name => tools.get(name)?.kind === 'run'
+  );
   const last = messages[messages.length - 1];
   result.answer =
     last.role === 'assistant' && !last.toolCalls?.length

@@ -146,6 +146,16 @@ export interface INotebookPort {
   /** Delete a cell. */
   deleteCell(cellId: string): Promise<void>;
   /**
+   * Put back a code cell's outputs and execution count as a snapshot had
+   * them (Reject of a fix): the cell shows what it showed before the agent
+   * ran it. Its source is left alone; a running cell is refused.
+   */
+  restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void>;
+  /**
    * Run a code cell in the notebook's kernel with stdin disabled, watching
    * it as `options` say. Outputs land in the cell as if the user ran it.
    */

@@ -109,9 +109,12 @@ export interface IAgentError {
   hint: string;
 }
 
-/** Events the loop emits while it runs; the session turns them into UI state. */
+/**
+ * Events the loop emits while it runs; the session turns them into UI state
+ * (session/reducer.ts). Approvals are not events: the loop asks through its
+ * `approve` callback and waits for the answer.
+ */
 export type AgentEvent =
-  | { type: 'step-start'; step: number }
   | { type: 'text-delta'; text: string }
   | { type: 'tool-call'; call: IToolCall }
   | {
@@ -121,13 +124,4 @@ export type AgentEvent =
       durationMs: number;
     }
   | { type: 'usage'; usage: IUsage }
-  | { type: 'approval-request'; request: IApprovalRequestInfo }
   | { type: 'end'; reason: RunEndReason; error?: IAgentError; detail?: string };
-
-/** What the UI shows of a pending approval (see loop/approval.ts). */
-export interface IApprovalRequestInfo {
-  call: IToolCall;
-  title: string;
-  code: string | null;
-  cellId?: string;
-}

@@ -5,8 +5,7 @@
 import React, { useState } from 'react';
 import { chatToMarkdown } from '../agent/chat-record';
 import type { AgentSession } from '../agent/session';
-import type { IChatHistory } from '../jupyter/chat-persistence';
-import type { IChatSummary } from '../jupyter/chat-store';
+import type { IChatHistory, IChatSummary } from './sidebar-config';
 import { useTrans } from './trans';
 
 /** Props of `ChatMenu`. */

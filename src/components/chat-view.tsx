@@ -3,28 +3,36 @@
  * session store; it holds no agent state of its own.
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React, { Suspense, lazy, useEffect, useRef } from 'react';
+import React, {
+  Suspense,
+  lazy,
+  useEffect,
+  useRef,
+  useSyncExternalStore
+} from 'react';
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession, ISessionState } from '../agent/session';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { EndpointMode } from '../jupyter/settings';
-import type { IChatHistory } from '../jupyter/chat-persistence';
 import { ApprovalCard } from './approval-card';
 import type { AttachmentStore } from './attachment-store';
 import { AttachmentTray, fileDropHandlers } from './attachment-tray';
 import { ChatMenu } from './chat-menu';
-import { decorateCodeBlocks } from './code-block-actions';
 import { DirectModeWarning } from './direct-mode-warning';
 import { ErrorBanner } from './error-banner';
-import { localModelStatus } from '../jupyter/local-model-status';
 import { LocalModelProgress } from './local-model-progress';
-import { MarkdownView } from './markdown-view';
 import type { IMentionSource } from './mentions';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
-import { ProviderBar, type IProviderView } from './provider-bar';
+import { ProviderBar } from './provider-bar';
 import { SetupNotice } from './setup-notice';
-import { ToolCallCard } from './tool-call-card';
+import type {
+  IChatHistory,
+  IReadable,
+  ISidebarActions,
+  ISidebarConfig
+} from './sidebar-config';
+import { SaveStatus } from './save-status';
+import { TranscriptItemView } from './transcript-item';
 import { UsageBadge } from './usage-badge';
 import { useTrans } from './trans';
 import { useThrottledStore } from './use-throttled-store';
@@ -33,34 +41,18 @@ import { useThrottledStore } from './use-throttled-store';
 export interface IChatViewProps {
   session: AgentSession;
   rendermime: IRenderMimeRegistry;
-  serverStatus: ServerStatus;
-  mode: EndpointMode;
-  modelLabel: string;
-  /** Direct mode: where requests go, and whether a key is set in the settings. */
-  direct: { baseUrl: string; hasKey: boolean } | null;
-  approvalMode: ApprovalMode;
-  onModeChange: (mode: ApprovalMode) => void;
-  providers: IProviderView | null;
-  onProviderChange: (name: string) => void;
-  onModelChange: (model: string) => void;
-  onSetKey: () => void;
-  onSend: (prompt: string) => boolean;
-  onShowCell: (cellId: string) => void;
+  /** The configuration shown (model line, pickers, approval mode). */
+  config: IReadable<ISidebarConfig>;
+  actions: ISidebarActions;
   inputRef: React.RefObject<HTMLTextAreaElement>;
   /** Saved chats of this notebook (null: not available). */
   history: IChatHistory | null;
-  /** Insert code from an answer as a new cell below the active cell. */
-  onInsertCode: (code: string) => void;
   /** What is attached to the next prompt. */
   attachments: AttachmentStore;
-  /** Send the last request again (after an error). */
-  onRetry: () => void;
-  /** Open Notebook Agent's settings. */
-  onOpenSettings: () => void;
-  /** Copy files next to the notebook and attach them. */
-  onAttachFiles: (files: File[]) => void;
   /** What `@` in the prompt offers. */
   mentions?: IMentionSource;
+  /** The in-browser model's loading progress (local mode). */
+  localModel?: LocalModelStatusStore;
 }
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -78,39 +70,16 @@ const FixReview = lazy(() =>
   import('./fix-review').then(module => ({ default: module.FixReview }))
 );
 
-/** An answer: markdown, with Copy / Insert as cell on its code blocks. */
-function AssistantMessage(props: {
-  text: string;
-  rendermime: IRenderMimeRegistry;
-  onInsertCode: (code: string) => void;
-}): JSX.Element {
-  const host = useRef<HTMLDivElement>(null);
-  const insert = useRef(props.onInsertCode);
-  insert.current = props.onInsertCode;
-  const trans = useTrans();
-  useEffect(
-    () =>
-      host.current
-        ? decorateCodeBlocks(host.current, {
-            onInsert: code => insert.current(code),
-            trans
-          })
-        : undefined,
-    [trans]
-  );
-  return (
-    <div className="jp-AgentSidebar-assistant" ref={host}>
-      <MarkdownView text={props.text} rendermime={props.rendermime} />
-    </div>
-  );
-}
-
 /** The whole chat. */
 export function ChatView(props: IChatViewProps): JSX.Element {
-  const { session, rendermime } = props;
+  const { session, rendermime, actions } = props;
   const trans = useTrans();
   // Throttled: a streaming reply changes the session every few characters.
   const state = useThrottledStore(session, 50, urgentChange);
+  const config = useSyncExternalStore(
+    props.config.subscribe,
+    props.config.getSnapshot
+  );
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => {
     bottom.current?.scrollIntoView?.({ block: 'end' });
@@ -120,19 +89,19 @@ export function ChatView(props: IChatViewProps): JSX.Element {
   return (
     <div
       className="jp-AgentSidebar-chat"
-      {...fileDropHandlers(props.onAttachFiles)}
+      {...fileDropHandlers(actions.attachFiles)}
     >
       <div className="jp-AgentSidebar-header">
         <span className="jp-AgentSidebar-title">
           {trans.__('Notebook Agent')}
         </span>
         <span className="jp-AgentSidebar-model" title={trans.__('Model')}>
-          {props.modelLabel}
+          {config.modelLabel}
         </span>
         <UsageBadge
           usage={state.usage}
           lastTurn={state.lastTurn}
-          model={props.modelLabel}
+          model={config.modelLabel}
         />
         <button
           className="jp-AgentSidebar-link"
@@ -147,13 +116,18 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           disabled={running}
         />
       </div>
+      {props.history && <SaveStatus history={props.history} />}
       <div className="jp-AgentSidebar-transcript" aria-live="polite">
-        <SetupNotice status={props.serverStatus} mode={props.mode} />
-        {props.mode === 'direct' && props.direct && (
-          <DirectModeWarning {...props.direct} />
+        <SetupNotice
+          status={config.serverStatus}
+          mode={config.mode}
+          onLookAgain={actions.lookForLocalServers}
+        />
+        {config.mode === 'direct' && config.direct && (
+          <DirectModeWarning {...config.direct} />
         )}
-        {props.mode === 'local' && (
-          <LocalModelProgress store={localModelStatus} />
+        {config.mode === 'local' && props.localModel && (
+          <LocalModelProgress store={props.localModel} />
         )}
         {state.plan && <PlanView plan={state.plan} />}
         {state.items.length === 0 && (
@@ -163,39 +137,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             )}
           </p>
         )}
-        {state.items.map(item => {
-          switch (item.kind) {
-            case 'user':
-              return (
-                <div key={item.id} className="jp-AgentSidebar-user">
-                  {item.text}
-                </div>
-              );
-            case 'assistant':
-              return (
-                <AssistantMessage
-                  key={item.id}
-                  text={item.text}
-                  rendermime={rendermime}
-                  onInsertCode={props.onInsertCode}
-                />
-              );
-            case 'tool':
-              return (
-                <ToolCallCard
-                  key={`${item.id}-${state.items.indexOf(item)}`}
-                  item={item}
-                  onShowCell={props.onShowCell}
-                />
-              );
-            case 'notice':
-              return (
-                <div key={item.id} className="jp-AgentSidebar-note">
-                  {item.text}
-                </div>
-              );
-          }
-        })}
+        {state.items.map((item, index) => (
+          <TranscriptItemView
+            key={item.kind === 'tool' ? `${item.id}-${index}` : item.id}
+            item={item}
+            rendermime={rendermime}
+            actions={actions}
+          />
+        ))}
         {state.pendingApproval && (
           <ApprovalCard
             key={state.pendingApproval.call.id}
@@ -209,7 +158,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               review={state.review}
               onAccept={() => session.acceptReview()}
               onReject={() => void session.rejectReview()}
-              onShowCell={props.onShowCell}
+              onShowCell={actions.showCell}
             />
           </Suspense>
         )}
@@ -220,19 +169,22 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           <ErrorBanner
             error={state.error}
             canRetry={state.items.some(item => item.kind === 'user')}
-            onRetry={props.onRetry}
-            onOpenSettings={props.onOpenSettings}
+            onRetry={actions.retry}
+            onOpenSettings={actions.openSettings}
           />
         )}
         <div ref={bottom} />
       </div>
-      {props.providers && (
+      {config.providers && (
         <ProviderBar
-          view={props.providers}
+          view={config.providers}
           disabled={running}
-          onChange={props.onProviderChange}
-          onModelChange={props.onModelChange}
-          onSetKey={props.onSetKey}
+          onChange={actions.setProvider}
+          onModelChange={actions.setModel}
+          onSetKey={actions.setKey}
+          onOpen={
+            config.providers.found ? actions.lookForLocalServers : undefined
+          }
         />
       )}
       <div className="jp-AgentSidebar-mode">
@@ -240,9 +192,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           {trans.__('Approval:')}{' '}
           <select
             aria-label={trans.__('Approval mode')}
-            value={props.approvalMode}
+            value={config.approvalMode}
             onChange={event =>
-              props.onModeChange(event.target.value as ApprovalMode)
+              actions.setApprovalMode(event.target.value as ApprovalMode)
             }
           >
             <option value="ask-before-running">
@@ -257,11 +209,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       </div>
       <AttachmentTray
         store={props.attachments}
-        onAttachFiles={props.onAttachFiles}
+        onAttachFiles={actions.attachFiles}
       />
       <PromptBox
         running={running}
-        onSend={props.onSend}
+        onSend={actions.send}
         onStop={() => session.stop()}
         inputRef={props.inputRef}
         mentions={props.mentions}

@@ -1,7 +1,9 @@
 /**
  * Picks one of the Jupyter server's providers for the chat, and lets the
  * user give the server a key for it (the key goes to the server, never to
- * the browser's storage; the UI only ever learns whether one is set).
+ * the browser's storage; the UI only ever learns whether one is set). A
+ * model server the Jupyter server found on its machine is offered like a
+ * configured one, and says so.
  */
 import React from 'react';
 import { useTrans } from './trans';
@@ -15,6 +17,8 @@ export interface IProviderView {
   model: string;
   hasKey: boolean;
   canStoreKey: boolean;
+  /** The selected provider is a server found on the Jupyter server's machine. */
+  found?: { label: string; models: number } | null;
 }
 
 /** Props of `ProviderBar`. */
@@ -24,6 +28,8 @@ export interface IProviderBarProps {
   onChange: (name: string) => void;
   onModelChange: (model: string) => void;
   onSetKey: () => void;
+  /** The picker opened: look again for local model servers. */
+  onOpen?: () => void;
 }
 
 /** The provider picker and its key state. */
@@ -32,18 +38,21 @@ export function ProviderBar({
   disabled,
   onChange,
   onModelChange,
-  onSetKey
+  onSetKey,
+  onOpen
 }: IProviderBarProps): JSX.Element {
   const trans = useTrans();
+  const found = view.found ?? null;
   return (
     <div className="jp-AgentSidebar-mode">
-      {view.names.length > 1 && (
+      {(view.names.length > 1 || found) && (
         <label>
           {trans.__('Provider:')}{' '}
           <select
             aria-label={trans.__('Provider')}
             value={view.selected}
             disabled={disabled}
+            onFocus={onOpen}
             onChange={event => onChange(event.target.value)}
           >
             {view.names.map(name => (
@@ -53,6 +62,16 @@ export function ProviderBar({
             ))}
           </select>
         </label>
+      )}{' '}
+      {found && (
+        <span className="jp-AgentSidebar-found" role="status">
+          {trans._n(
+            'Found %2 on this machine — %1 model',
+            'Found %2 on this machine — %1 models',
+            found.models,
+            found.label
+          )}
+        </span>
       )}{' '}
       {view.models.length > 1 && (
         <label>

@@ -2,16 +2,19 @@
  * Says, before the first prompt, when no model endpoint can be reached and
  * exactly how to configure one; in local mode without one, that the agent
  * runs a small model in this browser, and how to use an endpoint instead.
+ * When the server looks for model servers on its machine and found none,
+ * it says so and offers to look again (after the user started one).
  */
 import React from 'react';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { EndpointMode } from '../jupyter/settings';
+import type { EndpointMode, ServerStatus } from './sidebar-config';
 import { useTrans, withElements } from './trans';
 
 /** Props of `SetupNotice`. */
 export interface ISetupNoticeProps {
   status: ServerStatus;
   mode: EndpointMode;
+  /** Ask the server to look again for local model servers. */
+  onLookAgain?: () => void;
 }
 
 /** The command line that starts JupyterLab with an endpoint. */
@@ -21,13 +24,18 @@ const EXAMPLE =
 /** Setup instructions, or nothing when an endpoint is configured. */
 export function SetupNotice({
   status,
-  mode
+  mode,
+  onLookAgain
 }: ISetupNoticeProps): JSX.Element | null {
   const trans = useTrans();
   const noEndpoint =
     status.kind === 'not-configured' || status.kind === 'no-extension';
+  const lookAgain =
+    status.kind === 'not-configured' && status.discovery && onLookAgain ? (
+      <NoneFound onLookAgain={onLookAgain} />
+    ) : null;
   if (mode === 'local' && noEndpoint) {
-    return <LocalNotice />;
+    return <LocalNotice lookAgain={lookAgain} />;
   }
   if (mode === 'direct' || mode === 'local') {
     return null;
@@ -50,6 +58,7 @@ export function SetupNotice({
             <code>http://localhost:8000/v1</code>
           )}
         </p>
+        {lookAgain}
       </div>
     );
   }
@@ -74,8 +83,27 @@ export function SetupNotice({
   return null;
 }
 
+/** No model server answered on the server's machine; the user may start one and look again. */
+function NoneFound({ onLookAgain }: { onLookAgain: () => void }): JSX.Element {
+  const trans = useTrans();
+  return (
+    <p>
+      {trans.__(
+        'No model server (Ollama, LM Studio, llama.cpp or vLLM) answers on the Jupyter server’s machine.'
+      )}{' '}
+      <button className="jp-AgentSidebar-link" onClick={onLookAgain}>
+        {trans.__('Look again')}
+      </button>
+    </p>
+  );
+}
+
 /** The agent runs the in-browser model because the server has no endpoint. */
-function LocalNotice(): JSX.Element {
+function LocalNotice({
+  lookAgain
+}: {
+  lookAgain: JSX.Element | null;
+}): JSX.Element {
   const trans = useTrans();
   return (
     <div className="jp-AgentSidebar-notice" role="status">
@@ -101,6 +129,7 @@ function LocalNotice(): JSX.Element {
           <code>http://localhost:8000/v1</code>
         )}
       </p>
+      {lookAgain}
     </div>
   );
 }

@@ -4,6 +4,7 @@
  */
 import {
   NotebookPortError,
+  type CellOutput,
   type ICellSnapshot,
   type IInsertOptions
 } from '../agent/ports';
@@ -56,6 +57,17 @@ export class CellStore {
     const cell = this.get(cellId);
     cell.source = source;
     return cellSnapshot(cell);
+  }
+
+  /** Put back a code cell's outputs and execution count; the source stays. */
+  restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): void {
+    const cell = this.get(cellId);
+    cell.outputs = [...outputs];
+    cell.executionCount = executionCount;
   }
 
   /** Remove a cell. */

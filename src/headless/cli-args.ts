@@ -16,7 +16,9 @@ Model (defaults from the environment):
 Jupyter server (default: a private one, started for the run and stopped after,
 serving the output notebook's directory):
   --server URL       an existing Jupyter server; paths are then relative to its root
-  --token TOKEN      its token ($JUPYTER_TOKEN)
+  --token TOKEN      its token ($JUPYTER_TOKEN; prefer the environment)
+  --connect-timeout S  how long the model endpoint and --server may take to
+                     answer before the run gives up, seconds (default 10)
 Run:
   --max-steps N      model calls per turn (default 30)
   --timeout S        hard timeout of one cell, seconds (default 600)`;
@@ -48,6 +50,8 @@ export interface ICommonOptions {
   apiKey: string;
   server?: string;
   token: string;
+  /** How long a server may take to answer the first request, ms. */
+  connectTimeoutMs: number;
   maxSteps: number;
   timeoutSeconds: number;
 }
@@ -77,6 +81,7 @@ export function parseCli(
         'api-key': { type: 'string' },
         server: { type: 'string' },
         token: { type: 'string' },
+        'connect-timeout': { type: 'string' },
         'max-steps': { type: 'string' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' }
@@ -91,12 +96,19 @@ export function parseCli(
     return { command: 'help' };
   }
   const common: ICommonOptions = {
-    baseUrl:
+    baseUrl: httpUrl(
       values['base-url'] ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+      values['base-url'] !== undefined ? '--base-url' : '$OPENAI_BASE_URL'
+    ),
     model: values.model ?? env.NOTEBOOK_AGENT_MODEL ?? '',
     apiKey: values['api-key'] ?? env.OPENAI_API_KEY ?? '',
-    server: values.server,
+    server:
+      values.server === undefined
+        ? undefined
+        : httpUrl(values.server, '--server'),
     token: values.token ?? env.JUPYTER_TOKEN ?? '',
+    connectTimeoutMs:
+      positiveInt(values['connect-timeout'], 10, '--connect-timeout') * 1000,
     maxSteps: positiveInt(values['max-steps'], 30, '--max-steps'),
     timeoutSeconds: positiveInt(values.timeout, 600, '--timeout')
   };
@@ -149,6 +161,22 @@ export function parseCli(
     };
   }
   throw new CliUsageError(`Unknown command "${command}": use generate or fix.`);
+}
+
+/** `url` when it is an http(s) URL; otherwise a usage error naming it. */
+function httpUrl(url: string, name: string): string {
+  let protocol = '';
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    // Not a URL at all: said below.
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new CliUsageError(
+      `${name} must be an http:// or https:// URL, not "${url}".`
+    );
+  }
+  return url;
 }
 
 function positiveInt(

@@ -1,11 +1,13 @@
 /**
  * A private `jupyter server` for the integration tests, the benchmarks and
  * the CLI: loopback only, a free port, a temporary root directory and a
- * random token, so it never touches the user's servers or files.
+ * random token, so it never touches the user's servers or files. The token
+ * goes to the server in its environment (JUPYTER_TOKEN), not on its command
+ * line, which every user of the machine can read (`ps`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +48,13 @@ export class JupyterServerProcess {
   static async start(
     options: JupyterServerProcess.IOptions = {}
   ): Promise<JupyterServerProcess> {
+    if (options.rootDir) {
+      // Spawning in a missing directory fails as "spawn jupyter ENOENT".
+      const found = await stat(options.rootDir).catch(() => null);
+      if (!found?.isDirectory()) {
+        throw new Error(`no such directory: ${options.rootDir}`);
+      }
+    }
     const tempDir = await mkdtemp(join(tmpdir(), 'notebook-agent-server-'));
     const rootDir = options.rootDir ?? join(tempDir, 'root');
     const runtimeDir = join(tempDir, 'runtime');
@@ -63,7 +72,10 @@ export class JupyterServerProcess {
       `--port=${port}`,
       '--ServerApp.port_retries=0',
       `--ServerApp.root_dir=${rootDir}`,
-      `--IdentityProvider.token=${token}`,
+      // An absolute path: every checkpoint goes to the temporary directory
+      // and is removed with it, so serving an existing directory leaves no
+      // .ipynb_checkpoints folder in it.
+      `--FileCheckpoints.checkpoint_dir=${join(tempDir, 'checkpoints')}`,
       ...(options.extraArgs ?? [])
     ];
     const log: string[] = [];
@@ -81,8 +93,16 @@ export class JupyterServerProcess {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         // A private runtime dir keeps connection files out of the user's.
-        env: { ...process.env, ...options.env, JUPYTER_RUNTIME_DIR: runtimeDir }
+        env: {
+          ...process.env,
+          ...options.env,
+          JUPYTER_RUNTIME_DIR: runtimeDir,
+          JUPYTER_TOKEN: token
+        }
       });
+      // Without a listener, a failed spawn (no `jupyter` on PATH) is an
+      // uncaught 'error' event that ends this process.
+      child.once('error', error => Private.spawnErrors.set(child, error));
       child.stdout?.on('data', keep);
       child.stderr?.on('data', keep);
       // If this process exits without dispose() (an uncaught error,
@@ -160,6 +180,10 @@ export class JupyterServerProcess {
     const deadline = Date.now() + timeoutMs;
     const url = `${this.baseUrl}api/status`;
     while (Date.now() < deadline) {
+      const failed = Private.spawnErrors.get(this._child);
+      if (failed) {
+        throw new Error(Private.spawnMessage(failed));
+      }
       if (this._child.exitCode !== null) {
         throw new Error(
           `jupyter server exited with code ${this._child.exitCode}:\n${this.log}`
@@ -196,8 +220,8 @@ export namespace JupyterServerProcess {
     /** More environment variables for the server (and its kernels). */
     env?: Record<string, string>;
     /**
-     * Serve this existing directory (never deleted); default: a fresh
-     * temporary one, deleted by `dispose()`.
+     * Serve this existing directory (never deleted; no checkpoints are
+     * written in it); default: a fresh temporary one, deleted by `dispose()`.
      */
     rootDir?: string;
   }
@@ -227,6 +251,16 @@ export namespace JupyterServerProcess {
 }
 
 namespace Private {
+  /** Why a server process could not be started, by process. */
+  export const spawnErrors = new WeakMap<ChildProcess, Error>();
+
+  /** What to tell the user when `jupyter` could not be started. */
+  export function spawnMessage(error: Error): string {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'
+      ? '`jupyter` was not found on PATH: install Jupyter Server (`pip install jupyterlab` brings it) in the environment this runs in, or activate that environment.'
+      : `could not start jupyter: ${error.message}`;
+  }
+
   /** A free loopback port, avoiding the reserved ones. */
   export async function freePort(): Promise<number> {
     for (;;) {

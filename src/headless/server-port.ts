@@ -18,6 +18,7 @@ import {
 } from '@jupyterlab/services';
 import {
   NotebookPortError,
+  type CellOutput,
   type IInterruptOptions,
   type ICellSnapshot,
   type IFileEntry,
@@ -119,6 +120,20 @@ export class ServerNotebookPort implements INotebookPort {
 
   async deleteCell(cellId: string): Promise<void> {
     this._cells.delete(cellId);
+  }
+
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this._cells.get(cellId);
+    if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
+    this._cells.restoreOutputs(cellId, outputs, executionCount);
   }
 
   runCell(cellId: string, options: IRunOptions = {}): Promise<IRunResult> {

@@ -12,6 +12,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { AgentSession, IRunTarget } from '../agent/session';
 import type { AgentSidebar } from '../widgets/agent-sidebar';
 import { agentIcon } from '../widgets/icon';
+import { refuseWhenBusy } from './busy';
 import { CommandIDs } from './commands';
 import { installFixButtons } from './fix-button';
 import {
@@ -83,17 +84,17 @@ export function registerAgentCommands(options: IAgentCommandsOptions): void {
 
   /** Fix a cell of a notebook (the active one by default). */
   const fixCell = (panel: NotebookPanel, cellId: string) => {
-    showSidebar();
-    if (session.getSnapshot().status === 'running') {
-      session.reportError({
-        kind: 'unknown',
-        message: trans.__('Notebook Agent is busy with another task.'),
-        hint: trans.__(
-          'Wait for it to finish, or press Stop, then ask for the fix again.'
-        )
-      });
+    if (
+      refuseWhenBusy(
+        session,
+        showSidebar,
+        trans,
+        trans.__('then ask for the fix again.')
+      )
+    ) {
       return;
     }
+    showSidebar();
     void session.fixCell(cellId, targetFor(panel));
   };
   app.commands.addCommand(CommandIDs.fixCell, {
@@ -102,9 +103,9 @@ export function registerAgentCommands(options: IAgentCommandsOptions): void {
       'The agent edits the cell (or an earlier one), reruns it until it works, and shows you the diff.'
     ),
     icon: agentIcon,
-    isEnabled: () =>
-      tracker.activeCell?.model.type === 'code' &&
-      session.getSnapshot().status !== 'running',
+    // Enabled while a run is active too: the command then says why it
+    // cannot start, instead of a shortcut doing nothing.
+    isEnabled: () => tracker.activeCell?.model.type === 'code',
     execute: args => {
       const panel = tracker.currentWidget;
       const cellId =

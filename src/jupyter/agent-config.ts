@@ -16,7 +16,7 @@ import {
   resolveCatalogue,
   type ILocalModelEntry
 } from '../agent/model/local/catalogue';
-import type { IModelChoice } from '../agent/session-store';
+import type { IModelChoice } from '../agent/session';
 import type { IProviderInfo, ServerStatus } from './server-status';
 import { DEFAULT_SETTINGS, type IAgentSettings } from './settings';
 

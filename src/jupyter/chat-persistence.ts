@@ -2,21 +2,18 @@
  * Keeps chats on the server, per notebook: saves the chat as it changes
  * (debounced), and when the user switches to another notebook, reopens
  * that notebook's latest chat (or starts a fresh one). A reload therefore
- * finds every chat where it was.
+ * finds every chat where it was. A save that fails is not swallowed: the
+ * sidebar says "Chat not saved" with Retry until a save succeeds.
  */
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import type { IChatRecord } from '../agent/chat-record';
 import type { AgentSession } from '../agent/session';
+import { ValueStore, type IChatHistory } from '../components/sidebar-config';
 import type { ChatStoreClient } from './chat-store';
 
 const SAVE_DELAY_MS = 800;
 
-/** What the sidebar's history menu needs. */
-export interface IChatHistory {
-  /** Chats of the current notebook, newest first. */
-  list: () => ReturnType<ChatStoreClient['list']>;
-  /** Reopen a chat. */
-  open: (id: string) => Promise<void>;
-}
+export type { IChatHistory };
 
 /** Wire saving and per-notebook reopening; returns the history menu's API. */
 export function persistChats(
@@ -24,6 +21,26 @@ export function persistChats(
   tracker: INotebookTracker,
   client: ChatStoreClient
 ): IChatHistory {
+  const saveError = new ValueStore<string | null>(null);
+  /** Records whose last save failed, by chat id (the newest of each). */
+  const unsaved = new Map<string, IChatRecord>();
+  const put = async (record: IChatRecord): Promise<boolean> => {
+    try {
+      await client.put(record);
+      unsaved.delete(record.id);
+    } catch (error) {
+      unsaved.set(record.id, record);
+      saveError.set(
+        error instanceof Error ? error.message : String(error ?? 'failed')
+      );
+      return false;
+    }
+    if (!unsaved.size) {
+      saveError.set(null);
+    }
+    return true;
+  };
+
   let timer = 0;
   let savedItems = session.getSnapshot().items;
   let savedStatus = session.getSnapshot().status;
@@ -38,10 +55,8 @@ export function persistChats(
     }
     savedItems = state.items;
     savedStatus = state.status;
-    try {
-      await client.put(session.record());
-    } catch {
-      // Saving is best effort: the chat stays in the page; the next change retries.
+    if (!(await put(session.record()))) {
+      // The next change, or Retry, saves it again.
       savedItems = [];
     }
   };
@@ -49,7 +64,7 @@ export function persistChats(
     // New chat or another chat reopened: save the one it replaced now.
     const closed = session.takeClosedRecord();
     if (closed) {
-      void client.put(closed).catch(() => undefined);
+      void put(closed);
     }
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void save(), SAVE_DELAY_MS);
@@ -64,21 +79,24 @@ export function persistChats(
     }
     await panel.context.ready;
     const path = pathOf(panel);
-    if (
-      session.getSnapshot().status === 'running' ||
-      path === session.notebookPath
-    ) {
+    if (session.busy || path === session.notebookPath) {
       return;
     }
     await save();
-    const [latest] = await client.list(path);
-    const record = latest ? await client.get(latest.id) : null;
+    let record: IChatRecord | null = null;
+    try {
+      const [latest] = await client.list(path);
+      record = latest ? await client.get(latest.id) : null;
+    } catch {
+      // The server did not answer: a new chat for this notebook (below),
+      // never the previous notebook's chat filed under this one.
+    }
     // The user may have switched again (or started a run) meanwhile.
     if (pathOf(tracker.currentWidget) !== path) {
       return;
     }
     if (!record || !session.restore(record)) {
-      if (session.getSnapshot().status !== 'running') {
+      if (!session.busy) {
         session.newChat(path);
       }
     }
@@ -102,7 +120,14 @@ export function persistChats(
       if (record && session.restore(record)) {
         savedItems = session.getSnapshot().items;
         // Now the latest of its notebook: a reload comes back to it.
-        await client.put(session.record()).catch(() => undefined);
+        await put(session.record());
+      }
+    },
+    saveError,
+    retrySave: () => {
+      for (const record of [...unsaved.values()]) {
+        // The chat on screen is saved as it is now.
+        void put(record.id === session.chatId ? session.record() : record);
       }
     }
   };

@@ -5,14 +5,9 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { isChatRecord, type IChatRecord } from '../agent/chat-record';
+import type { IChatSummary } from '../components/sidebar-config';
 
-/** A chat in the history list. */
-export interface IChatSummary {
-  id: string;
-  title: string;
-  notebook: string;
-  updated: number;
-}
+export type { IChatSummary };
 
 /** Chats on the server. */
 export class ChatStoreClient {

@@ -12,6 +12,7 @@ import {
   notebookNameFor,
   type IGenerateRequest
 } from '../components/generate-form';
+import { refuseWhenBusy } from './busy';
 import { askForRequest } from './generate-dialog';
 import { generate } from './generate-run';
 import { checkTargets } from './generate-targets';
@@ -35,6 +36,10 @@ export async function generateNotebookCommand(
   args: Record<string, unknown>
 ): Promise<void> {
   const { app, trans } = deps;
+  // Busy: say so at once, before any dialog, file or kernel.
+  if (busy(deps)) {
+    return;
+  }
   const specs = await app.serviceManager.kernelspecs.ready.then(
     () => app.serviceManager.kernelspecs.specs
   );
@@ -76,4 +81,14 @@ export async function generateNotebookCommand(
     }
   }
   await generate(deps, directory, request, kernels);
+}
+
+/** Whether a task runs (the sidebar then says Generate cannot start). */
+function busy(deps: IGenerateDeps): boolean {
+  return refuseWhenBusy(
+    deps.session,
+    deps.showSidebar,
+    deps.trans,
+    deps.trans.__('then run Generate notebook again.')
+  );
 }

@@ -12,6 +12,7 @@ import type { IAttachedFile } from '../agent/workflows/generate-notebook';
 import type { IAgentError } from '../agent/types';
 import type { IGenerateRequest } from '../components/generate-form';
 import type { IGenerateDeps } from './generate-command';
+import { refuseWhenBusy } from './busy';
 import { toBase64 } from './upload';
 
 /** Seconds between saves while the notebook grows. */
@@ -26,6 +27,17 @@ export async function generate(
 ): Promise<void> {
   const { app, session, trans } = deps;
   const path = PathExt.join(directory, request.name);
+  // A run may have started while the dialog was open.
+  if (
+    refuseWhenBusy(
+      session,
+      deps.showSidebar,
+      trans,
+      trans.__('then run Generate notebook again.')
+    )
+  ) {
+    return;
+  }
   deps.showSidebar();
   if (!kernels.some(kernel => kernel.name === request.kernelName)) {
     session.reportError(
@@ -94,10 +106,7 @@ export async function generate(
     );
     return;
   }
-  const save = () =>
-    panel.isDisposed || !panel.context.model.dirty
-      ? Promise.resolve()
-      : panel.context.save();
+  const save = saver(panel, path, session, trans);
   const timer = window.setInterval(() => void save(), SAVE_EVERY_MS);
   try {
     await session.generate(request.prompt, deps.targetFor(panel), {
@@ -108,6 +117,40 @@ export async function generate(
     window.clearInterval(timer);
     await save();
   }
+}
+
+/**
+ * Saves the notebook when it changed. A failed save is said once in the
+ * transcript (again only after one succeeded), never thrown: it must not
+ * turn a generation that worked into a failed command.
+ */
+function saver(
+  panel: NotebookPanel,
+  path: string,
+  session: IGenerateDeps['session'],
+  trans: TranslationBundle
+): () => Promise<void> {
+  let failing = false;
+  return async () => {
+    if (panel.isDisposed || !panel.context.model.dirty) {
+      return;
+    }
+    try {
+      await panel.context.save();
+      failing = false;
+    } catch (error) {
+      if (!failing) {
+        session.notice(
+          trans.__(
+            'Could not save %1: %2. The notebook stays open with its changes; save it yourself (Ctrl+S).',
+            path,
+            (error as Error)?.message ?? String(error)
+          )
+        );
+      }
+      failing = true;
+    }
+  };
 }
 
 /** Null when the kernel is up; else why not (waits up to a minute). */

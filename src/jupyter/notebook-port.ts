@@ -24,6 +24,7 @@ import {
 import { KernelAPI, type Contents, type Kernel } from '@jupyterlab/services';
 import {
   NotebookPortError,
+  type CellOutput,
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
@@ -42,6 +43,7 @@ import { WatchedExecution } from '../kernel/watched-execution';
 import { executeLikeShiftEnter, writeCutStream } from './live-cell-run';
 import { LivePanel } from './live-panel';
 import { LiveUndoGroup } from './live-undo-group';
+import { restoreCellOutputs } from './output-undo';
 
 /** The live notebook in `panel`. */
 export class LiveNotebookPort implements INotebookPort {
@@ -114,6 +116,20 @@ export class LiveNotebookPort implements INotebookPort {
     model.sharedModel.deleteCell(this._live.indexOf(cellId));
   }
 
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this._live.model().cells.get(this._live.indexOf(cellId));
+    if (cell.type !== 'code' || this._runs.runningCells().includes(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
+    restoreCellOutputs(cell as ICodeCellModel, outputs, executionCount);
+  }
+
   async runCell(
     cellId: string,
     options: IRunOptions = {}
@@ -130,6 +146,7 @@ export class LiveNotebookPort implements INotebookPort {
     if (options.signal?.aborted) {
       return { cellId, status: 'aborted', executionCount: null, outputs: [] };
     }
+    this._undo.beforeRun(cell.model);
     this._lastRun.set(cellId, cell.model.sharedModel.getSource());
     const sessionContext = this._live.panel.sessionContext;
     const future = executeLikeShiftEnter(cell, sessionContext, kernel);

@@ -15,6 +15,7 @@ import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ModelClientCache } from '../agent/model/client-cache';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
 import { ToolRegistry } from '../agent/tools/registry';
@@ -32,14 +33,17 @@ import { acceptContentsDrops } from './contents-drop';
 import { canvasImageResizer } from './image-resizer';
 import { askForProviderKey } from './key-dialog';
 import { notebookMentions } from './mention-source';
+import { localModelStatus } from './local-model-status';
 import { createModelClient } from './model-factory';
+import { localServerLooker } from './local-servers';
 import { LiveNotebookPort } from './notebook-port';
 import { fetchServerStatus } from './server-status';
 import {
   PLUGIN_ID,
   readSettings,
   resolveEndpointMode,
-  runSettings
+  runSettings,
+  type IAgentSettings
 } from './settings';
 import { SidebarConfiguration } from './sidebar-configuration';
 import { stopWhenClosed } from './stop-on-close';
@@ -118,17 +122,21 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       })
     });
 
+    // One client per settings (not per task): what a client learns about
+    // its server (e.g. that it rejects stream_options) lasts.
+    const models = new ModelClientCache((settings: IAgentSettings) =>
+      createModelClient(settings, serverSettings)
+    );
     const targetFor = (panel: NotebookPanel | null) => {
       stopWhenClosed(session, panel, trans);
       return {
         // The chat's provider/model choice is among the server's providers:
         // it applies to proxy mode only.
         model: () =>
-          createModelClient(
+          models.get(
             config.settings.endpointMode === 'proxy'
               ? { ...config.settings, ...config.chatChoice() }
-              : config.settings,
-            serverSettings
+              : config.settings
           ),
         notebook: portFor(panel)
       };
@@ -144,74 +152,77 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       showSidebar,
       trans
     );
+    const shown = new SidebarConfiguration(config, serverSettings, trans);
     const sidebar = new AgentSidebar({
       session,
       rendermime,
+      config: shown.store,
       attachments,
-      onAttachFiles: attachFiles.files,
       mentions: notebookMentions(tracker),
+      localModel: localModelStatus,
       trans,
-      onRetry: () =>
-        void session.retry(
-          targetFor(
-            tracker.find(p => p.context.path === session.notebookPath) ??
-              tracker.currentWidget
-          )
-        ),
-      onOpenSettings: () =>
-        void app.commands.execute('settingeditor:open', {
-          query: 'Notebook Agent'
-        }),
       history: persistChats(
         session,
         tracker,
         new ChatStoreClient(serverSettings)
       ),
-      onModeChange: mode => void settingsHandle?.set('approvalMode', mode),
-      // A model name belongs to its provider: switching provider starts from
-      // its default. The chat switches at once; the settings remember the
-      // choice for new chats.
-      onProviderChange: name => {
-        session.setModelChoice({ provider: name, model: '' });
-        void settingsHandle
-          ?.set('model', '')
-          .then(() => settingsHandle?.set('provider', name));
-      },
-      onModelChange: model => {
-        session.setModelChoice({ ...config.chatChoice(), model });
-        void settingsHandle?.set('model', model);
-      },
-      onSetKey: () => {
-        const provider = config.selectedProvider();
-        if (provider) {
-          void askForProviderKey(provider, serverSettings, session, trans).then(
-            refreshStatus
+      actions: {
+        send: prompt => {
+          const run = session.send(
+            prompt,
+            targetFor(tracker.currentWidget),
+            attachments.getSnapshot()
           );
-        }
-      },
-      onSend: prompt => {
-        const run = session.send(
-          prompt,
-          targetFor(tracker.currentWidget),
-          attachments.getSnapshot()
-        );
-        if (run) {
-          attachments.clear();
-        }
-        return run !== null;
-      },
-      onShowCell: cellId => showCell(app, tracker, cellId),
-      onInsertCode: code => insertCodeCell(app, tracker, session, code, trans)
+          if (run) {
+            attachments.clear();
+          }
+          return run !== null;
+        },
+        retry: () =>
+          void session.retry(
+            targetFor(
+              tracker.find(p => p.context.path === session.notebookPath) ??
+                tracker.currentWidget
+            )
+          ),
+        showCell: cellId => showCell(app, tracker, cellId),
+        insertCode: code => insertCodeCell(app, tracker, session, code, trans),
+        attachFiles: attachFiles.files,
+        setApprovalMode: mode => void settingsHandle?.set('approvalMode', mode),
+        // A model name belongs to its provider: switching provider starts
+        // from its default. The chat switches at once; the settings
+        // remember the choice for new chats.
+        setProvider: name => {
+          session.setModelChoice({ provider: name, model: '' });
+          void settingsHandle
+            ?.set('model', '')
+            .then(() => settingsHandle?.set('provider', name));
+        },
+        setModel: model => {
+          session.setModelChoice({ ...config.chatChoice(), model });
+          void settingsHandle?.set('model', model);
+        },
+        setKey: () => {
+          const provider = config.selectedProvider();
+          if (provider) {
+            void askForProviderKey(
+              provider,
+              serverSettings,
+              session,
+              trans
+            ).then(refreshStatus);
+          }
+        },
+        openSettings: () =>
+          void app.commands.execute('settingeditor:open', {
+            query: 'Notebook Agent'
+          }),
+        lookForLocalServers: () => void lookForLocalServers()
+      }
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
     acceptContentsDrops(sidebar.node, attachFiles.paths);
 
-    const shown = new SidebarConfiguration(
-      config,
-      sidebar,
-      serverSettings,
-      trans
-    );
     const refreshStatus = () =>
       fetchServerStatus(serverSettings).then(status => {
         config.serverStatus = status;
@@ -219,6 +230,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
         shown.refresh();
       });
     void refreshStatus();
+    // Model servers on the Jupyter server's machine (when none is configured).
+    const lookForLocalServers = localServerLooker(
+      serverSettings,
+      refreshStatus
+    );
     // The pickers show the chat's choice: refresh when it changes (New chat resets it).
     let shownChoice = session.getSnapshot().choice;
     session.subscribe(() => {

@@ -6,33 +6,14 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type {
+  IFoundServer,
+  IProviderInfo,
+  ServerStatus
+} from '../components/sidebar-config';
 
-/** One provider profile of the server, as the browser may see it. */
-export interface IProviderInfo {
-  name: string;
-  kind: string;
-  baseUrl: string;
-  models: string[];
-  defaultModel: string | null;
-  hasKey: boolean;
-  /** Where its key comes from: `user`, `config`, `env`, or null. */
-  keySource: string | null;
-}
-
-/** What the sidebar knows of the server's model configuration. */
-export type ServerStatus =
-  | {
-      kind: 'configured';
-      baseUrl: string;
-      model: string | null;
-      hasKey: boolean;
-      providers: IProviderInfo[];
-      defaultProvider: string | null;
-      allowUserKeys: boolean;
-    }
-  | { kind: 'not-configured' }
-  | { kind: 'no-extension' }
-  | { kind: 'unknown' };
+// The sidebar's views read these types; they are defined with the views.
+export type { IProviderInfo, ServerStatus };
 
 interface IConfigReply {
   configured: boolean;
@@ -50,6 +31,15 @@ interface IConfigReply {
     has_key: boolean;
     key_source?: string | null;
   }>;
+  discovery?: {
+    enabled: boolean;
+    servers?: Array<{
+      provider: string;
+      label: string;
+      port: number;
+      models: string[];
+    }>;
+  };
 }
 
 /** Fetch the server's configuration. */
@@ -70,9 +60,13 @@ export async function fetchServerStatus(
       return { kind: 'unknown' };
     }
     const data = (await response.json()) as IConfigReply;
+    const discovery = data.discovery?.enabled ?? false;
     if (!data.configured) {
-      return { kind: 'not-configured' };
+      return { kind: 'not-configured', discovery };
     }
+    const found = new Map(
+      (data.discovery?.servers ?? []).map(server => [server.provider, server])
+    );
     return {
       kind: 'configured',
       baseUrl: data.base_url ?? '',
@@ -80,6 +74,7 @@ export async function fetchServerStatus(
       hasKey: data.has_key,
       defaultProvider: data.default_provider ?? null,
       allowUserKeys: data.allow_user_keys ?? false,
+      discovery,
       providers: (data.providers ?? []).map(p => ({
         name: p.name,
         kind: p.kind,
@@ -87,12 +82,21 @@ export async function fetchServerStatus(
         models: p.models ?? [],
         defaultModel: p.default_model ?? null,
         hasKey: p.has_key,
-        keySource: p.key_source ?? null
+        keySource: p.key_source ?? null,
+        found: foundServer(found.get(p.name))
       }))
     };
   } catch {
     return { kind: 'unknown' };
   }
+}
+
+function foundServer(
+  server: { label: string; port: number; models: string[] } | undefined
+): IFoundServer | null {
+  return server
+    ? { label: server.label, port: server.port, models: server.models }
+    : null;
 }
 
 /** Store the user's key for `provider` on the server (never kept in the browser). */

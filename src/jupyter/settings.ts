@@ -5,13 +5,13 @@ import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { CapabilityOverrides } from '../agent/model/capabilities';
 import type { IRunSettings } from '../agent/tools/run-state';
-import type { ServerStatus } from './server-status';
+import type { EndpointMode, ServerStatus } from '../components/sidebar-config';
 
 /** Settings id, part of the public contract. */
 export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';
 
-/** Where model requests go; `local`: a model in this browser tab. */
-export type EndpointMode = 'proxy' | 'direct' | 'local';
+// Where model requests go; `local`: a model in this browser tab.
+export type { EndpointMode };
 
 const MODES_SET: ReadonlyArray<EndpointMode> = ['proxy', 'direct', 'local'];
 

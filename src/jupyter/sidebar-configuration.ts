@@ -1,22 +1,29 @@
 /**
  * What the sidebar shows of the configuration: the model line, the
  * provider and model pickers (with each provider's models, asked of its
- * endpoint once), the approval mode and the direct-mode warning.
+ * endpoint once), the approval mode and the direct-mode warning, written
+ * to the store the sidebar's views subscribe to.
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSidebar } from '../widgets/agent-sidebar';
+import {
+  INITIAL_CONFIG,
+  ValueStore,
+  type ISidebarConfig
+} from '../components/sidebar-config';
 import type { AgentConfig } from './agent-config';
 import { fetchProviderModels } from './server-status';
 
 /** Keeps the sidebar's configuration display up to date. */
 export class SidebarConfiguration {
+  /** What the views show; they subscribe to it. */
+  readonly store = new ValueStore<ISidebarConfig>(INITIAL_CONFIG);
+
   /** Each provider's models, from its `/models` (or its profile). */
   private readonly _providerModels = new Map<string, string[]>();
 
   constructor(
     private readonly _config: AgentConfig,
-    private readonly _sidebar: AgentSidebar,
     private readonly _serverSettings: ServerConnection.ISettings,
     private readonly _trans: TranslationBundle
   ) {}
@@ -26,7 +33,10 @@ export class SidebarConfiguration {
     const config = this._config;
     const { settings, serverStatus } = config;
     const provider = config.selectedProvider();
-    if (provider && !this._providerModels.has(provider.name)) {
+    if (provider?.found) {
+      // A found server's models are those it listed when it was last looked at.
+      this._providerModels.set(provider.name, provider.found.models);
+    } else if (provider && !this._providerModels.has(provider.name)) {
       // Ask the endpoint once which models it has; the picker appears when it answers.
       this._providerModels.set(provider.name, provider.models);
       void fetchProviderModels(this._serverSettings, provider.name).then(
@@ -38,29 +48,38 @@ export class SidebarConfiguration {
         }
       );
     }
-    this._sidebar.setProviders(
-      settings.endpointMode === 'proxy' &&
+    this.store.set({
+      serverStatus,
+      mode: settings.endpointMode,
+      modelLabel: this._modelLabel(),
+      approvalMode: settings.approvalMode,
+      direct:
+        settings.endpointMode === 'direct'
+          ? { baseUrl: settings.baseUrl, hasKey: settings.apiKey !== '' }
+          : null,
+      providers:
+        settings.endpointMode === 'proxy' &&
         serverStatus.kind === 'configured' &&
         provider
-        ? {
-            names: serverStatus.providers.map(p => p.name),
-            selected: provider.name,
-            models: this._providerModels.get(provider.name) ?? provider.models,
-            model: config.modelName(),
-            hasKey: provider.hasKey,
-            canStoreKey: serverStatus.allowUserKeys
-          }
-        : null
-    );
-    this._sidebar.setConfiguration(
-      serverStatus,
-      settings.endpointMode,
-      this._modelLabel(),
-      settings.approvalMode,
-      settings.endpointMode === 'direct'
-        ? { baseUrl: settings.baseUrl, hasKey: settings.apiKey !== '' }
-        : null
-    );
+          ? {
+              names: serverStatus.providers.map(p => p.name),
+              selected: provider.name,
+              models:
+                this._providerModels.get(provider.name) ?? provider.models,
+              model: config.modelName(),
+              hasKey: provider.hasKey,
+              // A server found on the machine gets no key.
+              canStoreKey: serverStatus.allowUserKeys && !provider.found,
+              found: provider.found && {
+                label: provider.found.label,
+                models: (
+                  this._providerModels.get(provider.name) ??
+                  provider.found.models
+                ).length
+              }
+            }
+          : null
+    });
   }
 
   /** The model line: which model answers, and where it runs. */

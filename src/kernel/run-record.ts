@@ -54,7 +54,7 @@ export class RunRecord {
       this._status = this.stopReason;
     } else if (forced) {
       this._status = forced;
-    } else if (reply?.status === 'aborted') {
+    } else if (isAbortReply(reply?.status)) {
       // Skipped by the kernel because an earlier queued request failed.
       this._status = 'aborted';
     } else {
@@ -89,4 +89,12 @@ export class RunRecord {
   private _status: RunStatus = 'running';
   private _finishedAt: number | null = null;
   private _stdinRefused = false;
+}
+
+/**
+ * An execute_reply's status for a request the kernel skipped. Kernels send
+ * `aborted`; JupyterLab 4.0's types declare only `abort` (later ones both).
+ */
+function isAbortReply(status: string | undefined): boolean {
+  return status === 'aborted' || status === 'abort';
 }

@@ -8,25 +8,24 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
+import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession } from '../agent/session';
 import type { AttachmentStore } from '../components/attachment-store';
 import { ChatView } from '../components/chat-view';
 import type { IMentionSource } from '../components/mentions';
-import type { IProviderView } from '../components/provider-bar';
+import type {
+  IChatHistory,
+  IReadable,
+  ISidebarActions,
+  ISidebarConfig
+} from '../components/sidebar-config';
 import { TranslationContext, untranslated } from '../components/trans';
-import type { IChatHistory } from '../jupyter/chat-persistence';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { ApprovalMode } from '../agent/loop/approval';
-import type { EndpointMode } from '../jupyter/settings';
 
 /** The chat view of the sidebar. */
 export class AgentSidebarView extends ReactWidget {
   private _input = createRef<HTMLTextAreaElement>();
 
-  constructor(
-    private readonly _options: AgentSidebarView.IOptions,
-    private readonly _state: () => AgentSidebarView.IState
-  ) {
+  constructor(private readonly _options: AgentSidebarView.IOptions) {
     super();
     this.addClass('jp-AgentSidebar-view');
   }
@@ -44,32 +43,19 @@ export class AgentSidebarView extends ReactWidget {
   }
 
   protected render(): JSX.Element {
-    const state = this._state();
+    const options = this._options;
     return (
       <TranslationContext.Provider value={this._trans}>
         <ChatView
-          session={this._options.session}
-          rendermime={this._options.rendermime}
-          serverStatus={state.status}
-          mode={state.mode}
-          modelLabel={state.modelLabel}
-          direct={state.direct}
-          approvalMode={state.approvalMode}
-          onModeChange={this._options.onModeChange}
-          providers={state.providers}
-          onProviderChange={this._options.onProviderChange}
-          onModelChange={this._options.onModelChange}
-          onSetKey={this._options.onSetKey}
-          onSend={this._options.onSend}
-          onShowCell={this._options.onShowCell}
+          session={options.session}
+          rendermime={options.rendermime}
+          config={options.config}
+          actions={options.actions}
           inputRef={this._input}
-          history={this._options.history ?? null}
-          onInsertCode={this._options.onInsertCode}
-          attachments={this._options.attachments}
-          onAttachFiles={this._options.onAttachFiles}
-          onRetry={this._options.onRetry}
-          onOpenSettings={this._options.onOpenSettings}
-          mentions={this._options.mentions}
+          history={options.history ?? null}
+          attachments={options.attachments}
+          mentions={options.mentions}
+          localModel={options.localModel}
         />
       </TranslationContext.Provider>
     );
@@ -82,41 +68,24 @@ export class AgentSidebarView extends ReactWidget {
 
 /** Types of `AgentSidebarView`. */
 export namespace AgentSidebarView {
-  /** What the sidebar shows of the configuration (kept by AgentSidebar). */
-  export interface IState {
-    status: ServerStatus;
-    mode: EndpointMode;
-    modelLabel: string;
-    direct: { baseUrl: string; hasKey: boolean } | null;
-    approvalMode: ApprovalMode;
-    providers: IProviderView | null;
-  }
-
   /** Construction options. */
   export interface IOptions {
     session: AgentSession;
     rendermime: IRenderMimeRegistry;
-    onSend: (prompt: string) => boolean;
-    onShowCell: (cellId: string) => void;
-    onModeChange: (mode: ApprovalMode) => void;
-    onProviderChange: (name: string) => void;
-    onModelChange: (model: string) => void;
-    onSetKey: () => void;
+    /** The configuration shown; the view re-renders when it changes. */
+    config: IReadable<ISidebarConfig>;
+    actions: ISidebarActions;
     /** Saved chats (chat-persistence.ts). */
     history?: IChatHistory;
-    /** Insert code from an answer as a new cell. */
-    onInsertCode: (code: string) => void;
     /** What is attached to the next prompt. */
     attachments: AttachmentStore;
-    /** Copy files next to the notebook and attach them. */
-    onAttachFiles: (files: File[]) => void;
-    /** Send the last request again. */
-    onRetry: () => void;
-    /** Open the settings editor at Notebook Agent. */
-    onOpenSettings: () => void;
     /** What `@` in the prompt offers (cells, variables). */
     mentions?: IMentionSource;
+    /** The in-browser model's loading progress. */
+    localModel?: LocalModelStatusStore;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
+    /** Ask the server to look again for model servers on its machine. */
+    onLookForLocalServers?: () => void;
   }
 }

@@ -1,17 +1,12 @@
 /**
  * The Lumino widget that holds the agent's place in JupyterLab's right
- * sidebar: its id, icon and caption, and the configuration it shows. The
- * chat itself (agent-sidebar-view.tsx) loads the first time the sidebar is
+ * sidebar: its id, icon and caption. The chat itself (agent-sidebar-view.tsx) loads the first time the sidebar is
  * shown or focused, so JupyterLab's start-up does not download or parse it.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Panel } from '@lumino/widgets';
-import type { ApprovalMode } from '../agent/loop/approval';
-import type { IProviderView } from '../components/provider-bar';
 import { untranslated } from '../components/trans';
-import type { ServerStatus } from '../jupyter/server-status';
-import type { EndpointMode } from '../jupyter/settings';
 import type { AgentSidebarView } from './agent-sidebar-view';
 import { agentIcon } from './icon';
 
@@ -20,14 +15,6 @@ export const SIDEBAR_ID = 'notebook-agent-sidebar';
 
 /** The agent sidebar. */
 export class AgentSidebar extends Panel {
-  private _state: AgentSidebarView.IState = {
-    status: { kind: 'unknown' },
-    mode: 'proxy',
-    modelLabel: '',
-    direct: null,
-    approvalMode: 'ask-before-running',
-    providers: null
-  };
   private _view: AgentSidebarView | null = null;
   private _loading: Promise<AgentSidebarView | null> | null = null;
   private _focusWhenLoaded = false;
@@ -38,30 +25,6 @@ export class AgentSidebar extends Panel {
     this.addClass('jp-AgentSidebar');
     this.title.icon = agentIcon;
     this.title.caption = this._trans.__('Notebook Agent');
-  }
-
-  /** Update what the sidebar shows of the configuration. */
-  setConfiguration(
-    status: ServerStatus,
-    mode: EndpointMode,
-    modelLabel: string,
-    approvalMode: ApprovalMode,
-    direct: { baseUrl: string; hasKey: boolean } | null = null
-  ): void {
-    Object.assign(this._state, {
-      status,
-      mode,
-      modelLabel,
-      approvalMode,
-      direct
-    });
-    this._view?.update();
-  }
-
-  /** Show the server's providers (null hides the picker). */
-  setProviders(view: IProviderView | null): void {
-    this._state.providers = view;
-    this._view?.update();
   }
 
   /** Move keyboard focus to the prompt (once the chat has loaded). */
@@ -81,7 +44,7 @@ export class AgentSidebar extends Panel {
         if (this.isDisposed) {
           return null;
         }
-        const view = new AgentSidebarView(this._options, () => this._state);
+        const view = new AgentSidebarView(this._options);
         // A message from an earlier failed load gives way to the chat.
         this.node.textContent = '';
         this.addWidget(view);

@@ -10,3 +10,5 @@ c.ServerApp.port = 8891  # noqa: F821
 c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821
 # Built by the webServer command (tests/local_model/build_tiny_model.py).
 c.NotebookAgent.local_models_dir = str(Path(__file__).resolve().parents[2] / "build" / "local-models")  # noqa: F821
+# The in-browser model answers whatever listens on this machine's loopback (no local-server discovery).
+c.NotebookAgent.discover_local_servers = False  # noqa: F821

@@ -30,6 +30,37 @@ function harness(notebook: FakeNotebook, settings = DEFAULT_RUN_SETTINGS) {
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms));
 
 describe('reading tools', () => {
+  it('read_notebook counts a long cell it elided as unseen: editing it answers "read_cell first"', async () => {
+    const long = Array.from({ length: 300 }, (_, i) => `v${i} = ${i}`).join(
+      '\n'
+    );
+    const notebook = new FakeNotebook({
+      cells: [
+        { id: 'short', source: 'x = 1' },
+        { id: 'long', source: long }
+      ]
+    });
+    const { call, state } = harness(notebook);
+    const page = await call('read_notebook', {});
+    expect(page.output).toContain('cell_id: long');
+    expect(page.output).not.toContain(long);
+    expect(state.seen.get('short')).toBe('x = 1');
+    expect(state.seen.has('long')).toBe(false);
+    const refused = await call('edit_cell', {
+      cell_id: 'long',
+      source: 'v0 = 0'
+    });
+    expect(refused.ok).toBe(false);
+    expect(refused.output).toContain('read_cell first');
+    expect(notebook.cells[1].source).toBe(long);
+    // After read_cell (the whole source), the edit goes through.
+    await call('read_cell', { cell_id: 'long' });
+    expect(
+      (await call('edit_cell', { cell_id: 'long', source: 'v0 = 0' })).ok
+    ).toBe(true);
+    expect(notebook.cells[1].source).toBe('v0 = 0');
+  });
+
   it('read_notebook pages, flags stale cells and out-of-order execution', async () => {
     const notebook = new FakeNotebook({
       cells: [
@@ -108,7 +139,7 @@ describe('editing tools', () => {
       source: 'df = load(2)'
     });
     expect(unread.ok).toBe(false);
-    expect(unread.output).toMatch(/read cell a with read_cell before editing/);
+    expect(unread.output).toMatch(/whole source of cell a .*read_cell first/);
     await call('read_cell', { cell_id: 'a' });
     notebook.cells[0].source = 'df = load()  # user tweak';
     const refused = await call('edit_cell', {

@@ -140,7 +140,7 @@ describe('Generate notebook', () => {
       cells: [{ id: 'empty', source: '' }]
     });
     const model = new ScriptedModel([
-      call('insert_cell', { source: 'x = 1' }),
+      call('insert_cell', { source: 'x = 1\nprint(x)' }),
       { text: 'Done.' }
     ]);
     const result = await session().generate('x', {
@@ -148,7 +148,7 @@ describe('Generate notebook', () => {
       notebook
     });
     expect(result?.status).toBe('verified');
-    expect(notebook.cells.map(c => c.source)).toEqual(['x = 1']);
+    expect(notebook.cells.map(c => c.source)).toEqual(['x = 1\nprint(x)']);
   });
 
   it('stops repairing after the bounded number of attempts and says the notebook is unverified', async () => {
@@ -215,7 +215,18 @@ describe('Fix this cell', () => {
         kind: 'edited',
         type: 'code',
         before: 'print(totl)',
-        after: 'print(total)'
+        after: 'print(total)',
+        was: {
+          outputs: [
+            {
+              type: 'error',
+              ename: 'NameError',
+              evalue: "name 'totl' is not defined",
+              traceback: []
+            }
+          ],
+          executionCount: 2
+        }
       }
     ]);
     expect(notebook.undoGroups).toEqual(['begin', 'end']);
@@ -252,6 +263,41 @@ describe('Fix this cell', () => {
     expect(s.getSnapshot().review).toBeNull();
   });
 
+  it('Reject restores the outputs and execution count with the source, never the user’s code above the agent’s output', async () => {
+    const failing = {
+      type: 'error' as const,
+      ename: 'NameError',
+      evalue: "name 'answer' is not defined",
+      traceback: []
+    };
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        {
+          id: 'b',
+          source: 'print(answer)',
+          executionCount: 3,
+          outputs: [failing]
+        }
+      ]
+    });
+    const model = new ScriptedModel([
+      call('edit_cell', { cell_id: 'b', source: 'answer = 42\nprint(answer)' }),
+      call('run_cell', { cell_id: 'b' }),
+      { text: 'Defined answer.' }
+    ]);
+    const s = session();
+    await s.fixCell('b', { model: () => model, notebook });
+    expect(notebook.cells[0].outputs).toEqual([
+      { type: 'stream', name: 'stdout', text: '42\n' }
+    ]);
+    await s.rejectReview();
+    expect(notebook.cells[0]).toMatchObject({
+      source: 'print(answer)',
+      outputs: [failing],
+      executionCount: 3
+    });
+  });
+
   it('fixes the cause in an earlier cell when that is where it is', async () => {
     const notebook = new MiniKernelNotebook({
       cells: [
@@ -275,7 +321,8 @@ describe('Fix this cell', () => {
         kind: 'edited',
         type: 'code',
         before: 'import numpy',
-        after: 'import numpy as np'
+        after: 'import numpy as np',
+        was: { outputs: [], executionCount: null }
       }
     ]);
     expect(notebook.cells[1].source).toBe('m = np');
@@ -359,7 +406,14 @@ describe('diffCells', () => {
         [cell('a', '1'), cell('c', '4'), cell('d', '5')]
       )
     ).toEqual([
-      { cellId: 'c', kind: 'edited', type: 'code', before: '3', after: '4' },
+      {
+        cellId: 'c',
+        kind: 'edited',
+        type: 'code',
+        before: '3',
+        after: '4',
+        was: { outputs: [], executionCount: null }
+      },
       { cellId: 'd', kind: 'inserted', type: 'code', before: null, after: '5' },
       {
         cellId: 'b',
@@ -367,7 +421,8 @@ describe('diffCells', () => {
         type: 'code',
         before: '2',
         after: null,
-        previousId: 'a'
+        previousId: 'a',
+        was: { outputs: [], executionCount: null }
       }
     ]);
   });

@@ -276,18 +276,20 @@ export function formatRunResult(
   return lines.join('\n');
 }
 
-/** A cell as read by `read_notebook`, with a short output summary. */
-export function formatCell(cell: ICellSnapshot, outputBudget = 600): string {
+/** The line that starts a cell in `read_notebook`: its id, type and run. */
+export function cellHeader(cell: ICellSnapshot): string {
   const run =
     cell.type === 'code'
       ? cell.executionCount === null
         ? ' (not run)'
         : ` [${cell.executionCount}]`
       : '';
-  const lines = [
-    `--- cell_id: ${cell.id} · ${cell.type}${run}`,
-    truncateMiddle(cell.source, 2000)
-  ];
+  return `--- cell_id: ${cell.id} · ${cell.type}${run}`;
+}
+
+/** A cell as read by `read_notebook`, with a short output summary. */
+export function formatCell(cell: ICellSnapshot, outputBudget = 600): string {
+  const lines = [cellHeader(cell), truncateMiddle(cell.source, 2000)];
   if (cell.type === 'code' && cell.outputs.length) {
     lines.push(`>>> output:\n${formatOutputs(cell.outputs, outputBudget)}`);
   }

@@ -25,9 +25,8 @@ export interface IExecuteCallOptions {
   alwaysAsk?: ReadonlySet<string>;
   /** Cells whose edit_cell/run_cell the user approved up front (the cell to fix). */
   approvedCells?: ReadonlySet<string>;
+  /** Asks the user: the one approval channel (the session shows the request). */
   approve?: Approver;
-  /** Called with the request just before waiting for the user. */
-  onApprovalRequest?: (request: IApprovalRequest) => void;
 }
 
 /** Run one call, asking first when needed; never throws for tool failures. */
@@ -57,7 +56,6 @@ export async function executeToolCall(
     tool.codeArgument,
     notebook
   );
-  options.onApprovalRequest?.(request);
   const decision = options.approve
     ? await options.approve(request, signal)
     : { approved: true as const };

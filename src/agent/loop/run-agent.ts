@@ -136,7 +136,6 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       return end({ reason: 'stopped', steps: step });
     }
     step += 1;
-    onEvent({ type: 'step-start', step });
 
     const accumulator = new TurnAccumulator();
     try {
@@ -244,9 +243,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
         alwaysAsk: options.alwaysAsk,
         approvedCells: options.approvedCells,
-        approve: options.approve,
-        onApprovalRequest: request =>
-          onEvent({ type: 'approval-request', request })
+        approve: options.approve
       });
       onEvent({
         type: 'tool-result',

@@ -10,6 +10,7 @@
  */
 import {
   NotebookPortError,
+  type CellOutput,
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
@@ -98,6 +99,21 @@ export class FakeNotebook implements INotebookPort {
 
   async deleteCell(cellId: string): Promise<void> {
     this.cells.splice(this._index(cellId), 1);
+  }
+
+  async restoreOutputs(
+    cellId: string,
+    outputs: ReadonlyArray<CellOutput>,
+    executionCount: number | null
+  ): Promise<void> {
+    const cell = this.cells[this._index(cellId)];
+    if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
+    cell.outputs = [...outputs];
+    cell.executionCount = executionCount;
   }
 
   async runCell(

@@ -93,7 +93,9 @@ export const editCell = defineTool<IEditArgs>({
       return {
         ok: false,
         cellId: cell.id,
-        output: `Refused: read cell ${cell.id} with read_cell before editing it.`
+        output:
+          `Refused: you have not seen the whole source of cell ${cell.id} ` +
+          '(read_notebook elides long cells): read_cell first, then edit it.'
       };
     }
     if (seen !== cell.source) {

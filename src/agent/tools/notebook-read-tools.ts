@@ -4,6 +4,7 @@
  * whether the user changed the cell since.
  */
 import {
+  cellHeader,
   formatCell,
   formatOutputs,
   truncateMiddle
@@ -102,7 +103,6 @@ export const readNotebook = defineTool<IReadNotebookArgs>({
       lines.push(order);
     }
     for (const cell of page) {
-      state.seen.set(cell.id, cell.source);
       lines.push(
         formatCell(cell) +
           (isStale(cell) ? '\n(edited since it last ran: stale)' : '')
@@ -114,10 +114,15 @@ export const readNotebook = defineTool<IReadNotebookArgs>({
         `… ${cells.length - end} more cells: call read_notebook with start=${end}.`
       );
     }
-    return {
-      ok: true,
-      output: truncateMiddle(lines.join('\n'), NOTEBOOK_BUDGET)
-    };
+    const output = truncateMiddle(lines.join('\n'), NOTEBOOK_BUDGET);
+    // Seen only when the page showed the whole source: a long cell elided
+    // in the middle must be read with read_cell before it can be edited.
+    for (const cell of page) {
+      if (output.includes(`${cellHeader(cell)}\n${cell.source}`)) {
+        state.seen.set(cell.id, cell.source);
+      }
+    }
+    return { ok: true, output };
   }
 });
 

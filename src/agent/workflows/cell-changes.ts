@@ -3,10 +3,16 @@
  *
  * Workflows that edit the user's cells (Fix this cell) snapshot the notebook
  * first, show the user the changes, and revert them on Reject: sources are
- * restored byte for byte, cells the agent added are removed, and cells it
- * deleted come back at their place.
+ * restored byte for byte with the outputs and execution counts they showed
+ * (never the user's code above the agent's output), cells the agent added
+ * are removed, and cells it deleted come back at their place.
  */
-import type { CellType, ICellSnapshot, INotebookPort } from '../ports';
+import type {
+  CellOutput,
+  CellType,
+  ICellSnapshot,
+  INotebookPort
+} from '../ports';
 
 /** One changed cell. `before`/`after` are null for an inserted/deleted cell. */
 export interface ICellChange {
@@ -17,6 +23,8 @@ export interface ICellChange {
   after: string | null;
   /** For a deleted cell: the cell it followed (null: it was first). */
   previousId?: string | null;
+  /** For an edited or deleted code cell: what it showed before the run. */
+  was?: { outputs: CellOutput[]; executionCount: number | null };
 }
 
 /** The changes between two snapshots of the same notebook, in notebook order. */
@@ -43,7 +51,8 @@ export function diffCells(
         kind: 'edited',
         type: cell.type,
         before: was.source,
-        after: cell.source
+        after: cell.source,
+        ...shown(was)
       });
     }
   }
@@ -55,7 +64,8 @@ export function diffCells(
         type: cell.type,
         before: cell.source,
         after: null,
-        previousId: index > 0 ? before[index - 1].id : null
+        previousId: index > 0 ? before[index - 1].id : null,
+        ...shown(cell)
       });
     }
   });
@@ -79,10 +89,11 @@ export async function revertChanges(
     try {
       if (change.kind === 'edited' && ids.has(change.cellId)) {
         await notebook.editCell(change.cellId, change.before ?? '');
+        await restoreShown(notebook, change.cellId, change);
       } else if (change.kind === 'inserted' && ids.has(change.cellId)) {
         await notebook.deleteCell(change.cellId);
       } else if (change.kind === 'deleted' && change.type !== 'raw') {
-        await notebook.insertCell({
+        const cell = await notebook.insertCell({
           type: change.type,
           source: change.before ?? '',
           afterCellId:
@@ -90,6 +101,7 @@ export async function revertChanges(
               ? change.previousId
               : undefined
         });
+        await restoreShown(notebook, cell.id, change);
       } else if (change.kind !== 'inserted') {
         failed.push(change.cellId);
       }
@@ -99,4 +111,31 @@ export async function revertChanges(
     ids = await present();
   }
   return failed;
+}
+
+/** What a code cell showed (outputs, execution count), for a change. */
+function shown(cell: ICellSnapshot): Pick<ICellChange, 'was'> {
+  return cell.type === 'code'
+    ? {
+        was: {
+          outputs: [...cell.outputs],
+          executionCount: cell.executionCount
+        }
+      }
+    : {};
+}
+
+/** Put back what a changed code cell showed before the run. */
+async function restoreShown(
+  notebook: INotebookPort,
+  cellId: string,
+  change: ICellChange
+): Promise<void> {
+  if (change.was) {
+    await notebook.restoreOutputs(
+      cellId,
+      change.was.outputs,
+      change.was.executionCount
+    );
+  }
 }

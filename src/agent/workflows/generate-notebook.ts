@@ -7,6 +7,7 @@
 import { formatBytes } from '../context/text';
 import type { INotebookPort, IRunOptions } from '../ports';
 import type { IRunOutcome } from '../loop/run-agent';
+import { assessEvidence } from './evidence';
 import type { TurnRunner } from './turn-runner';
 import { verifyNotebook, type IVerification } from './verify-notebook';
 
@@ -36,19 +37,31 @@ export interface IGenerateOptions {
   onVerification?: (event: IVerificationEvent) => void;
 }
 
-/** Progress of the verification, for the transcript. */
+/**
+ * Progress of the verification, for the transcript; `notVerified` says
+ * why the notebook is not verified, when that is the verdict.
+ */
 export type IVerificationEvent =
   | { type: 'start' }
-  | { type: 'done'; verification: IVerification; willRepair: boolean };
+  | {
+      type: 'done';
+      verification: IVerification;
+      willRepair: boolean;
+      notVerified?: string;
+    };
 
 /** How a generation ended. */
 export interface IGenerateResult {
   /**
-   * `verified`: built and verified; `unverified`: built, but verification
-   * still fails after the repairs; `stopped` / `failed`: the run ended early
-   * (stopped by the user, or an error the session shows).
+   * `verified`: it ran from the top after a restart and holds the work it
+   * claims (evidence.ts); `unverified`: built, but not verified (`reason`
+   * says why: a cell still fails after the repairs, or the work is not in
+   * the notebook); `stopped` / `failed`: the run ended early (stopped by
+   * the user, or an error the session shows).
    */
   status: 'verified' | 'unverified' | 'stopped' | 'failed';
+  /** With `unverified`: why, in the user's terms. */
+  reason?: string;
   verification?: IVerification;
   outcome: IRunOutcome;
 }
@@ -82,17 +95,46 @@ export async function generateNotebook(
     }
     options.onVerification?.({ type: 'start' });
     verification = await verifyNotebook(notebook, options.runOptions);
-    const willRepair = !verification.ok && repairs < maxRepairs;
-    options.onVerification?.({ type: 'done', verification, willRepair });
-    if (verification.ok) {
-      return { status: 'verified', verification, outcome };
-    }
-    if (!willRepair || options.runOptions?.signal?.aborted) {
-      return {
-        status: options.runOptions?.signal?.aborted ? 'stopped' : 'unverified',
+    const aborted = options.runOptions?.signal?.aborted ?? false;
+    if (verification.ok && !aborted) {
+      // It runs; now, does it hold the work it claims?
+      const evidence = assessEvidence(
+        await notebook.getCells(),
+        options.request
+      );
+      options.onVerification?.({
+        type: 'done',
         verification,
-        outcome
-      };
+        willRepair: false,
+        ...(evidence.ok ? {} : { notVerified: evidence.reason })
+      });
+      return evidence.ok
+        ? { status: 'verified', verification, outcome }
+        : {
+            status: 'unverified',
+            reason: evidence.reason,
+            verification,
+            outcome
+          };
+    }
+    const willRepair = !aborted && repairs < maxRepairs;
+    options.onVerification?.({
+      type: 'done',
+      verification,
+      willRepair,
+      ...(willRepair || aborted
+        ? {}
+        : { notVerified: failureReason(verification) })
+    });
+    if (!willRepair) {
+      return aborted
+        ? { status: 'stopped', verification, outcome }
+        : {
+            status: 'unverified',
+            reason: failureReason(verification),
+            verification,
+            outcome
+          };
     }
     const failed = verification.failure;
     outcome = await runTurn(repairPrompt(verification), {
@@ -100,6 +142,12 @@ export async function generateNotebook(
       knownCells: failed ? [{ id: failed.cellId, source: failed.source }] : []
     });
   }
+}
+
+/** Why a notebook that fails from the top is not verified. */
+export function failureReason(verification: IVerification): string {
+  const at = (verification.failure?.index ?? verification.ran - 1) + 1;
+  return `code cell ${at} of ${verification.total} fails after a kernel restart`;
 }
 
 /** Delete the empty cell a new notebook opened with, if it is still empty and not alone. */

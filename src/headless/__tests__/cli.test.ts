@@ -114,6 +114,43 @@ describe('notebook-agent CLI', () => {
     expect(again.stderr.join('\n')).toContain('pass --force to replace it');
   });
 
+  it('generate exits 2, "Built, not verified", when the notebook holds only a placeholder', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'cli-placeholder-'));
+    await model.script([
+      {
+        tool_calls: [
+          {
+            name: 'insert_cell',
+            arguments: { source: '# Your code goes here' }
+          }
+        ]
+      },
+      {
+        tool_calls: [
+          { name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }
+        ]
+      },
+      { content: 'The notebook is ready.' }
+    ]);
+    const run = io(cwd);
+    const code = await main(
+      [
+        'generate',
+        'Analyse the sales',
+        '--out',
+        'sales.ipynb',
+        '--base-url',
+        `${model.root}/v1`
+      ],
+      run
+    );
+    const stderr = run.stderr.join('\n');
+    expect(stderr).toContain('Built, not verified: no code cell does any work');
+    expect(stderr).not.toContain('Verified:');
+    expect(run.stdout).toEqual(['sales.ipynb: unverified']);
+    expect(code).toBe(2);
+  });
+
   it('fix edits and reruns the cell, saves the file, and prints the diff', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'cli-fix-'));
     const notebook = {

@@ -10,6 +10,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { createServer, type AddressInfo } from 'net';
+import { join } from 'path';
 import { runAgent } from '../../agent/loop/run-agent';
 import { TurnAccumulator } from '../../agent/model/accumulator';
 import { OpenAIChatClient } from '../../agent/model/openai-client';
@@ -75,8 +76,8 @@ beforeAll(async () => {
   llama = spawn(
     PYTHON,
     [
-      '-m',
-      'llama_cpp.server',
+      // llama_cpp.server with llama.cpp's AMX/repack kernels off (they fault on some machines).
+      join(__dirname, '..', '..', '..', 'tests', 'llama_server.py'),
       '--model',
       modelFile(),
       '--host',

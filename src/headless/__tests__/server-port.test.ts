@@ -264,6 +264,18 @@ describe('ServerNotebookPort', () => {
     expect(seen.lastRunSource).toBe('y = 1');
   });
 
+  it('restores a cell’s outputs and execution count (Reject of a fix), leaving its source', async () => {
+    const cell = await codeCell('print("before")');
+    const first = await port.runCell(cell.id);
+    await port.editCell(cell.id, 'print("after")');
+    await port.runCell(cell.id);
+    await port.restoreOutputs(cell.id, first.outputs, first.executionCount);
+    const [restored] = (await port.getCells()).filter(c => c.id === cell.id);
+    expect(stdout(restored.outputs)).toBe('before\n');
+    expect(restored.executionCount).toBe(first.executionCount);
+    expect(restored.source).toBe('print("after")');
+  });
+
   it('reports kernel death without hanging, and recovers', async () => {
     const cell = await codeCell('import os; os._exit(1)');
     const started = Date.now();

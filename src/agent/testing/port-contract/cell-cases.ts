@@ -1,11 +1,14 @@
 /**
  * Contract cases on cells: inserting, editing and deleting by id, the
- * refusals for unknown ids and for running what is not code, and the
- * files the agent may list and read.
+ * refusals for unknown ids and for running what is not code, putting back
+ * what a cell showed (Reject of a fix, Undo of a run), and the files the
+ * agent may list and read.
  */
 import { NotebookPortError } from '../../ports';
 import * as check from './check';
 import { withPort, type IPortCase, type IUserCell } from './contract';
+import { PROGRAMS } from './programs';
+import { codeCell } from './run-cases';
 
 const USER_CELLS: IUserCell[] = [
   { type: 'markdown', source: '# Precious analysis\n\nDo **not** lose me.' },
@@ -95,6 +98,63 @@ export const CELL_CASES: IPortCase[] = [
         check.ok(
           new NotebookPortError('x').name === REFUSED,
           'refusals to be NotebookPortErrors'
+        );
+      })
+  },
+  {
+    name: 'restoreOutputs: a cell shows again what it showed, its source kept; running or non-code cells refused',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, USER_CELLS, async port => {
+        const [markdown] = await port.getCells();
+        const id = await codeCell(port, PROGRAMS.product);
+        const first = await port.runCell(id);
+        await port.editCell(id, PROGRAMS.divide);
+        const second = await port.runCell(id);
+        check.equal(second.status, 'error', 'the second run');
+        await port.restoreOutputs(id, first.outputs, first.executionCount);
+        const shown = () =>
+          port.getCells().then(cells => cells.find(c => c.id === id)!);
+        let cell = await shown();
+        check.equal(cell.outputs, first.outputs, 'the restored outputs');
+        check.equal(
+          cell.executionCount,
+          first.executionCount,
+          'the restored count'
+        );
+        check.equal(cell.source, PROGRAMS.divide, 'the source, left alone');
+        // Restored to "never run": no outputs, no count.
+        await port.restoreOutputs(id, [], null);
+        cell = await shown();
+        check.equal([cell.outputs, cell.executionCount], [[], null], 'cleared');
+        await check.rejects(
+          () => port.restoreOutputs(markdown.id, first.outputs, null),
+          REFUSED,
+          /markdown cell[\s\S]*not restored/,
+          'restoring a markdown cell'
+        );
+        await check.rejects(
+          () => port.restoreOutputs('no-such-cell', [], null),
+          REFUSED,
+          /no cell with id no-such-cell/i,
+          'restoring an unknown cell'
+        );
+        const running = await codeCell(port, PROGRAMS.counter);
+        const partial = await port.runCell(running, { softTimeoutMs: 300 });
+        check.equal(partial.status, 'running', 'status');
+        await check.rejects(
+          () => port.restoreOutputs(running, [], null),
+          REFUSED,
+          /running[\s\S]*not restored/,
+          'restoring a running cell'
+        );
+        await port.interrupt();
+        const last = await port.waitForCell(running, { softTimeoutMs: 10000 });
+        check.equal(last.status, 'aborted', 'status after interrupt');
+        check.equal(
+          (await port.getCells()).find(c => c.id === running)?.outputs,
+          last.outputs,
+          'the running cell’s outputs, untouched by the refusal'
         );
       })
   },

@@ -1,11 +1,11 @@
 /**
  * How the loop's events change what the sidebar shows: a pure reducer from
  * (transcript, event) to the next transcript, kept apart from the session's
- * run management.
+ * run management (runner.ts) and its store (store.ts).
  */
-import type { AgentEvent, IPlanStep, IUsage } from './types';
-import type { TranscriptItem } from './session';
-import { capTranscriptImages, toolImages } from './tool-images';
+import { capTranscriptImages, toolImages } from '../tool-images';
+import type { AgentEvent, IPlanStep, IUsage } from '../types';
+import type { TranscriptItem } from './types';
 
 /** The part of the session state that events change. */
 export interface IEventState {

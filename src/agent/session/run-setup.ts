@@ -1,38 +1,16 @@
 /**
  * How a session's run is set up: the session's options, and from them the
  * model client, tools and system prompt of a run (pure: it only reads the
- * options). AgentSession (session.ts) calls it when a task starts.
+ * options). The task runner (runner.ts) calls it when a task starts.
  */
-import { smallModelSystemPrompt } from './context/small-model-prompt';
-import { systemPrompt } from './context/system-prompt';
-import type { ApprovalMode } from './loop/approval';
-import { TextProtocolClient } from './loop/text-protocol';
-import type { IVisionOptions } from './loop/vision';
-import type { ToolProtocol } from './model/capabilities';
-import type { IModelClient } from './model/types';
-import type { ToolRegistry } from './tools/registry';
-import { DEFAULT_RUN_SETTINGS, type IRunSettings } from './tools/run-state';
-import type { ChatMessage } from './types';
-
-/** What an AgentSession is built with; the functions are read at each run. */
-export interface ISessionOptions {
-  tools: ToolRegistry;
-  maxSteps?: () => number;
-  approvalMode?: () => ApprovalMode;
-  runSettings?: () => IRunSettings;
-  contextTokens?: () => number;
-  vision?: () => IVisionOptions;
-  /** `text` for models without tool calling. */
-  toolProtocol?: () => ToolProtocol;
-  /**
-   * `small` for small local models: the short prompt and the few tools
-   * of `smallTools` (they lose track of long instructions and tool lists).
-   */
-  profile?: () => 'standard' | 'small';
-  /** False for models that garble several tool calls in one turn: the prompt asks for one. */
-  parallelToolCalls?: () => boolean;
-  smallTools?: ToolRegistry;
-}
+import { smallModelSystemPrompt } from '../context/small-model-prompt';
+import { systemPrompt } from '../context/system-prompt';
+import { TextProtocolClient } from '../loop/text-protocol';
+import type { IModelClient } from '../model/types';
+import type { ToolRegistry } from '../tools/registry';
+import { DEFAULT_RUN_SETTINGS, type IRunSettings } from '../tools/run-state';
+import type { ChatMessage } from '../types';
+import type { ISessionOptions } from './types';
 
 /** The model, tools and system prompt of one run. */
 export interface IRunSetup {

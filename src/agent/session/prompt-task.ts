@@ -8,10 +8,10 @@ import {
   variableInspectionCode,
   variableMentions,
   type IAttachments
-} from './context/attachments';
-import type { IRunOutcome } from './loop/run-agent';
-import type { INotebookPort } from './ports';
-import type { TaskWork } from './session-runner';
+} from '../context/attachments';
+import type { IRunOutcome } from '../loop/run-agent';
+import type { INotebookPort } from '../ports';
+import type { TaskWork } from './types';
 
 /** Starts the list of attachments on a prompt's transcript line. */
 const ATTACHED = '\n📎 ';

@@ -3,7 +3,7 @@
  * waits; the sidebar (or the headless runner) answers through the session.
  * At most one request waits at a time.
  */
-import type { ApprovalDecision, IApprovalRequest } from './loop/approval';
+import type { ApprovalDecision, IApprovalRequest } from '../loop/approval';
 
 /** Holds the pending approval request until it is answered or the run stops. */
 export class ApprovalGate {

@@ -4,34 +4,17 @@
  * reports (verification progress, a fix to review) goes to the transcript.
  * The workflows load when first used (a fix, a generation), not at start-up.
  */
-import type { ApprovalMode } from './loop/approval';
-import type { INotebookPort } from './ports';
-import type { TaskWork } from './session-runner';
-import type { IFixReview } from './session-store';
-import type { ICellChange } from './workflows/cell-changes';
-import type { IFixResult } from './workflows/fix-cell';
+import type { INotebookPort } from '../ports';
+import type { ICellChange } from '../workflows/cell-changes';
+import type { IFixResult } from '../workflows/fix-cell';
 import type {
-  IAttachedFile,
   IGenerateResult,
   IVerificationEvent
-} from './workflows/generate-notebook';
+} from '../workflows/generate-notebook';
+import type { IGenerateRequestOptions, IWorkflowHost, TaskWork } from './types';
 
-/** How a generation was asked for. */
-export interface IGenerateRequestOptions {
-  attachments?: ReadonlyArray<IAttachedFile>;
-  /** E.g. `run-everything` when the user chose that for this new notebook. */
-  approvalMode?: ApprovalMode;
-}
-
-/** What the workflows' tasks need from the session. */
-export interface IWorkflowHost {
-  /** The hard timeout of the runs, from the settings. */
-  hardTimeoutMs: () => number;
-  /** Add a notice to the transcript. */
-  notice: (text: string) => void;
-  /** Show a fix's changes (made in `notebook`) for Accept or Reject. */
-  review: (review: IFixReview, notebook: INotebookPort) => void;
-}
+/** How a generation that is not verified starts its last line (the CLI exits 2). */
+export const NOT_VERIFIED = 'Built, not verified';
 
 /** The task of generating a notebook from `request`, then verifying it. */
 export function generateTask(
@@ -40,7 +23,7 @@ export function generateTask(
   host: IWorkflowHost
 ): TaskWork<IGenerateResult> {
   return async (turn, notebook, signal) =>
-    (await import('./workflows/generate-notebook')).generateNotebook({
+    (await import('../workflows/generate-notebook')).generateNotebook({
       notebook,
       request,
       attachments: options.attachments,
@@ -59,11 +42,17 @@ function verificationNotice(event: IVerificationEvent): string {
   if (event.type === 'start') {
     return 'Verifying: restarting the kernel and running every cell from the top…';
   }
-  const { verification: v, willRepair } = event;
-  return v.ok
-    ? `Verified: the kernel restarted and all ${v.total} code cells ran without error.`
-    : `Verification failed at code cell ${(v.failure?.index ?? v.ran) + 1} of ${v.total}` +
-        (willRepair ? ': asking the agent to fix it.' : '.');
+  const { verification: v, willRepair, notVerified } = event;
+  if (notVerified) {
+    return `${NOT_VERIFIED}: ${notVerified}.`;
+  }
+  if (v.ok) {
+    return `Verified: the kernel restarted and all ${v.total} code cells ran without error.`;
+  }
+  return (
+    `Verification failed at code cell ${(v.failure?.index ?? v.ran) + 1} of ${v.total}` +
+    (willRepair ? ': asking the agent to fix it.' : '.')
+  );
 }
 
 /**
@@ -77,7 +66,7 @@ export function fixTask(
 ): TaskWork<IFixResult> {
   return async (turn, notebook, signal) => {
     const { DEFAULT_FIX_ATTEMPTS, FIX_ALWAYS_ASK, fixCell } =
-      await import('./workflows/fix-cell');
+      await import('../workflows/fix-cell');
     // One undo step for the whole fix, however many turns it takes.
     notebook.beginUndoGroup();
     let result: IFixResult;
@@ -122,7 +111,7 @@ export async function revertReview(
   changes: ReadonlyArray<ICellChange>,
   notice: (text: string) => void
 ): Promise<string[]> {
-  const { revertChanges } = await import('./workflows/cell-changes');
+  const { revertChanges } = await import('../workflows/cell-changes');
   notebook.beginUndoGroup();
   try {
     const failed = await revertChanges(notebook, changes);

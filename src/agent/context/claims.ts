@@ -1,0 +1,132 @@
+/**
+ * Whether the numbers a text states were computed: the numbers of an
+ * answer (or of a notebook's summary) against the texts that could back
+ * them (outputs, observations, the user's own words). A number is backed
+ * when some evidence number rounds (or truncates) to it, directly, as a
+ * percentage of a fraction, or in thousands, millions or billions.
+ *
+ * Single-digit integers are not checked (counts, ordinals, "step 2"): too
+ * common to be claims, too often unprinted. Numbers inside code (fenced or
+ * inline), inside words or identifiers (`x2`, `Q3`, a cell id) and list or
+ * heading numbering are not claims either.
+ */
+import type { ChatMessage } from '../types';
+
+/** A number as the text states it. */
+interface IStated {
+  text: string;
+  value: number;
+  decimals: number;
+}
+
+/** How much text of the evidence is scanned, at most (outputs can be huge). */
+const EVIDENCE_BUDGET = 2_000_000;
+
+/** A number with optional thousands separators, decimals and percent. */
+const STATED =
+  /(?<![\w.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?%?(?![\w])/g;
+
+/** Any number in evidence (identifiers and all: evidence is not judged). */
+const ANY_NUMBER = /\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+
+/** The numbers `text` states as claims (see the module's doc), in order, once each. */
+export function statedNumbers(text: string): string[] {
+  return [...new Set(stated(text).map(n => n.text))];
+}
+
+/**
+ * The numbers `text` states that no text of `evidence` backs, in order,
+ * once each; empty when every claim is backed.
+ */
+export function unsupportedNumbers(
+  text: string,
+  evidence: ReadonlyArray<string>
+): string[] {
+  const claims = stated(text);
+  if (!claims.length) {
+    return [];
+  }
+  const backing = evidenceNumbers(evidence);
+  const missing = claims.filter(claim => !isBacked(claim, backing));
+  return [...new Set(missing.map(n => n.text))];
+}
+
+function stated(text: string): IStated[] {
+  const prose = text
+    .replace(/```[\s\S]*?(```|$)/g, ' ')
+    .replace(/`[^`\n]*`/g, ' ')
+    // List and heading numbering: "1. Load", "2) Clean", "## 3. Model".
+    .replace(/^(\s*(?:#+\s*)?)\d+[.)](?=\s)/gm, '$1');
+  const numbers: IStated[] = [];
+  for (const match of prose.matchAll(STATED)) {
+    const raw = match[0];
+    const plain = raw.replace(/%$/, '').replace(/,/g, '');
+    const value = Math.abs(Number(plain));
+    if (!Number.isFinite(value)) {
+      continue;
+    }
+    const decimals = /\.(\d+)/.exec(plain.split(/[eE]/)[0])?.[1].length ?? 0;
+    if (decimals === 0 && !/[eE%]/.test(raw) && value < 10) {
+      continue;
+    }
+    numbers.push({ text: raw, value, decimals });
+  }
+  return numbers;
+}
+
+function evidenceNumbers(evidence: ReadonlyArray<string>): number[] {
+  const values = new Set<number>();
+  let budget = EVIDENCE_BUDGET;
+  for (const text of evidence) {
+    if (budget <= 0) {
+      break;
+    }
+    const part = text.length > budget ? text.slice(0, budget) : text;
+    budget -= part.length;
+    for (const match of part.matchAll(ANY_NUMBER)) {
+      const value = Number(match[0].replace(/,/g, ''));
+      if (Number.isFinite(value)) {
+        values.add(value);
+      }
+    }
+  }
+  return [...values];
+}
+
+/** Whether some evidence number, rounded or truncated as the claim is, gives it. */
+function isBacked(claim: IStated, backing: ReadonlyArray<number>): boolean {
+  // One unit of the claim's last digit either way: rounding and truncation.
+  const unit = 10 ** -claim.decimals;
+  const near = (value: number) =>
+    Math.abs(value - claim.value) < unit * (1 + 1e-9);
+  const scales = [1, 100, 1e-3, 1e-6, 1e-9];
+  return backing.some(value => scales.some(scale => near(value * scale)));
+}
+
+/**
+ * The numbers the final answer of a turn states without anything having
+ * computed them: empty when the turn ran code (`isRun` names the tools
+ * that run code), when it has no final answer, or when the conversation's
+ * observations and the user's messages back every number.
+ * `messages[turnStart]` is the turn's user message.
+ */
+export function uncomputedNumbers(
+  messages: ReadonlyArray<ChatMessage>,
+  turnStart: number,
+  isRun: (toolName: string) => boolean
+): string[] {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant' || last.toolCalls?.length || !last.content) {
+    return [];
+  }
+  const ranCode = messages
+    .slice(turnStart)
+    .some(m => m.role === 'assistant' && m.toolCalls?.some(c => isRun(c.name)));
+  if (ranCode) {
+    return [];
+  }
+  const evidence = messages
+    .filter(m => m.role === 'user' || m.role === 'tool')
+    .map(m => m.content);
+  return unsupportedNumbers(last.content, evidence);
+}

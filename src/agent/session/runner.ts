@@ -1,0 +1,223 @@
+/**
+ * The task runner of a chat session: one task at a time (a prompt, a
+ * generation, a fix), its turns of the agent loop in the chat's
+ * conversation, its abort controller and its approvals. It changes the
+ * session's state only through the store (store.ts); the facade
+ * (agent-session.ts) starts the tasks.
+ */
+import { DEFAULT_APPROVAL_MODE, type ApprovalDecision } from '../loop/approval';
+import { runAgent, type IRunOutcome } from '../loop/run-agent';
+import { addAndRunCell } from '../loop/text-protocol';
+import { uncomputedNumbers } from '../context/claims';
+import { describeModelError } from '../model/errors';
+import type { IModelClient } from '../model/types';
+import type { INotebookPort } from '../ports';
+import { ToolRegistry, type ITool } from '../tools/registry';
+import type { IRunSettings } from '../tools/run-state';
+import type { IAgentError } from '../types';
+import type { ITurnOptions } from '../workflows/turn-runner';
+import { ApprovalGate } from './approval-gate';
+import { prepareRun, runSettingsOf, type IRunSetup } from './run-setup';
+import type { SessionStore } from './store';
+import type { IRunTarget, ISessionOptions, TaskTurn, TaskWork } from './types';
+
+const NO_NOTEBOOK: IAgentError = {
+  kind: 'no-notebook',
+  message: 'No notebook is open: Notebook Agent works in the active notebook.',
+  hint: 'Open or create a notebook (File > New > Notebook), click into it, and ask again.'
+};
+
+/** Runs a session's tasks, one at a time. */
+export class TaskRunner {
+  constructor(
+    private readonly _store: SessionStore,
+    private readonly _options: ISessionOptions
+  ) {}
+
+  /** Whether a task is running. */
+  get running(): boolean {
+    return this._store.getSnapshot().status === 'running';
+  }
+
+  /** Answer the pending approval request (approve, approve edited code, or reject). */
+  resolveApproval(decision: ApprovalDecision): void {
+    this._approvals.resolve(decision);
+  }
+
+  /** Stop the task in progress: aborts the model stream and interrupts a running cell. */
+  stop(): void {
+    this._controller?.abort();
+  }
+
+  /** The run settings of the next run (the options', or the defaults). */
+  runSettings(): IRunSettings {
+    return runSettingsOf(this._options);
+  }
+
+  /**
+   * Run a task of one or more turns with one model and notebook; the
+   * session is `running` from its start to its end. Null when it cannot
+   * start (already running, no notebook, no model): the error is in the state.
+   */
+  task<T>(
+    target: IRunTarget,
+    work: TaskWork<T>
+  ): Promise<T | undefined> | null {
+    const store = this._store;
+    if (this.running) {
+      return null;
+    }
+    if (!target.notebook) {
+      store.reportError(NO_NOTEBOOK);
+      return null;
+    }
+    let model: IModelClient;
+    try {
+      model = target.model();
+    } catch (error) {
+      store.reportError(describeModelError(error));
+      return null;
+    }
+    const notebook = target.notebook;
+    store.notebookPath = notebook.path;
+    const setup = prepareRun(
+      this._options,
+      model,
+      notebook.path,
+      this._textTools
+    );
+    store.history[0] = setup.system;
+    const controller = new AbortController();
+    this._controller = controller;
+    store.set({ status: 'running', error: null, plan: null, review: null });
+    const before = store.getSnapshot().usage;
+
+    const turn: TaskTurn = (prompt, options = {}, undoGroup = true) =>
+      this._turn(
+        setup,
+        notebook,
+        controller.signal,
+        prompt,
+        options,
+        undoGroup
+      );
+
+    return work(turn, notebook, controller.signal)
+      .catch((error: unknown) => {
+        store.reportError({
+          kind: 'unknown',
+          message: error instanceof Error ? error.message : String(error),
+          hint: 'Nothing of yours was removed; check the notebook, then try again.'
+        });
+        return undefined;
+      })
+      .finally(() => {
+        this._controller = null;
+        const after = store.getSnapshot().usage;
+        store.set({
+          status: 'idle',
+          pendingApproval: null,
+          lastTurn: {
+            promptTokens: after.promptTokens - before.promptTokens,
+            completionTokens: after.completionTokens - before.completionTokens
+          }
+        });
+      });
+  }
+
+  /** One turn of the agent loop on `prompt`, shown in the transcript. */
+  private async _turn(
+    { model, tools }: IRunSetup,
+    notebook: INotebookPort,
+    signal: AbortSignal,
+    prompt: string,
+    options: ITurnOptions,
+    undoGroup: boolean
+  ): Promise<IRunOutcome> {
+    const store = this._store;
+    const start = store.history.length;
+    store.history.push({ role: 'user', content: prompt });
+    store.set({
+      error: null,
+      items: [
+        ...store.getSnapshot().items,
+        { kind: 'user', id: store.newId(), text: options.display ?? prompt }
+      ]
+    });
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook,
+      messages: store.history,
+      signal,
+      maxSteps: this._options.maxSteps?.(),
+      approvalMode:
+        options.approvalMode ??
+        this._options.approvalMode?.() ??
+        DEFAULT_APPROVAL_MODE,
+      runSettings: this.runSettings(),
+      contextTokens: this._options.contextTokens?.(),
+      vision: this._options.vision?.(),
+      undoGroup,
+      alwaysAsk: options.alwaysAsk,
+      approvedCells: options.approvedCells,
+      knownCells: options.knownCells,
+      approve: (request, approvalSignal) =>
+        this._approvals.ask(request, approvalSignal),
+      onEvent: event => store.dispatch(event)
+    });
+    if (outcome.reason === 'completed') {
+      this._markUncomputed(start, tools);
+    }
+    if (outcome.error?.kind === 'unknown-model' && model.listModels) {
+      void this._suggestModels(model.listModels.bind(model), outcome.error);
+    }
+    return outcome;
+  }
+
+  /**
+   * Mark the turn's answer when it states numbers nothing computed (it ran
+   * no code, and no observation or prompt shows them).
+   */
+  private _markUncomputed(turnStart: number, tools: ToolRegistry): void {
+    const store = this._store;
+    const numbers = uncomputedNumbers(
+      store.history,
+      turnStart,
+      name => tools.get(name)?.kind === 'run'
+    );
+    const items = [...store.getSnapshot().items];
+    const index = items.length - 1;
+    const answer = items[index];
+    if (numbers.length && answer?.kind === 'assistant') {
+      items[index] = { ...answer, notComputed: numbers };
+      store.set({ items });
+    }
+  }
+
+  /** Add the endpoint's models to an "unknown model" error. */
+  private async _suggestModels(
+    list: () => Promise<string[]>,
+    error: IAgentError
+  ): Promise<void> {
+    try {
+      const models = (await list()).slice(0, 20);
+      if (models.length && this._store.getSnapshot().error === error) {
+        this._store.reportError({
+          ...error,
+          hint: `${error.hint} Available: ${models.join(', ')}.`
+        });
+      }
+    } catch {
+      // The list is a nicety; the error already says what to do.
+    }
+  }
+
+  private _controller: AbortController | null = null;
+  private readonly _approvals = new ApprovalGate(request =>
+    this._store.set({ pendingApproval: request })
+  );
+  private readonly _textTools = new ToolRegistry([
+    addAndRunCell
+  ] as ITool<never>[]);
+}

@@ -1,0 +1,185 @@
+/**
+ * The state of a chat session: the immutable snapshot the UI reads
+ * (`subscribe()` / `getSnapshot()`, React's `useSyncExternalStore`), the
+ * model conversation, the chat's identity, and saving/reopening it
+ * (chat-record.ts). The loop's events change it through the reducer
+ * (reducer.ts); the task runner (runner.ts) is what dispatches them.
+ */
+import {
+  CHAT_RECORD_VERSION,
+  chatTitle,
+  newChatId,
+  withoutImages,
+  type IChatRecord
+} from '../chat-record';
+import { dropImages } from '../tool-images';
+import type { AgentEvent, ChatMessage, IAgentError } from '../types';
+import { applyEvent } from './reducer';
+import type { ISessionState } from './types';
+
+/** The state of a chat with nothing in it. */
+function emptyState(): ISessionState {
+  return {
+    items: [],
+    status: 'idle',
+    error: null,
+    usage: { promptTokens: 0, completionTokens: 0 },
+    lastTurn: null,
+    pendingApproval: null,
+    plan: null,
+    review: null,
+    choice: null
+  };
+}
+
+/** A chat's state, its conversation and its identity. */
+export class SessionStore {
+  /** The model conversation; the runner appends to it in place. */
+  readonly history: ChatMessage[] = [];
+  /** The notebook this chat belongs to ('' before its first run). */
+  notebookPath = '';
+
+  /** Register a listener; returns the function that removes it. */
+  subscribe = (listener: () => void): (() => void) => {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  };
+
+  /** The current immutable snapshot. */
+  getSnapshot = (): ISessionState => this._state;
+
+  /** This chat's id (its file on the server). */
+  get chatId(): string {
+    return this._chatId;
+  }
+
+  /** Change the state and tell the listeners. */
+  set(patch: Partial<ISessionState>): void {
+    this._state = { ...this._state, ...patch };
+    for (const listener of this._listeners) {
+      listener();
+    }
+  }
+
+  /** Apply one of the loop's events (the reducer decides what it changes). */
+  dispatch(event: AgentEvent): void {
+    this.set(applyEvent(this._state, event, () => this.newId()));
+    if (event.type === 'end') {
+      this.set({ error: event.error ?? null, pendingApproval: null });
+    }
+  }
+
+  /** Add a notice to the transcript. */
+  notice(text: string): void {
+    this.set({
+      items: [...this._state.items, { kind: 'notice', id: this.newId(), text }]
+    });
+  }
+
+  /** Show an error (null clears it). */
+  reportError(error: IAgentError | null): void {
+    this.set({ error });
+  }
+
+  /** A new transcript item id. */
+  newId(): string {
+    this._nextId += 1;
+    return `item-${this._nextId}`;
+  }
+
+  /** The chat as saved on the server. */
+  record(): IChatRecord {
+    const state = this._state;
+    return {
+      version: CHAT_RECORD_VERSION,
+      id: this._chatId,
+      notebook: this.notebookPath,
+      title: chatTitle(state.items),
+      created: this._created,
+      updated: this._updated(),
+      // Image data is dropped from saved chats (the cards count the images
+      // instead): the whole record is saved again after every change and the
+      // server takes at most 20 MB; the cells keep the full images.
+      items: state.items.map(item =>
+        item.kind === 'tool' ? dropImages(item) : item
+      ),
+      history: withoutImages(this.history),
+      usage: state.usage,
+      plan: state.plan ? [...state.plan] : null,
+      choice: state.choice
+    };
+  }
+
+  /** Reopen a saved chat (refused while a run is in progress). */
+  restore(record: IChatRecord): boolean {
+    if (this._state.status === 'running') {
+      return false;
+    }
+    this._keepClosed();
+    this._chatId = record.id;
+    this._created = record.created ?? Date.now();
+    this.notebookPath = record.notebook;
+    this.history.splice(0, this.history.length, ...record.history);
+    // New items must not reuse the saved ones' ids.
+    this._nextId = Math.max(
+      0,
+      ...record.items.map(item =>
+        Number(/^item-(\d+)$/.exec(item.id)?.[1] ?? 0)
+      )
+    );
+    this.set({
+      ...emptyState(),
+      items: record.items,
+      usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
+      plan: record.plan ?? null,
+      choice: record.choice ?? null
+    });
+    return true;
+  }
+
+  /** Forget the conversation; `notebook` names the new chat's notebook. */
+  newChat(notebook = this.notebookPath): void {
+    this._keepClosed();
+    this._chatId = newChatId();
+    this._created = Date.now();
+    this.notebookPath = notebook;
+    this.history.length = 0;
+    this.set(emptyState());
+  }
+
+  /**
+   * The chat that New chat (or reopening another) just replaced, once:
+   * whoever saves chats saves it, so its last changes are not lost.
+   */
+  takeClosedRecord(): IChatRecord | null {
+    const closed = this._closed;
+    this._closed = null;
+    return closed;
+  }
+
+  /**
+   * Now, but always later than this store's previous record: the chat
+   * reopened right after New chat (or History) replaced another must be the
+   * newer of the two, even within one millisecond, or a reload may come
+   * back to the other.
+   */
+  private _updated(): number {
+    this._lastUpdated = Math.max(Date.now(), this._lastUpdated + 1);
+    return this._lastUpdated;
+  }
+
+  private _keepClosed(): void {
+    if (this._state.items.length) {
+      this._closed = this.record();
+    }
+  }
+
+  private _state: ISessionState = emptyState();
+  private readonly _listeners = new Set<() => void>();
+  private _nextId = 0;
+  private _chatId = newChatId();
+  private _created = Date.now();
+  private _lastUpdated = 0;
+  /** The chat just replaced by newChat/restore, until taken (to be saved). */
+  private _closed: IChatRecord | null = null;
+}

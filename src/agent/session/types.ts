@@ -1,0 +1,146 @@
+/**
+ * The types of a chat session, in one module that imports no
+ * implementation: what the UI reads (the state and its transcript), what a
+ * session is built with, and the shapes by which the store, the task runner
+ * and the facade (store.ts, runner.ts, agent-session.ts) talk.
+ */
+import type { ApprovalMode, IApprovalRequest } from '../loop/approval';
+import type { IRunOutcome } from '../loop/run-agent';
+import type { IVisionOptions } from '../loop/vision';
+import type { ToolProtocol } from '../model/capabilities';
+import type { IModelClient } from '../model/types';
+import type { INotebookPort } from '../ports';
+import type { IToolImage } from '../tool-images';
+import type { ToolRegistry } from '../tools/registry';
+import type { IRunSettings } from '../tools/run-state';
+import type { IAgentError, IPlanStep, IUsage } from '../types';
+import type { ICellChange } from '../workflows/cell-changes';
+import type { IFixResult } from '../workflows/fix-cell';
+import type { IAttachedFile } from '../workflows/generate-notebook';
+import type { ITurnOptions } from '../workflows/turn-runner';
+
+/** One entry of the visible transcript. */
+export type TranscriptItem =
+  | { kind: 'user'; id: string; text: string }
+  | {
+      kind: 'assistant';
+      id: string;
+      text: string;
+      /**
+       * Numbers the answer states that nothing in the notebook computed
+       * (the turn ran no code, and no output or prompt shows them): the
+       * sidebar marks the answer "not computed in the notebook".
+       */
+      notComputed?: string[];
+    }
+  | {
+      kind: 'tool';
+      id: string;
+      name: string;
+      arguments: string;
+      status: 'running' | 'done' | 'error';
+      output?: string;
+      cellId?: string;
+      durationMs?: number;
+      /** Images the outputs showed, for thumbnails (bounded: tool-images.ts). */
+      images?: IToolImage[];
+      /** Images not shown on the card (over the caps, or not kept in a saved chat). */
+      moreImages?: number;
+    }
+  | { kind: 'notice'; id: string; text: string };
+
+/** Everything the UI shows. */
+export interface ISessionState {
+  items: ReadonlyArray<TranscriptItem>;
+  status: 'idle' | 'running';
+  error: IAgentError | null;
+  usage: IUsage;
+  /** Tokens of the last task (a prompt, a generation, a fix), for the header. */
+  lastTurn: IUsage | null;
+  /** A call waiting for the user's approval. */
+  pendingApproval: IApprovalRequest | null;
+  /** The agent's plan, as it last stated it (update_plan). */
+  plan: ReadonlyArray<IPlanStep> | null;
+  /** A fix waiting for the user's Accept or Reject. */
+  review: IFixReview | null;
+  /** This chat's provider and model; null: the defaults from the settings. */
+  choice: IModelChoice | null;
+}
+
+/** A chat's choice of provider and model ('' = the provider's default model). */
+export interface IModelChoice {
+  provider: string;
+  model: string;
+}
+
+/** The changes of a "Fix this cell" run, for the user to accept or reject. */
+export interface IFixReview {
+  cellId: string;
+  status: IFixResult['status'];
+  attempts: number;
+  changes: ReadonlyArray<ICellChange>;
+  /** The cell's remaining problem, when it is not fixed. */
+  problem?: string;
+}
+
+/** What a run needs from the outside world. */
+export interface IRunTarget {
+  /** The model client (built once per settings); may throw a `ModelConfigError`. */
+  model: () => IModelClient;
+  /** The notebook to work in; null when none is open. */
+  notebook: INotebookPort | null;
+}
+
+/** What an AgentSession is built with; the functions are read at each run. */
+export interface ISessionOptions {
+  tools: ToolRegistry;
+  maxSteps?: () => number;
+  approvalMode?: () => ApprovalMode;
+  runSettings?: () => IRunSettings;
+  contextTokens?: () => number;
+  vision?: () => IVisionOptions;
+  /** `text` for models without tool calling. */
+  toolProtocol?: () => ToolProtocol;
+  /**
+   * `small` for small local models: the short prompt and the few tools
+   * of `smallTools` (they lose track of long instructions and tool lists).
+   */
+  profile?: () => 'standard' | 'small';
+  /** False for models that garble several tool calls in one turn: the prompt asks for one. */
+  parallelToolCalls?: () => boolean;
+  smallTools?: ToolRegistry;
+}
+
+/**
+ * Runs one turn of a task for `prompt`; `undoGroup` false when the task
+ * groups the turn's edits itself.
+ */
+export type TaskTurn = (
+  prompt: string,
+  options?: ITurnOptions,
+  undoGroup?: boolean
+) => Promise<IRunOutcome>;
+
+/** The body of a task: its turns in `notebook`, until `signal` aborts. */
+export type TaskWork<T> = (
+  turn: TaskTurn,
+  notebook: INotebookPort,
+  signal: AbortSignal
+) => Promise<T>;
+
+/** How a generation was asked for. */
+export interface IGenerateRequestOptions {
+  attachments?: ReadonlyArray<IAttachedFile>;
+  /** E.g. `run-everything` when the user chose that for this new notebook. */
+  approvalMode?: ApprovalMode;
+}
+
+/** What the workflows' tasks need from the session. */
+export interface IWorkflowHost {
+  /** The hard timeout of the runs, from the settings. */
+  hardTimeoutMs: () => number;
+  /** Add a notice to the transcript. */
+  notice: (text: string) => void;
+  /** Show a fix's changes (made in `notebook`) for Accept or Reject. */
+  review: (review: IFixReview, notebook: INotebookPort) => void;
+}

@@ -1,0 +1,145 @@
+/**
+ * What the sidebar's views need from outside the chat, in one place: the
+ * configuration they show (a store they subscribe to, written by the
+ * JupyterLab glue: jupyter/sidebar-configuration.ts) and the actions they
+ * call. These types are the views' own: the glue implements them, the
+ * views never import it.
+ */
+import type { ApprovalMode } from '../agent/loop/approval';
+import type { IProviderView } from './provider-bar';
+
+/** Where model requests go: the server's proxy, the endpoint directly, or a model in this browser. */
+export type EndpointMode = 'proxy' | 'direct' | 'local';
+
+/** One provider profile of the server, as the browser may see it. */
+export interface IProviderInfo {
+  name: string;
+  kind: string;
+  baseUrl: string;
+  models: string[];
+  defaultModel: string | null;
+  hasKey: boolean;
+  /** Where its key comes from: `user`, `config`, `env`, or null. */
+  keySource: string | null;
+  /** A model server the Jupyter server found on its machine (not configured), else null. */
+  found: IFoundServer | null;
+}
+
+/** A local model server the Jupyter server found on loopback (discovery). */
+export interface IFoundServer {
+  /** What it is: `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`, or a description with its port. */
+  label: string;
+  port: number;
+  models: string[];
+}
+
+/** What the sidebar knows of the server's model configuration. */
+export type ServerStatus =
+  | {
+      kind: 'configured';
+      baseUrl: string;
+      model: string | null;
+      hasKey: boolean;
+      providers: IProviderInfo[];
+      defaultProvider: string | null;
+      allowUserKeys: boolean;
+      /** Whether the server looks for local model servers (when none is configured). */
+      discovery?: boolean;
+    }
+  | { kind: 'not-configured'; discovery?: boolean }
+  | { kind: 'no-extension' }
+  | { kind: 'unknown' };
+
+/** The configuration the sidebar shows. */
+export interface ISidebarConfig {
+  serverStatus: ServerStatus;
+  mode: EndpointMode;
+  /** The model line: which model answers, and where it runs. */
+  modelLabel: string;
+  /** Direct mode: where requests go, and whether a key is set in the settings. */
+  direct: { baseUrl: string; hasKey: boolean } | null;
+  approvalMode: ApprovalMode;
+  /** The provider and model pickers (null hides them). */
+  providers: IProviderView | null;
+}
+
+/** What the sidebar's views ask the application to do. */
+export interface ISidebarActions {
+  /** Start a run; false when it could not start (the prompt is kept). */
+  send: (prompt: string) => boolean;
+  /** Send the last request again (after an error). */
+  retry: () => void;
+  /** Bring a cell the agent touched into view. */
+  showCell: (cellId: string) => void;
+  /** Insert code from an answer as a new cell below the active cell. */
+  insertCode: (code: string) => void;
+  /** Copy files next to the notebook and attach them. */
+  attachFiles: (files: File[]) => void;
+  setApprovalMode: (mode: ApprovalMode) => void;
+  setProvider: (name: string) => void;
+  setModel: (model: string) => void;
+  /** Ask for the selected provider's key (stored on the server). */
+  setKey: () => void;
+  /** Open Notebook Agent's settings. */
+  openSettings: () => void;
+  /** Ask the server to look again for model servers on its machine. */
+  lookForLocalServers?: () => void;
+}
+
+/** A chat in the history list. */
+export interface IChatSummary {
+  id: string;
+  title: string;
+  notebook: string;
+  updated: number;
+}
+
+/** Saved chats, as the history menu and the "not saved" line need them. */
+export interface IChatHistory {
+  /** Chats of the current notebook, newest first. */
+  list: () => Promise<IChatSummary[]>;
+  /** Reopen a chat. */
+  open: (id: string) => Promise<void>;
+  /** Why the chat could not be saved (null: saved, or nothing to save). */
+  saveError: IReadable<string | null>;
+  /** Save again what could not be saved. */
+  retrySave: () => void;
+}
+
+/** A value to subscribe to (React's `useSyncExternalStore`). */
+export interface IReadable<T> {
+  subscribe: (listener: () => void) => () => void;
+  getSnapshot: () => T;
+}
+
+/** A value that tells its subscribers when it changes. */
+export class ValueStore<T> implements IReadable<T> {
+  constructor(private _value: T) {}
+
+  subscribe = (listener: () => void): (() => void) => {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  };
+
+  getSnapshot = (): T => this._value;
+
+  /** Replace the value (listeners run when it changed). */
+  set(value: T): void {
+    if (value !== this._value) {
+      this._value = value;
+      this._listeners.forEach(listener => listener());
+    }
+  }
+
+  private readonly _listeners = new Set<() => void>();
+}
+
+/** The configuration before the settings and the server have answered. */
+export const INITIAL_CONFIG: ISidebarConfig = {
+  serverStatus: { kind: 'unknown' },
+  mode: 'proxy',
+  modelLabel: '',
+  direct: null,
+  approvalMode: 'ask-before-running',
+  providers: null
+};

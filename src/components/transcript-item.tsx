@@ -1,0 +1,102 @@
+/**
+ * One entry of the transcript: the user's prompt, an answer (markdown with
+ * Copy / Insert as cell on its code blocks, and a "not computed in the
+ * notebook" mark when it states numbers nothing computed), a tool card, or
+ * a notice ("Built, not verified: …" among them).
+ */
+import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
+import React, { useEffect, useRef } from 'react';
+import type { TranscriptItem } from '../agent/session';
+import { decorateCodeBlocks } from './code-block-actions';
+import { MarkdownView } from './markdown-view';
+import type { ISidebarActions } from './sidebar-config';
+import { ToolCallCard } from './tool-call-card';
+import { useTrans } from './trans';
+
+/** Props of `TranscriptItemView`. */
+export interface ITranscriptItemProps {
+  item: TranscriptItem;
+  rendermime: IRenderMimeRegistry;
+  actions: Pick<ISidebarActions, 'insertCode' | 'showCell'>;
+}
+
+/** Notices that give a generation's verdict start like this. */
+const NOT_VERIFIED = 'Built, not verified';
+
+/** One transcript entry. */
+export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
+  const { item } = props;
+  switch (item.kind) {
+    case 'user':
+      return <div className="jp-AgentSidebar-user">{item.text}</div>;
+    case 'assistant':
+      return (
+        <AssistantMessage
+          text={item.text}
+          notComputed={item.notComputed}
+          rendermime={props.rendermime}
+          onInsertCode={props.actions.insertCode}
+        />
+      );
+    case 'tool':
+      return <ToolCallCard item={item} onShowCell={props.actions.showCell} />;
+    case 'notice':
+      return (
+        <div
+          className={
+            item.text.startsWith(NOT_VERIFIED)
+              ? 'jp-AgentSidebar-note jp-mod-warning'
+              : 'jp-AgentSidebar-note'
+          }
+          role={item.text.startsWith(NOT_VERIFIED) ? 'status' : undefined}
+        >
+          {item.text}
+        </div>
+      );
+  }
+}
+
+/** An answer: markdown, with Copy / Insert as cell on its code blocks. */
+function AssistantMessage(props: {
+  text: string;
+  notComputed?: string[];
+  rendermime: IRenderMimeRegistry;
+  onInsertCode: (code: string) => void;
+}): JSX.Element {
+  const host = useRef<HTMLDivElement>(null);
+  const insert = useRef(props.onInsertCode);
+  insert.current = props.onInsertCode;
+  const trans = useTrans();
+  useEffect(
+    () =>
+      host.current
+        ? decorateCodeBlocks(host.current, {
+            onInsert: code => insert.current(code),
+            trans
+          })
+        : undefined,
+    [trans]
+  );
+  return (
+    <div className="jp-AgentSidebar-assistant">
+      <div ref={host}>
+        <MarkdownView text={props.text} rendermime={props.rendermime} />
+      </div>
+      {props.notComputed?.length ? (
+        <div
+          className="jp-AgentSidebar-notComputed"
+          role="note"
+          title={trans.__(
+            'This answer ran no code, and no output shows these numbers: %1',
+            props.notComputed.join(', ')
+          )}
+        >
+          {trans.__(
+            '⚠ not computed in the notebook: %1',
+            props.notComputed.join(', ')
+          )}
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,314 @@
+/**
+ * Results that tell the truth, in the real UI: a generated notebook of
+ * placeholders is "Built, not verified", an answer stating numbers nothing
+ * computed is marked, Reject of a fix and Undo of an agent run bring back
+ * the cell's outputs and execution count with its source; Generate while
+ * a run is active says so and creates nothing; a chat that cannot be saved
+ * says so, with Retry.
+ */
+import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { script } from './scripted-model';
+import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  await setAgentSettings(page, {});
+  await page.kernel.shutdownAll();
+});
+
+const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
+const cell = (page: IJupyterLabPageFixture, index: number) =>
+  page.locator('.jp-Notebook .jp-Cell').nth(index);
+
+/** Run the palette's Generate Notebook command, as a user does. */
+async function generateFromPalette(page: IJupyterLabPageFixture) {
+  await page.keyboard.press('Control+Shift+C');
+  await page.getByRole('textbox', { name: 'SEARCH' }).fill('Generate Notebook');
+  await page.keyboard.press('Enter');
+}
+
+/** How many kernels the server runs now. */
+async function kernelCount(page: IJupyterLabPageFixture): Promise<number> {
+  return page.evaluate(async () => {
+    const kernels = window.jupyterapp.serviceManager.kernels;
+    await kernels.refreshRunning();
+    return [...kernels.running()].length;
+  });
+}
+
+/** A notebook with one code cell, run once; resolves with its cell id. */
+async function oneCell(
+  page: IJupyterLabPageFixture,
+  name: string,
+  source: string
+): Promise<string> {
+  await page.notebook.createNew(name);
+  await page.notebook.setCell(0, 'code', source);
+  await page.notebook.run();
+  return page.evaluate(() => {
+    const panel = window.jupyterapp.shell.currentWidget as unknown as {
+      content: { widgets: Array<{ model: { id: string } }> };
+    };
+    return panel.content.widgets[0].model.id;
+  });
+}
+
+test('Generate notebook: a notebook whose only code is a placeholder is "Built, not verified", never Verified', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { cell_type: 'markdown', source: '# Sales analysis' }
+        }
+      ]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: '# Your code goes here' }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            cell_type: 'markdown',
+            source: '## Summary\nRevenue grew 12.5% to 48,200.'
+          }
+        }
+      ]
+    },
+    { content: 'The notebook is ready.' }
+  ]);
+  await generateFromPalette(page);
+  const dialog = page.locator('.jp-Dialog');
+  await dialog
+    .getByRole('textbox', { name: 'What should the notebook do?' })
+    .fill('Analyze the sales and save it as placeholder.ipynb');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+
+  const verdict = sidebar(page).locator('.jp-AgentSidebar-note.jp-mod-warning');
+  await expect(verdict).toHaveText(
+    'Built, not verified: no code cell does any work (they are empty or hold only comments, pass or placeholders).',
+    { timeout: 90000 }
+  );
+  await finished(page);
+  await expect(sidebar(page)).not.toContainText('Verified: the kernel');
+  expect(
+    await page.filebrowser.contents.fileExists(`${tmpPath}/placeholder.ipynb`)
+  ).toBe(true);
+});
+
+test('an answer from a turn that ran no code and states numbers is marked "not computed in the notebook"', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('guess.ipynb');
+  await script(request, [
+    { content: 'The average order value is 42.75 EUR, up 8.3%.' }
+  ]);
+  await ask(page, 'What is the average order value?');
+  await finished(page);
+  const mark = sidebar(page).getByRole('note');
+  await expect(mark).toHaveText('⚠ not computed in the notebook: 42.75, 8.3%');
+
+  // An answer whose turn ran the code that printed it carries no mark.
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  await script(request, [
+    { tool_calls: [{ name: 'run_code', arguments: { code: 'print(6 * 7)' } }] },
+    { content: 'It is 42.' }
+  ]);
+  await ask(page, 'Compute 6 × 7');
+  await finished(page);
+  await expect(sidebar(page).getByRole('note')).toHaveCount(1);
+});
+
+test('Reject of a fix restores the cell’s outputs and execution count with its source', async ({
+  page,
+  request
+}) => {
+  const broken = 'print(answer)';
+  const id = await oneCell(page, 'reject.ipynb', broken);
+  await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText(
+    "name 'answer' is not defined"
+  );
+  const prompt = cell(page, 0).locator('.jp-InputPrompt');
+  await expect(prompt).toHaveText('[1]:');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'edit_cell',
+          arguments: { cell_id: id, source: 'answer = 42\nprint(answer)' }
+        }
+      ]
+    },
+    { tool_calls: [{ name: 'run_cell', arguments: { cell_id: id } }] },
+    { content: 'answer was not defined.' }
+  ]);
+  // The user's path: the cell menu's Fix this cell.
+  await cell(page, 0).locator('.jp-InputArea-prompt').click();
+  await cell(page, 0)
+    .locator('.jp-InputArea-prompt')
+    .click({ button: 'right' });
+  await page
+    .getByRole('menuitem', { name: 'Fix This Cell with Notebook Agent' })
+    .click();
+  const review = sidebar(page).getByRole('region', { name: 'Review the fix' });
+  await expect(review).toContainText('The cell runs without error now.', {
+    timeout: 60000
+  });
+  await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText('42');
+  await review.getByRole('button', { name: 'Reject' }).click();
+  await expect(sidebar(page)).toContainText(
+    'Rejected: the cells are back as they were.'
+  );
+  expect(await page.notebook.getCellTextInput(0)).toBe(broken);
+  // Not the user's code above the agent's output: the original error, count 1.
+  const outputs = cell(page, 0).locator('.jp-OutputArea');
+  await expect(outputs).toContainText("name 'answer' is not defined");
+  await expect(outputs).not.toContainText('42');
+  await expect(prompt).toHaveText('[1]:');
+});
+
+test('Undo of an agent run brings back the outputs and execution count with the source', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  await oneCell(page, 'undo-outputs.ipynb', 'print("mine")');
+  await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText('mine');
+  await script(request, [
+    { tool_calls: [{ name: 'read_notebook', arguments: {} }] },
+    {
+      tool_calls: [
+        {
+          name: 'edit_cell',
+          arguments: { cell_id: '{{cell_id}}', source: 'print("agent")' }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    { content: 'Done.' }
+  ]);
+  await ask(page, 'Change the cell');
+  await finished(page);
+  await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText('agent');
+  await expect(cell(page, 0).locator('.jp-InputPrompt')).toHaveText('[2]:');
+  // One Undo, from the notebook in command mode.
+  await page.notebook.activate('undo-outputs.ipynb');
+  await cell(page, 0).locator('.jp-InputPrompt').click();
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('z');
+  await expect
+    .poll(() => page.notebook.getCellTextInput(0))
+    .toBe('print("mine")');
+  await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText('mine');
+  await expect(cell(page, 0).locator('.jp-OutputArea')).not.toContainText(
+    'agent'
+  );
+  await expect(cell(page, 0).locator('.jp-InputPrompt')).toHaveText('[1]:');
+});
+
+test('Generate notebook while a run is active says so at once and creates no notebook and no kernel', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await page.notebook.createNew('busy.ipynb');
+  // A run that waits for the user's approval is active.
+  await script(request, [
+    { tool_calls: [{ name: 'run_code', arguments: { code: 'print(1)' } }] },
+    { content: 'Done.' }
+  ]);
+  await ask(page, 'Print one');
+  const approval = sidebar(page).getByRole('group', {
+    name: 'Approval needed'
+  });
+  await expect(approval).toBeVisible({ timeout: 60000 });
+  const kernelsBefore = await kernelCount(page);
+  const filesBefore = (await page.contents.getContentMetadata(tmpPath))?.content
+    .length;
+
+  await generateFromPalette(page);
+  await expect(sidebar(page)).toContainText(
+    'Notebook Agent is busy with another task: nothing was created or changed.'
+  );
+  await expect(page.locator('.jp-Dialog')).toHaveCount(0);
+  expect(await kernelCount(page)).toBe(kernelsBefore);
+  expect(
+    (await page.contents.getContentMetadata(tmpPath))?.content.length
+  ).toBe(filesBefore);
+  // Fix this cell from the cell menu: the same, at once.
+  await page.notebook.setCell(0, 'code', 'print(missing)');
+  await cell(page, 0).locator('.jp-InputArea-prompt').click();
+  await cell(page, 0)
+    .locator('.jp-InputArea-prompt')
+    .click({ button: 'right' });
+  await page
+    .getByRole('menuitem', { name: 'Fix This Cell with Notebook Agent' })
+    .click();
+  await expect(sidebar(page)).toContainText('then ask for the fix again.');
+  expect(await page.notebook.getCellTextInput(0)).toBe('print(missing)');
+  await approval.getByRole('button', { name: 'Reject' }).click();
+  await approval.getByRole('button', { name: 'Send rejection' }).click();
+  await finished(page);
+});
+
+test('switching to a notebook whose chats cannot be listed starts a new chat there, never the previous notebook’s', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('first.ipynb');
+  await script(request, [{ content: 'Hello from the first notebook.' }]);
+  const chat = await ask(page, 'Greet the first notebook');
+  await finished(page);
+  await expect(chat).toContainText('Hello from the first notebook.');
+  // The server stops answering the list of a notebook's chats.
+  await page.route(
+    url =>
+      url.pathname.endsWith('/notebook-agent/chats') &&
+      url.searchParams.has('notebook'),
+    route => route.abort('connectionfailed')
+  );
+  await page.notebook.createNew('second.ipynb');
+  await expect(chat).not.toContainText('Greet the first notebook');
+  await expect(chat.locator('.jp-AgentSidebar-empty')).toBeVisible();
+});
+
+test('a chat the server cannot save says "Chat not saved" with Retry, until a save succeeds', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('unsaved.ipynb');
+  let refuse = true;
+  await page.route('**/notebook-agent/chats/**', route =>
+    refuse && route.request().method() === 'PUT'
+      ? route.fulfill({ status: 500, body: '{"message": "disk full"}' })
+      : route.continue()
+  );
+  await script(request, [{ content: 'Hello.' }]);
+  await ask(page, 'Say hello');
+  await finished(page);
+  const line = sidebar(page).getByRole('alert').filter({
+    hasText: 'Chat not saved'
+  });
+  await expect(line).toBeVisible({ timeout: 10000 });
+  refuse = false;
+  await line.getByRole('button', { name: 'Retry' }).click();
+  await expect(line).toHaveCount(0);
+});
