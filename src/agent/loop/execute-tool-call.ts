@@ -37,20 +37,22 @@ export async function executeToolCall(
   options: IExecuteCallOptions
 ): Promise<IToolResult> {
   const { tools, notebook, signal, state } = options;
-  const tool = tools.get(call.name);
-  const parsed = tools.parseArguments(call);
+  // An invalid call is refused before the user is asked to approve it.
+  const checked = await tools.check(call);
+  if ('refused' in checked) {
+    return checked.refused;
+  }
+  const { tool } = checked;
   if (
-    !tool ||
-    'error' in parsed ||
     !(
       needsApproval(tool.kind, options.approvalMode) ||
       options.alwaysAsk?.(tool)
     ) ||
-    preApproved(tool, parsed.args, options.approvedCells)
+    preApproved(tool, checked.args, options.approvedCells)
   ) {
     return tools.call(call, { notebook, signal, state });
   }
-  const args = (parsed.args ?? {}) as Record<string, unknown>;
+  const args = (checked.args ?? {}) as Record<string, unknown>;
   const request = await describeCall(call, tool, args, notebook);
   const decision = options.approve
     ? await options.approve(request, signal)

@@ -25,8 +25,7 @@ export interface IExternalToolContext {
  * optionally images (shown to vision-capable models, downscaled).
  */
 export type ExternalToolResult =
-  | string
-  | { ok?: boolean; output: string; images?: IImageAttachment[] };
+  string | { ok?: boolean; output: string; images?: IImageAttachment[] };
 
 /** A tool defined outside the agent. */
 export interface IExternalTool {

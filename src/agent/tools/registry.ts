@@ -180,50 +180,74 @@ export class ToolRegistry {
     );
   }
 
-  /** Run one tool call; never throws. */
-  async call(call: IToolCall, context: IToolContext): Promise<IToolResult> {
+  /**
+   * The tool and arguments of `call` once they are valid (a known tool,
+   * parsable arguments that match its schema), else the error observation
+   * that tells the model what to correct.
+   */
+  async check(
+    call: IToolCall
+  ): Promise<
+    { tool: ITool<unknown>; args: unknown } | { refused: IToolResult }
+  > {
     const tool = this._tools.get(call.name);
     if (!tool) {
       return {
-        ok: false,
-        output:
-          `Error: there is no tool named "${call.name}". ` +
-          `Available tools: ${[...this._tools.keys()].join(', ')}.`
+        refused: {
+          ok: false,
+          output:
+            `Error: there is no tool named "${call.name}". ` +
+            `Available tools: ${[...this._tools.keys()].join(', ')}.`
+        }
       };
     }
     const parsed = this.parseArguments(call);
     if ('error' in parsed) {
       return {
-        ok: false,
-        output:
-          `Error: the arguments of ${call.name} are not valid JSON ` +
-          `(${parsed.error}). Send a JSON object matching: ` +
-          JSON.stringify(tool.parameters)
+        refused: {
+          ok: false,
+          output:
+            `Error: the arguments of ${call.name} are not valid JSON ` +
+            `(${parsed.error}). Send a JSON object matching: ` +
+            JSON.stringify(tool.parameters)
+        }
       };
     }
-    const args = parsed.args;
     let validate: ValidateFunction;
     try {
       validate = await this._validator(tool);
     } catch (error) {
       return {
-        ok: false,
-        output: `Error: ${call.name} cannot be called: its argument schema is invalid (${(error as Error).message}).`
+        refused: {
+          ok: false,
+          output: `Error: ${call.name} cannot be called: its argument schema is invalid (${(error as Error).message}).`
+        }
       };
     }
-    if (!validate(args)) {
+    if (!validate(parsed.args)) {
       const problems = (validate.errors ?? [])
         .map(e => `${e.instancePath || 'arguments'} ${e.message}`)
         .join('; ');
       return {
-        ok: false,
-        output:
-          `Error: invalid arguments for ${call.name}: ${problems}. ` +
-          `Expected: ${JSON.stringify(tool.parameters)}`
+        refused: {
+          ok: false,
+          output:
+            `Error: invalid arguments for ${call.name}: ${problems}. ` +
+            `Expected: ${JSON.stringify(tool.parameters)}`
+        }
       };
     }
+    return { tool, args: parsed.args };
+  }
+
+  /** Run one tool call; never throws. */
+  async call(call: IToolCall, context: IToolContext): Promise<IToolResult> {
+    const checked = await this.check(call);
+    if ('refused' in checked) {
+      return checked.refused;
+    }
     try {
-      return await tool.execute(args, {
+      return await checked.tool.execute(checked.args, {
         ...context,
         state: context.state ?? new RunState()
       });
