@@ -47,7 +47,12 @@ export async function fix(
       serverSettings: server.settings,
       path
     });
-    const { session, model } = sessionFor(common, port);
+    const { session, model } = sessionFor(
+      common,
+      port,
+      server.settings,
+      io.err
+    );
     const stopPrinting = printTranscript(session, io.err);
     const result = await session.fixCell(
       command.cell,

@@ -7,7 +7,11 @@
  */
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { ContentsManager, type Contents } from '@jupyterlab/services';
+import {
+  ContentsManager,
+  type Contents,
+  type ServerConnection
+} from '@jupyterlab/services';
 import type { IFileAttachment } from '../agent/context/attachments';
 import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
@@ -76,7 +80,7 @@ export async function generate(
         undo.push(attached.undo);
         attachments.push(attached.attachment);
       }
-      const code = await run(command, io, port, attachments);
+      const code = await run(command, io, port, server.settings, attachments);
       succeeded = code !== null;
       return code ?? 1;
     } finally {
@@ -106,9 +110,10 @@ async function run(
   command: Extract<CliCommand, { command: 'generate' }>,
   io: ICliIO,
   port: ServerNotebookPort,
+  settings: ServerConnection.ISettings,
   attachments: IFileAttachment[]
 ): Promise<ExitCode | null> {
-  const { session, model } = sessionFor(command.common, port);
+  const { session, model } = sessionFor(command.common, port, settings, io.err);
   const stopPrinting = printTranscript(session, io.err);
   const timer = setInterval(
     () =>

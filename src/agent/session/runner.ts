@@ -9,6 +9,7 @@ import { DEFAULT_APPROVAL_MODE, type ApprovalDecision } from '../loop/approval';
 import { runAgent, type IRunOutcome } from '../loop/run-agent';
 import { addAndRunCell } from '../loop/text-protocol';
 import { uncomputedNumbers } from '../context/claims';
+import { withProjectRules, type IProjectRules } from '../context/project-rules';
 import { describeModelError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
@@ -87,13 +88,23 @@ export class TaskRunner {
       this._textTools
     );
     store.history[0] = setup.system;
+    // The rules are read afresh for each task: the first turn waits for them.
+    const rulesRead = this._readRules(notebook.path).then(rules => {
+      if (setup.system.role === 'system' && rules) {
+        store.history[0] = {
+          role: 'system',
+          content: withProjectRules(setup.system.content, rules)
+        };
+      }
+    });
     const controller = new AbortController();
     this._controller = controller;
     store.set({ status: 'running', error: null, plan: null, review: null });
     const before = store.getSnapshot().usage;
 
-    const turn: TaskTurn = (prompt, options = {}, undoGroup = true) =>
-      this._turn(
+    const turn: TaskTurn = async (prompt, options = {}, undoGroup = true) => {
+      await rulesRead;
+      return this._turn(
         setup,
         notebook,
         controller.signal,
@@ -101,6 +112,7 @@ export class TaskRunner {
         options,
         undoGroup
       );
+    };
 
     return work(turn, notebook, controller.signal)
       .catch((error: unknown) => {
@@ -193,6 +205,13 @@ export class TaskRunner {
       items[index] = { ...answer, notComputed: numbers };
       store.set({ items });
     }
+  }
+
+  /** The project rules of `notebookPath`; none when they cannot be read. */
+  private _readRules(notebookPath: string): Promise<IProjectRules | null> {
+    return (
+      this._options.projectRules?.(notebookPath) ?? Promise.resolve(null)
+    ).catch(() => null);
   }
 
   /** Add the endpoint's models to an "unknown model" error. */
