@@ -88,7 +88,9 @@ describe('registering a tool', () => {
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({
       kind: 'run',
-      title: 'Count the words of this text'
+      title: 'Count the words of this text',
+      code: null,
+      details: '{\n  "text": "a b c"\n}'
     });
     expect(seen).toEqual([{ args: { text: 'a b c' }, path: 'work/a.ipynb' }]);
     expect(observations).toEqual(['three words here: 3']);

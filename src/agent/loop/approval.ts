@@ -40,6 +40,11 @@ export interface IApprovalRequest {
   code: string | null;
   /** The cell concerned, if any. */
   cellId?: string;
+  /**
+   * The call's arguments (indented JSON) when it holds no code, so the
+   * user sees what a tool will be given (shown read-only).
+   */
+  details?: string;
 }
 
 /** The user's answer. `code`: the code as the user edited it. */

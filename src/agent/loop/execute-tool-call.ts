@@ -128,7 +128,10 @@ async function describeCall(
     const cell = (await notebook.getCells()).find(c => c.id === cellId);
     return { call, kind, cellId, title, code: cell ? cell.source : null };
   }
-  return { call, kind, title, code: null };
+  const details = Object.keys(args).length
+    ? JSON.stringify(args, null, 2)
+    : undefined;
+  return { call, kind, title, code: null, ...(details ? { details } : {}) };
 }
 
 /** The approval card's question, from the tool's definition. */
