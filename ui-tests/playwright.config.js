@@ -52,7 +52,11 @@ module.exports = {
       reuseExistingServer: false
     },
     {
-      command: 'jupyter lab --config jupyter_server_test_config.py',
+      // With a tiny extension of the tests' own that adds a tool through
+      // INotebookAgent (built here, found through an extra path: installed
+      // nowhere else).
+      command:
+        'bash test-extension/build.sh && jupyter lab --config jupyter_server_test_config.py --LabApp.extra_labextensions_path="$PWD/test-extension/labextensions"',
       url: 'http://localhost:8888/lab',
       timeout: 120000,
       reuseExistingServer: false,
