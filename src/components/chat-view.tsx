@@ -11,6 +11,7 @@ import React, {
   useSyncExternalStore
 } from 'react';
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession, ISessionState } from '../agent/session';
 import { ApprovalCard } from './approval-card';
@@ -24,6 +25,7 @@ import type { IMentionSource } from './mentions';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
 import { ProviderBar } from './provider-bar';
+import { RulesLine } from './rules-line';
 import { SetupNotice } from './setup-notice';
 import type {
   IChatHistory,
@@ -53,6 +55,8 @@ export interface IChatViewProps {
   mentions?: IMentionSource;
   /** The in-browser model's loading progress (local mode). */
   localModel?: LocalModelStatusStore;
+  /** The project rules that apply to the active notebook. */
+  rules?: IReadable<IProjectRules | null>;
 }
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -186,6 +190,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             config.providers.found ? actions.lookForLocalServers : undefined
           }
         />
+      )}
+      {props.rules && actions.openRule && (
+        <RulesLine rules={props.rules} onOpen={actions.openRule} />
       )}
       <div className="jp-AgentSidebar-mode">
         <label>

@@ -1,9 +1,9 @@
 /**
  * The agent as JupyterLab holds it: one chat session, its tools, the
  * configuration (settings, the server's status, the chat's model choice),
- * the model clients and a port per notebook. The plugins
- * (src/jupyter/plugins/) build one and hand its parts to the sidebar, the
- * commands and other extensions (INotebookAgent).
+ * the model clients, a port per notebook and the project rules. The
+ * plugins (src/jupyter/plugins/) build one and hand its parts to the
+ * sidebar, the commands and other extensions (INotebookAgent).
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
@@ -24,6 +24,7 @@ import { canvasImageResizer } from './image-resizer';
 import { localServerLooker } from './local-servers';
 import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from './notebook-port';
+import { ProjectRulesStore } from './rules-store';
 import { fetchServerStatus } from './server-status';
 import {
   PLUGIN_ID,
@@ -42,6 +43,8 @@ export class AgentHost {
   readonly config: AgentConfig;
   /** The tools of the standard profile; other extensions add theirs here. */
   readonly tools = new ToolRegistry(agentTools());
+  /** The project rules of the active notebook (and of each run). */
+  readonly rules: ProjectRulesStore;
 
   constructor(
     private readonly _app: JupyterFrontEnd,
@@ -58,6 +61,11 @@ export class AgentHost {
     // reads the chat's own provider/model choice from the session.
     const config = new AgentConfig(() => this.session.getSnapshot().choice);
     this.config = config;
+    this.rules = new ProjectRulesStore(
+      _app.serviceManager.contents,
+      serverSettings,
+      () => config.settings.projectRules
+    );
     this.session = new AgentSession({
       tools: this.tools,
       smallTools: new ToolRegistry(smallModelTools()),
@@ -73,7 +81,8 @@ export class AgentHost {
         enabled: config.visionEnabled(),
         maxSide: config.settings.maxImageSide,
         resizer: canvasImageResizer
-      })
+      }),
+      projectRules: path => this.rules.read(path)
     });
     // One client per settings (not per task): what a client learns about
     // its server (e.g. that it rejects stream_options) lasts.
@@ -83,6 +92,10 @@ export class AgentHost {
     this.lookForLocalServers = localServerLooker(serverSettings, () =>
       this.refreshStatus()
     );
+    const showActive = () =>
+      this.rules.show(tracker.currentWidget?.context.path ?? null);
+    tracker.currentChanged.connect(showActive);
+    this.configChanged.connect(showActive);
     void this.refreshStatus();
   }
 

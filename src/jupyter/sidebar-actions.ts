@@ -75,6 +75,7 @@ export function sidebarActions(
       void app.commands.execute('settingeditor:open', {
         query: 'Notebook Agent'
       }),
-    lookForLocalServers: () => void host.lookForLocalServers()
+    lookForLocalServers: () => void host.lookForLocalServers(),
+    openRule: path => void app.commands.execute('docmanager:open', { path })
   };
 }

@@ -8,6 +8,7 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
+import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession } from '../agent/session';
 import type { AttachmentStore } from '../components/attachment-store';
@@ -56,6 +57,7 @@ export class AgentSidebarView extends ReactWidget {
           attachments={options.attachments}
           mentions={options.mentions}
           localModel={options.localModel}
+          rules={options.rules}
         />
       </TranslationContext.Provider>
     );
@@ -83,6 +85,8 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** The in-browser model's loading progress. */
     localModel?: LocalModelStatusStore;
+    /** The project rules of the active notebook (the sidebar's "Rules:" line). */
+    rules?: IReadable<IProjectRules | null>;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
     /** Ask the server to look again for model servers on its machine. */

@@ -1,6 +1,6 @@
 /**
  * The core plugin: builds the agent host (session, tools, configuration,
- * ports) and keeps it in step with the settings. Its id is the
+ * ports, rules) and keeps it in step with the settings. Its id is the
  * settings' id (schema/plugin.json), part of the public contract.
  */
 import type {

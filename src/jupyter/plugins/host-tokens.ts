@@ -6,7 +6,7 @@ import { Token } from '@lumino/coreutils';
 import type { AgentSidebar } from '../../widgets/agent-sidebar';
 import type { AgentHost } from '../agent-host';
 
-/** The agent host: session, tools, configuration, ports. */
+/** The agent host: session, tools, configuration, ports, rules. */
 export const IAgentHost = new Token<AgentHost>(
   'jupyterlab-notebook-agent:IAgentHost',
   "Notebook Agent's session and configuration, for its own plugins."

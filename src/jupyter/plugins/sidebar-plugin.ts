@@ -1,6 +1,6 @@
 /**
  * The sidebar plugin: the chat in JupyterLab's right sidebar, with its
- * attachments, saved chats and configuration display.
+ * attachments, saved chats, configuration display and project rules line.
  */
 import type {
   JupyterFrontEnd,
@@ -60,6 +60,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       session,
       rendermime,
       config: shown.store,
+      rules: host.rules,
       attachments,
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
