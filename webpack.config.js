@@ -2,6 +2,8 @@
 // onnxruntime's WebAssembly (used by the local-model worker) is emitted under
 // its own name in static/, so the worker can point onnxruntime at the
 // extension's own files instead of a CDN; it is fetched only on first use.
+const path = require('path');
+
 module.exports = {
   module: {
     rules: [
@@ -9,6 +11,12 @@ module.exports = {
         test: /\.wasm$/,
         type: 'asset/resource',
         generator: { filename: '[name][ext]' }
+      },
+      {
+        test: /\.m?js$/,
+        include:
+          /node_modules[\\/](@huggingface[\\/]transformers|onnxruntime-web)[\\/]/,
+        loader: path.join(__dirname, 'webpack.import-meta-url-loader.js')
       }
     ]
   },
@@ -24,5 +32,11 @@ module.exports = {
         /asset size limit|entrypoint size limit|license file for onnxruntime-web/
     }
   ],
-  performance: { hints: false }
+  performance: { hints: false },
+  // Reproducible builds: 'deterministic' ids hash module identifiers, and
+  // the module federation container's identifier holds the absolute path of
+  // the checkout, so two folders gave different ids (and chunk hashes).
+  // Ids in module graph order depend on the sources only
+  // (scripts/check-reproducible-build.sh).
+  optimization: { moduleIds: 'natural', chunkIds: 'natural' }
 };

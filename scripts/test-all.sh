@@ -1,11 +1,28 @@
 #!/usr/bin/env bash
 # The one test command: installs what the tests need on a fresh Debian
-# machine (Chromium, npm and Python packages), builds and installs the
-# extension, then runs lint, type-checks, unit, Python and UI tests.
+# machine (Chromium, npm and Python packages, in that order: the build needs
+# jupyter-builder from the Python ones), builds and installs the extension,
+# then runs lint, type-checks, unit, Python and UI tests, and the built wheel
+# in clean environments. Run it in a virtual environment (.ci/run makes one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's time, listed at the end (the CI budget is 30 minutes).
+step_name=""
+step_started=$SECONDS
+timings=()
+step() {
+  if [ -n "$step_name" ]; then timings+=("$((SECONDS - step_started)) s  $step_name"); fi
+  step_name="$*"
+  step_started=$SECONDS
+  printf '\n=== %s\n' "$*"
+}
+summary() {
+  timings+=("$((SECONDS - step_started)) s  $step_name")
+  printf 'Step timings (total %d min %d s):\n' $((SECONDS / 60)) $((SECONDS % 60))
+  printf '  %s\n' "${timings[@]}"
+}
+trap summary EXIT
 
 step "Chromium for the UI tests"
 CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
@@ -23,13 +40,16 @@ step "npm packages"
 npm ci --no-audit --no-fund --onnxruntime-node-install=skip
 (cd ui-tests && npm ci --no-audit --no-fund)
 
-step "Build the extension and install it with the Python test dependencies"
-npm run build:prod
+step "Python test dependencies (pip), then build the extension and install it"
 # A symlink left by an earlier `labextension develop` (from another checkout)
 # would make pip's uninstall of the old editable install follow it: drop it.
 share="$(python -c 'import sys; print(sys.prefix)')/share/jupyter/labextensions/jupyterlab-notebook-agent"
 if [ -L "$share" ]; then rm "$share"; fi
-python -m pip install -q -e ".[test]"
+# The Python dependencies first: they bring jupyter-builder, which the build
+# needs. The editable install's own build hook is skipped (it would run
+# `npm install` and build in pip's isolated environment); the build follows.
+SKIP_JUPYTER_BUILDER=1 python -m pip install -q -e ".[test]"
+npm run build:prod
 jupyter labextension develop --overwrite . > /dev/null
 jupyter labextension list 2>&1 | grep -E "jupyterlab-notebook-agent .*enabled.*OK"
 jupyter server extension list 2>&1 | grep -E "jupyterlab_notebook_agent .*enabled"
@@ -41,6 +61,12 @@ ruff format --check .
 
 step "Type-check (the extension, and src/agent without the DOM)"
 npm run typecheck
+
+step "Type-check against the lowest JupyterLab declared (4.0.0's packages)"
+./scripts/check-floor-types.sh
+
+step "Reproducible build (two clean builds in two folders, no absolute paths)"
+./scripts/check-reproducible-build.sh
 
 step "Unit tests of the agent core (Node)"
 npx jest
@@ -67,3 +93,6 @@ step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own 
 
 step "Scaling-out UI tests (kernels on a Kernel Gateway, local model servers found; own servers on 8767-8769, 8893-8895)"
 (cd ui-tests && npx playwright test -c playwright.scale.config.js)
+
+step "The wheel as users install it (sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in Chromium; own ports 8941, 8943)"
+./scripts/test-wheel.sh

@@ -401,10 +401,20 @@ namespace Private {
    */
   export function untrustOutputs(model: ICodeCellModel): void {
     model.trusted = false;
-    model.sharedModel.transact(
+    // The origin keeps the change out of the cell's `changed` signal, as
+    // `CodeCell.execute` does; JupyterLab 4.0's `transact` takes no origin
+    // (it is ignored there), hence its type from 4.1 on.
+    (model.sharedModel as { transact: TransactWithOrigin }).transact(
       () => model.deleteMetadata('trusted'),
       false,
       'silent-change'
     );
   }
+
+  /** `ISharedBase.transact` as JupyterLab 4.1+ declares it. */
+  type TransactWithOrigin = (
+    f: () => void,
+    undoable: boolean,
+    origin: string
+  ) => void;
 }

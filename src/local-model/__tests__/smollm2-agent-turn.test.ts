@@ -11,6 +11,16 @@
  * server and kernel. The model has no tool calling (catalogue family
  * "plain"), so the session uses the text protocol: the ```python block it
  * writes becomes a cell that runs, and the output goes back to it.
+ *
+ * Greedy decoding makes the first reply a function of the prompt alone (and
+ * onnxruntime gave the same logits on 1, 2 and 4 threads). What comes after
+ * does not repeat from run to run: the observation names the new cell by its
+ * id, a random UUID, and says how long it ran ("took 0.1 s"), and the 135 M
+ * model's next reply changes with them (5 different replies to 6
+ * observations that differed only there). So the run may end with an
+ * answer, at the step limit, or because the model asked for the same step
+ * three times (the loop's repeated-step rule); the test accepts each of
+ * these and checks that the rules held, whichever it was.
  */
 import { execFileSync } from 'child_process';
 import * as path from 'path';
@@ -19,6 +29,10 @@ import {
   localToolProtocol,
   type ILocalModelEntry
 } from '../../agent/model/local/catalogue';
+import {
+  MAX_REPEATED_STEPS,
+  REPEATED_STEP_MESSAGE
+} from '../../agent/loop/stop-conditions';
 import { planRungs } from '../../agent/model/local/device-ladder';
 import {
   LocalModelClient,
@@ -26,6 +40,7 @@ import {
 } from '../../agent/model/local/local-client';
 import type { WorkerEvent } from '../../agent/model/local/worker-protocol';
 import type { ICellSnapshot } from '../../agent/ports';
+import type { ChatMessage } from '../../agent/types';
 import { AgentSession } from '../../agent/session';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
@@ -39,9 +54,14 @@ import {
 import { LocalModelWorker } from '../model-worker';
 import { MODELS_DIR, nodeTransformers } from './tiny-model';
 
-jest.setTimeout(240000);
+// Bounds that only catch a hang: speed is bench/'s business. Measured on two
+// shared cores: the test 35-55 s alone, 88-241 s beside four busy loops
+// (one run of 241 s hit the old 240 s bound); building the model ~33 s.
+const HANG_MS = 600000;
+jest.setTimeout(HANG_MS);
 
 const MODEL = 'smollm2-135m';
+const MAX_STEPS = 3;
 const ROOT = path.resolve(__dirname, '../../..');
 
 /** The catalogue's SmolLM2 entry, read from the site's folder. */
@@ -54,7 +74,9 @@ const ENTRY: ILocalModelEntry = {
 /** The worker's logic in this process, behind the port the client expects. */
 function inProcessWorker(): IWorkerPort {
   const listeners = new Set<(event: WorkerEvent) => void>();
-  const worker = new LocalModelWorker(nodeTransformers(), event =>
+  // One thread, as the browser's WebAssembly rung runs (and faster on two
+  // shared cores than one thread per core).
+  const worker = new LocalModelWorker(nodeTransformers(1), event =>
     listeners.forEach(listener => listener(event))
   );
   return {
@@ -70,6 +92,32 @@ function inProcessWorker(): IWorkerPort {
 /** The arguments of the text protocol's one tool. */
 interface IArgs {
   source?: string;
+}
+
+/** One step of the run: the code the model asked to run, and whether it ran. */
+interface IStep {
+  source: string;
+  refused: boolean;
+}
+
+/** The run's steps, read from the history the session kept. */
+function stepsOf(history: ReadonlyArray<ChatMessage>): IStep[] {
+  const steps: IStep[] = [];
+  for (const message of history) {
+    if (message.role !== 'assistant' || !message.toolCalls?.length) {
+      continue;
+    }
+    expect(message.toolCalls).toHaveLength(1);
+    const [call] = message.toolCalls;
+    const answer = history.find(
+      m => m.role === 'tool' && m.toolCallId === call.id
+    );
+    steps.push({
+      source: (JSON.parse(call.arguments || '{}') as IArgs).source ?? '',
+      refused: answer?.content === REPEATED_STEP_MESSAGE
+    });
+  }
+  return steps;
 }
 
 let server: JupyterServerProcess;
@@ -91,7 +139,7 @@ beforeAll(async () => {
     serverSettings: server.serverSettings,
     path: 'smollm2.ipynb'
   });
-}, 180000);
+}, HANG_MS);
 
 afterAll(async () => {
   await port?.close({ shutdownKernel: true });
@@ -123,7 +171,7 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
     profile: () => 'small',
     toolProtocol: () => localToolProtocol(ENTRY),
     approvalMode: () => 'run-everything',
-    maxSteps: () => 3,
+    maxSteps: () => MAX_STEPS,
     contextTokens: () => ENTRY.contextTokens
   });
   const outcome = await session.send(
@@ -132,7 +180,9 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
   );
   const snapshot = session.getSnapshot();
   expect(snapshot.error).toBeNull();
-  expect(['completed', 'step-limit']).toContain(outcome?.reason);
+  expect(['completed', 'step-limit', 'repeated-step']).toContain(
+    outcome?.reason
+  );
   expect(client.status.getSnapshot().rung).toEqual({
     device: 'wasm',
     dtype: 'q8'
@@ -166,6 +216,49 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
     }
   }
   expect(replies.length).toBeGreaterThanOrEqual(2);
+
+  // Whatever came next, the loop's rules held. A step was refused exactly
+  // when it asked to run the code of the step before it, so every cell the
+  // agent added is a step that ran, in order, and none twice in a row.
+  const steps = stepsOf(session.history);
+  expect(steps[0].refused).toBe(false);
+  for (let i = 1; i < steps.length; i++) {
+    expect(steps[i].refused).toBe(
+      steps[i].source.trimEnd() === steps[i - 1].source.trimEnd()
+    );
+  }
+  const ran = steps.filter(s => !s.refused);
+  expect(added.map(cell => cell.source)).toEqual(ran.map(s => s.source));
+  for (const cell of added) {
+    expect(cell.executionCount).not.toBeNull();
+  }
+  const last = replies[replies.length - 1];
+  const lastCalls = last.role === 'assistant' ? last.toolCalls : undefined;
+  switch (outcome?.reason) {
+    case 'completed':
+      // An answer without tools ends the run.
+      expect(lastCalls ?? []).toHaveLength(0);
+      break;
+    case 'step-limit':
+      expect(steps).toHaveLength(MAX_STEPS);
+      expect(lastCalls).toHaveLength(1);
+      break;
+    case 'repeated-step': {
+      // The same step asked for MAX_REPEATED_STEPS + 1 times in a row: the
+      // repeats were refused, the last one ended the run.
+      const tail = steps.slice(-(MAX_REPEATED_STEPS + 1));
+      expect(tail).toHaveLength(MAX_REPEATED_STEPS + 1);
+      expect(new Set(tail.map(s => s.source.trimEnd())).size).toBe(1);
+      expect(tail.map(s => s.refused)).toEqual([
+        false,
+        ...Array(MAX_REPEATED_STEPS).fill(true)
+      ]);
+      expect(lastCalls).toHaveLength(1);
+      break;
+    }
+  }
+  expect(outcome?.steps).toBe(replies.length);
+
   // Undo takes the agent's cells away and leaves the user's.
   expect(port.undo()).toBe(true);
   expect(sourcesOf(await port.getCells())).toEqual(before);

@@ -32,9 +32,10 @@ export function ensureTinyModel(): void {
 
 /**
  * transformers.js for Node: the worker asks for `wasm`, which in Node is
- * onnxruntime-node's `cpu` (the same CPU kernels, native).
+ * onnxruntime-node's `cpu` (the same CPU kernels, native). `threads` sets
+ * onnxruntime's intra-op threads (default: one per core).
  */
-export function nodeTransformers(): ITransformersLike {
+export function nodeTransformers(threads?: number): ITransformersLike {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const lib = require('@huggingface/transformers') as ITransformersLike;
   return {
@@ -44,7 +45,10 @@ export function nodeTransformers(): ITransformersLike {
       from_pretrained: (id, options = {}) =>
         lib.AutoModelForCausalLM.from_pretrained(id, {
           ...options,
-          device: options.device === 'wasm' ? 'cpu' : options.device
+          device: options.device === 'wasm' ? 'cpu' : options.device,
+          ...(threads
+            ? { session_options: { intraOpNumThreads: threads } }
+            : {})
         })
     }
   };

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The Python package as users get it. From this checkout (the extension
+# already built: scripts/test-all.sh builds it first) it builds the sdist and,
+# from the sdist, the wheel, with no Node on PATH and no JupyterLab in the
+# build environments. Then, for each target below, it installs the wheel
+# into a new virtual environment (no Node on PATH), checks that
+# `jupyter labextension list` shows the extension OK and runs one real round
+# trip in Chromium (ui-tests/wheel, scripted model). It also checks that pip
+# refuses to install the wheel beside JupyterLab 3.
+#
+# Targets (the README's supported-versions table lists the same):
+#   lab-floor      jupyterlab==4.0.0 with jupyter_server==2.4.0, the lowest
+#                  versions the package declares
+#   notebook-7.0.0 the first Notebook 7 (JupyterLab 4.0's packages inside)
+#   notebook-7     the newest Notebook 7 pip finds
+# WHEEL_TARGETS="lab-floor lab-4.2.7 notebook-7.3.2" picks others (lab-X and
+# notebook-X: that JupyterLab or Notebook). Needs python3 with `build`
+# (PYTHON=…), Node and the ui-tests npm packages for Playwright itself, and
+# Chromium. KEEP_WHEEL_TEST=1 keeps the environments and logs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+PYTHON="$(command -v "${PYTHON:-python3}")"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+targets="${WHEEL_TARGETS:-lab-floor notebook-7.0.0 notebook-7}"
+work="$(mktemp -d "${TMPDIR:-/tmp}/notebook-agent-wheel.XXXXXX")"
+[ -n "${KEEP_WHEEL_TEST:-}" ] || trap 'rm -rf "$work"' EXIT
+timings=()
+mark() { timings+=("$1: $(($SECONDS - $2)) s"); }
+
+spec_for() {
+  case "$1" in
+    lab-floor) echo "jupyterlab==4.0.0 jupyter_server==2.4.0" ;;
+    notebook-7) echo "notebook>=7,<8" ;;
+    lab-[0-9]*) echo "jupyterlab==${1#lab-}" ;;
+    notebook-[0-9]*) echo "notebook==${1#notebook-}" ;;
+    *) echo "unknown target: $1" >&2 && exit 2 ;;
+  esac
+}
+app_for() { case "$1" in lab-*) echo lab ;; *) echo notebook ;; esac; }
+
+if [ ! -f jupyterlab_notebook_agent/labextension/static/style.js ]; then
+  echo "test-wheel: build the extension first (npm run build:prod)" >&2
+  exit 1
+fi
+
+# A PATH with everything of this machine's but Node: links to every program
+# in its PATH directories except node, npm, npx and corepack (and nothing of
+# the virtual environment this script runs in).
+nonode="$work/no-node-bin"
+mkdir -p "$nonode"
+IFS=: read -ra dirs <<< "$PATH"
+for dir in "${dirs[@]}"; do
+  [ -d "$dir" ] || continue
+  if [ -n "${VIRTUAL_ENV:-}" ] && [ "$dir" = "$VIRTUAL_ENV/bin" ]; then continue; fi
+  for program in "$dir"/*; do
+    name="$(basename "$program")"
+    case "$name" in node | nodejs | npm | npx | corepack) continue ;; esac
+    if [ -x "$program" ] && [ ! -e "$nonode/$name" ]; then
+      ln -s "$program" "$nonode/$name"
+    fi
+  done
+done
+if PATH="$nonode" command -v node > /dev/null; then
+  echo "test-wheel: node is still on the no-Node PATH" >&2
+  exit 1
+fi
+
+step_started=$SECONDS
+echo "=== sdist, then the wheel from the sdist (no Node on PATH)"
+# `python -m build` builds the sdist from the checkout and the wheel from
+# that sdist, each in a fresh isolated environment.
+"$PYTHON" -c 'import build' 2> /dev/null || {
+  echo "test-wheel: $PYTHON has no 'build' package (pip install -e \".[test]\")" >&2
+  exit 1
+}
+PATH="$nonode" "$PYTHON" -m build -o "$work/dist" . > "$work/build.log" 2>&1 || {
+  cat "$work/build.log"
+  exit 1
+}
+grep -A8 'Installed build dependency versions' "$work/build.log" | grep -E '^\s+- ' | sort -u > "$work/build-deps.txt" || true
+echo "build environments (requested packages): $(sed 's/^ *- //' "$work/build-deps.txt" | tr '\n' ' ')"
+if grep -qiE '^\s+- (jupyterlab|notebook)==' "$work/build-deps.txt"; then
+  echo "test-wheel: a build environment installed JupyterLab" >&2
+  exit 1
+fi
+wheel="$(ls "$work"/dist/*.whl)"
+sdist="$(ls "$work"/dist/*.tar.gz)"
+tar -tzf "$sdist" > "$work/sdist.txt"
+grep -q 'labextension/static/style.js' "$work/sdist.txt" || {
+  echo "test-wheel: the sdist lacks the prebuilt extension" >&2
+  exit 1
+}
+echo "built $(basename "$sdist") and $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+mark "build sdist + wheel" "$step_started"
+
+step_started=$SECONDS
+echo "=== pip refuses the wheel beside JupyterLab 3"
+"$PYTHON" -m venv "$work/venv-jl3"
+if "$work/venv-jl3/bin/pip" install -q --dry-run "$wheel" "jupyterlab>=3.6,<4" > "$work/jl3.log" 2>&1; then
+  cat "$work/jl3.log"
+  echo "test-wheel: pip would install the wheel with JupyterLab 3" >&2
+  exit 1
+fi
+grep -q 'ResolutionImpossible\|conflicting dependencies' "$work/jl3.log" || {
+  cat "$work/jl3.log"
+  exit 1
+}
+echo "refused: $(grep -m1 '^ERROR: Cannot install' "$work/jl3.log")"
+mark "JupyterLab 3 refused" "$step_started"
+
+for target in $targets; do
+  step_started=$SECONDS
+  spec="$(spec_for "$target")"
+  app="$(app_for "$target")"
+  venv="$work/venv-$target"
+  echo "=== $target: the wheel with $spec, no Node on PATH"
+  "$PYTHON" -m venv "$venv"
+  # shellcheck disable=SC2086 # the spec is several requirements
+  PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q "$wheel" $spec 2>&1 |
+    grep -v '^WARNING: Location' || true
+  "$venv/bin/pip" show jupyterlab notebook jupyter_server 2> /dev/null |
+    awk '/^Name:/{n=$2} /^Version:/{printf "%s %s  ", n, $2} END{print ""}'
+  listing="$(env -i HOME="$HOME" PATH="$venv/bin:$nonode" JUPYTER_CONFIG_DIR="$work/$target/config" \
+    "$venv/bin/jupyter" labextension list 2>&1 | sed 's/\x1b\[[0-9;]*m//g')"
+  echo "$listing" | grep 'jupyterlab-notebook-agent'
+  if ! echo "$listing" | grep -qE 'jupyterlab-notebook-agent v[^ ]+ enabled .*OK'; then
+    echo "$listing"
+    echo "test-wheel: $target: labextension list does not show the extension OK" >&2
+    exit 1
+  fi
+  mkdir -p "$work/$target"
+  (
+    cd ui-tests
+    NOTEBOOK_AGENT_WHEEL_VENV="$venv" NOTEBOOK_AGENT_WHEEL_APP="$app" \
+      NOTEBOOK_AGENT_WHEEL_DIR="$work/$target" NOTEBOOK_AGENT_WHEEL_PATH="$venv/bin:$nonode" \
+      npx playwright test -c playwright.wheel.config.js
+  )
+  mark "$target" "$step_started"
+done
+
+echo "=== installed-wheel timings"
+printf '  %s\n' "${timings[@]}"
