@@ -92,6 +92,15 @@ export class AgentHost {
     this.lookForLocalServers = localServerLooker(serverSettings, () =>
       this.refreshStatus()
     );
+    // The pickers show the chat's choice: a new one (New chat resets it)
+    // changes what the configuration resolves to.
+    let choice = this.session.getSnapshot().choice;
+    this.session.subscribe(() => {
+      if (this.session.getSnapshot().choice !== choice) {
+        choice = this.session.getSnapshot().choice;
+        this._configChanged.emit();
+      }
+    });
     const showActive = () =>
       this.rules.show(tracker.currentWidget?.context.path ?? null);
     tracker.currentChanged.connect(showActive);
@@ -99,7 +108,7 @@ export class AgentHost {
     void this.refreshStatus();
   }
 
-  /** Emitted when the settings or the server's status change. */
+  /** Emitted when the settings, the server's status or the chat's model choice change. */
   get configChanged(): ISignal<this, void> {
     return this._configChanged;
   }

@@ -48,14 +48,6 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
     );
     const shown = new SidebarConfiguration(host.config, serverSettings, trans);
     host.configChanged.connect(() => shown.refresh());
-    // The pickers show the chat's choice: refresh when it changes (New chat resets it).
-    let shownChoice = session.getSnapshot().choice;
-    session.subscribe(() => {
-      if (session.getSnapshot().choice !== shownChoice) {
-        shownChoice = session.getSnapshot().choice;
-        shown.refresh();
-      }
-    });
     const sidebar = new AgentSidebar({
       session,
       rendermime,
