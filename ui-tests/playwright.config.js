@@ -53,10 +53,10 @@ module.exports = {
     },
     {
       // With a tiny extension of the tests' own that adds a tool through
-      // INotebookAgent (built here, found through an extra path: installed
-      // nowhere else).
+      // INotebookAgent (built here, found through an extra path beside
+      // Galata's: installed nowhere else).
       command:
-        'bash test-extension/build.sh && jupyter lab --config jupyter_server_test_config.py --LabApp.extra_labextensions_path="$PWD/test-extension/labextensions"',
+        'bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py',
       url: 'http://localhost:8888/lab',
       timeout: 120000,
       reuseExistingServer: false,
