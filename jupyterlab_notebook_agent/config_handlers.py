@@ -79,13 +79,16 @@ class KeysHandler(_AgentHandler):
         self.finish(json.dumps({"provider": provider.name, "has_key": bool(key), "key_source": source}))
 
     @web.authenticated
-    def get(self, name: str) -> None:
+    async def get(self, name: str) -> None:
+        # A found local server is a provider once the first look settled (as for config).
+        await self.discovery_settled()
         provider = self._provider(name)
         if provider is not None:
             self._answer(provider)
 
     @web.authenticated
-    def put(self, name: str) -> None:
+    async def put(self, name: str) -> None:
+        await self.discovery_settled()
         provider = self._writable_provider(name)
         if provider is None:
             return
@@ -112,7 +115,8 @@ class KeysHandler(_AgentHandler):
         self._answer(provider)
 
     @web.authenticated
-    def delete(self, name: str) -> None:
+    async def delete(self, name: str) -> None:
+        await self.discovery_settled()
         provider = self._writable_provider(name)
         if provider is None:
             return

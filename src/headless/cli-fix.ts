@@ -10,6 +10,7 @@ import { createPatch } from 'diff';
 import type { CliCommand } from './cli-args';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
+import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
@@ -54,11 +55,17 @@ export async function fix(
       io.err
     );
     const stopPrinting = printTranscript(session, io.err);
-    const result = await session.fixCell(
-      command.cell,
-      { model: () => model, notebook: port },
-      { maxAttempts: command.attempts }
-    );
+    const endInterrupt = stopRunOnInterrupt(() => session.stop());
+    let result;
+    try {
+      result = await session.fixCell(
+        command.cell,
+        { model: () => model, notebook: port },
+        { maxAttempts: command.attempts }
+      );
+    } finally {
+      endInterrupt();
+    }
     stopPrinting();
     const error = session.getSnapshot().error;
     if (!result || error) {

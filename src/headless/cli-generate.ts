@@ -17,6 +17,7 @@ import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
+import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
@@ -125,8 +126,7 @@ async function run(
       }),
     SAVE_EVERY_MS
   );
-  const stop = () => session.stop();
-  process.once('SIGINT', stop);
+  const endInterrupt = stopRunOnInterrupt(() => session.stop());
   try {
     const result = await session.generate(
       command.prompt,
@@ -154,7 +154,11 @@ async function run(
       io.err(errorMessage(error));
       return 1;
     }
-    io.out(`${command.out}: ${result.status}`);
+    io.out(
+      result.status === 'stopped'
+        ? `${command.out}: stopped (it keeps what the agent did so far; not verified)`
+        : `${command.out}: ${result.status}`
+    );
     return result.status === 'verified'
       ? 0
       : result.status === 'unverified'
@@ -162,7 +166,7 @@ async function run(
         : 1;
   } finally {
     clearInterval(timer);
-    process.removeListener('SIGINT', stop);
+    endInterrupt();
   }
 }
 
