@@ -12,7 +12,8 @@ export default tseslint.config(
       '**/node_modules/',
       'jupyterlab_notebook_agent/labextension/',
       'ui-tests/test-results/',
-      'ui-tests/playwright-report/'
+      'ui-tests/playwright-report/',
+      'ui-tests/test-extension/labextensions/'
     ]
   },
   js.configs.recommended,

@@ -91,6 +91,13 @@ grep -q 'labextension/static/style.js' "$work/sdist.txt" || {
   echo "test-wheel: the sdist lacks the prebuilt extension" >&2
   exit 1
 }
+# The UI tests' own extension (ui-tests/test-extension) is no part of the
+# product: its build is never packed, and the wheel holds none of it.
+if grep -q 'notebook-agent-test-tool/' "$work/sdist.txt" ||
+  "$PYTHON" -m zipfile -l "$wheel" | grep -q 'notebook-agent-test-tool\|test-extension'; then
+  echo "test-wheel: the UI tests' test extension is in the sdist's build or the wheel" >&2
+  exit 1
+fi
 echo "built $(basename "$sdist") and $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 mark "build sdist + wheel" "$step_started"
 

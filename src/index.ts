@@ -1,7 +1,14 @@
 /**
  * Notebook Agent: a JupyterLab extension whose agent plans, writes and runs
- * cells in the active notebook's kernel.
+ * cells in the active notebook's kernel. Small plugins that wire: the core
+ * (session, tools, configuration), the public API (INotebookAgent), the
+ * sidebar and the commands.
  */
-import { agentPlugin } from './jupyter/plugin';
+import { apiPlugin } from './jupyter/plugins/api-plugin';
+import { commandsPlugin } from './jupyter/plugins/commands-plugin';
+import { corePlugin } from './jupyter/plugins/core-plugin';
+import { sidebarPlugin } from './jupyter/plugins/sidebar-plugin';
 
-export default [agentPlugin];
+export * from './tokens';
+
+export default [corePlugin, apiPlugin, sidebarPlugin, commandsPlugin];

@@ -1,5 +1,6 @@
 """Jupyter server configuration for the UI tests (Galata's test setup)."""
 
+import os
 from tempfile import mkdtemp
 
 from jupyterlab.galata import configure_jupyter_server
@@ -19,3 +20,13 @@ c.ZMQChannelsWebsocketConnection.iopub_data_rate_limit = 0  # noqa: F821
 # The unconfigured server shows the no-endpoint experience whatever listens on this machine's
 # loopback (ui-tests/scale/discovery.spec.ts covers looking for local model servers).
 c.NotebookAgent.discover_local_servers = False  # noqa: F821
+# Extensions of the tests' own (NOTEBOOK_AGENT_TEST_LABEXTENSIONS, a folder; the configured server's command
+# builds ui-tests/test-extension there): added to Galata's path, not in its place (Galata's helper extension
+# lives on that path), and installed nowhere else.
+_test_extensions = os.environ.get("NOTEBOOK_AGENT_TEST_LABEXTENSIONS")
+if _test_extensions:
+    _galata = c.LabServerApp.extra_labextensions_path  # noqa: F821
+    c.LabServerApp.extra_labextensions_path = [  # noqa: F821
+        *([_galata] if isinstance(_galata, str) else _galata),
+        _test_extensions,
+    ]

@@ -58,7 +58,11 @@ module.exports = {
       reuseExistingServer: false
     },
     {
-      command: 'jupyter lab --config jupyter_server_test_config.py',
+      // With a tiny extension of the tests' own that adds a tool through
+      // INotebookAgent (built here, found through an extra path beside
+      // Galata's: installed nowhere else).
+      command:
+        'bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py',
       url: 'http://localhost:8888/lab',
       timeout: 120000,
       reuseExistingServer: false,

@@ -75,7 +75,9 @@ async function openGivenServer(
         token: given.token,
         connectTimeoutMs: given.connectTimeoutMs ?? 10_000,
         maxSteps: 0,
-        timeoutSeconds: 0
+        timeoutSeconds: 0,
+        // Only the connection is used: no run, so no project rules to read.
+        rules: false
       },
       ''
     );

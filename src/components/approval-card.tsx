@@ -46,7 +46,7 @@ export function ApprovalCard({
           onChange={event => setCode(event.target.value)}
         />
       )}
-      {request.details && (
+      {request.code === null && request.details && (
         <pre
           className="jp-AgentSidebar-approvalDetails"
           aria-label={trans.__('Arguments')}

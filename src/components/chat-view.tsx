@@ -11,6 +11,7 @@ import React, {
   useSyncExternalStore
 } from 'react';
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession, ISessionState } from '../agent/session';
 import type { McpToolSource } from '../agent/tools/mcp-tools';
@@ -26,6 +27,7 @@ import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
 import { McpServers } from './mcp-servers';
 import { ProviderBar } from './provider-bar';
+import { RulesLine } from './rules-line';
 import { SetupNotice } from './setup-notice';
 import type {
   IChatHistory,
@@ -57,6 +59,8 @@ export interface IChatViewProps {
   localModel?: LocalModelStatusStore;
   /** The Jupyter server's MCP servers and their tools. */
   mcp?: McpToolSource;
+  /** The project rules that apply to the active notebook. */
+  rules?: IReadable<IProjectRules | null>;
 }
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -190,6 +194,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             config.providers.found ? actions.lookForLocalServers : undefined
           }
         />
+      )}
+      {props.rules && actions.openRule && (
+        <RulesLine rules={props.rules} onOpen={actions.openRule} />
       )}
       <div className="jp-AgentSidebar-mode">
         <label>

@@ -84,6 +84,8 @@ export interface ISidebarActions {
   openSettings: () => void;
   /** Ask the server to look again for model servers on its machine. */
   lookForLocalServers?: () => void;
+  /** Open a project rules file (AGENTS.md) by its path from the server root. */
+  openRule?: (path: string) => void;
 }
 
 /** A chat in the history list. */

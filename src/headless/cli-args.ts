@@ -21,7 +21,9 @@ serving the output notebook's directory):
                      answer before the run gives up, seconds (default 10)
 Run:
   --max-steps N      model calls per turn (default 30)
-  --timeout S        hard timeout of one cell, seconds (default 600)`;
+  --timeout S        hard timeout of one cell, seconds (default 600)
+  --no-rules         leave out the project rules (the AGENTS.md files from the
+                     notebook's folder up to the server root)`;
 
 /** A parsed command. */
 export type CliCommand =
@@ -54,6 +56,8 @@ export interface ICommonOptions {
   connectTimeoutMs: number;
   maxSteps: number;
   timeoutSeconds: number;
+  /** Whether the project rules (AGENTS.md) go into the system prompt. */
+  rules: boolean;
 }
 
 /** A mistake on the command line; its message says what to change. */
@@ -84,6 +88,7 @@ export function parseCli(
         'connect-timeout': { type: 'string' },
         'max-steps': { type: 'string' },
         timeout: { type: 'string' },
+        'no-rules': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }
       }
     });
@@ -110,7 +115,8 @@ export function parseCli(
     connectTimeoutMs:
       positiveInt(values['connect-timeout'], 10, '--connect-timeout') * 1000,
     maxSteps: positiveInt(values['max-steps'], 30, '--max-steps'),
-    timeoutSeconds: positiveInt(values.timeout, 600, '--timeout')
+    timeoutSeconds: positiveInt(values.timeout, 600, '--timeout'),
+    rules: !values['no-rules']
   };
   if (!common.model) {
     throw new CliUsageError(

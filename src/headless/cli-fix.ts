@@ -50,7 +50,13 @@ export async function fix(
       path
     });
     const mcp = await cliMcpTools(server.settings, io.err);
-    const { session, model } = sessionFor(common, port, mcp);
+    const { session, model } = sessionFor(
+      common,
+      port,
+      server.settings,
+      io.err,
+      mcp
+    );
     const stopPrinting = printTranscript(session, io.err);
     const endInterrupt = stopRunOnInterrupt(() => session.stop());
     let result;

@@ -7,7 +7,11 @@
  */
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { ContentsManager, type Contents } from '@jupyterlab/services';
+import {
+  ContentsManager,
+  type Contents,
+  type ServerConnection
+} from '@jupyterlab/services';
 import type { IFileAttachment } from '../agent/context/attachments';
 import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
@@ -80,7 +84,14 @@ export async function generate(
         attachments.push(attached.attachment);
       }
       const mcp = await cliMcpTools(server.settings, io.err);
-      const code = await run(command, io, port, attachments, mcp);
+      const code = await run(
+        command,
+        io,
+        port,
+        server.settings,
+        attachments,
+        mcp
+      );
       succeeded = code !== null;
       return code ?? 1;
     } finally {
@@ -110,10 +121,17 @@ async function run(
   command: Extract<CliCommand, { command: 'generate' }>,
   io: ICliIO,
   port: ServerNotebookPort,
+  settings: ServerConnection.ISettings,
   attachments: IFileAttachment[],
   mcp: IExtraTools
 ): Promise<ExitCode | null> {
-  const { session, model } = sessionFor(command.common, port, mcp);
+  const { session, model } = sessionFor(
+    command.common,
+    port,
+    settings,
+    io.err,
+    mcp
+  );
   const stopPrinting = printTranscript(session, io.err);
   const timer = setInterval(
     () =>

@@ -4,6 +4,8 @@
  * themselves), and the model client of the endpoint given.
  */
 import { basename } from 'node:path';
+import { ContentsManager, type ServerConnection } from '@jupyterlab/services';
+import { rulesSummary } from '../agent/context/project-rules';
 import { capabilitiesFor } from '../agent/model/capabilities';
 import { OpenAIChatClient } from '../agent/model/openai-client';
 import { AgentSession } from '../agent/session';
@@ -11,18 +13,22 @@ import { agentTools } from '../agent/tools/all-tools';
 import { NO_EXTRA_TOOLS, type IExtraTools } from '../agent/tools/mcp-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import type { IAgentError } from '../agent/types';
+import { readProjectRules } from '../server-api/project-rules';
 import type { ICommonOptions } from './cli-args';
 import { autoApprove } from './auto-approve';
 import type { ServerNotebookPort } from './server-port';
 
 /**
- * A session and its model client for `port`; `mcp`: the Jupyter server's
- * MCP tools (cli-mcp.ts). Their calls are approved like every other call
- * of a run nobody watches (auto-approve.ts).
+ * A session and its model client for `port` on the server of `settings`;
+ * `say` prints a line for the user (the project rules that apply); `mcp`:
+ * the Jupyter server's MCP tools (cli-mcp.ts). Their calls are approved
+ * like every other call of a run nobody watches (auto-approve.ts).
  */
 export function sessionFor(
   common: ICommonOptions,
   port: ServerNotebookPort,
+  settings: ServerConnection.ISettings,
+  say: (line: string) => void,
   mcp: IExtraTools = NO_EXTRA_TOOLS
 ): {
   session: AgentSession;
@@ -47,7 +53,27 @@ export function sessionFor(
       softTimeoutMs: 30_000,
       hardTimeoutMs: common.timeoutSeconds * 1000,
       allowDeleteAnyCell: false
-    })
+    }),
+    // The sidebar's rules, read the same way (src/server-api/project-rules.ts).
+    projectRules: common.rules
+      ? async notebookPath => {
+          const contents = new ContentsManager({ serverSettings: settings });
+          try {
+            const rules = await readProjectRules(
+              contents,
+              settings,
+              notebookPath
+            );
+            const summary = rulesSummary(rules);
+            if (summary) {
+              say(`Rules: ${summary}`);
+            }
+            return rules;
+          } finally {
+            contents.dispose();
+          }
+        }
+      : undefined
   });
   // Nobody is there to answer an approval request either: without this, a
   // call that always asks (restart_kernel, installs during a fix) hung.

@@ -37,6 +37,8 @@ export interface IAgentSettings {
   /** A model stream that sends nothing this long is stopped; 0 = never. */
   modelIdleTimeoutSeconds: number;
   allowDeleteAnyCell: boolean;
+  /** Add the project's AGENTS.md files to the agent's instructions. */
+  projectRules: boolean;
   contextWindowTokens: number;
   toolCalling: 'auto' | 'native' | 'text';
   vision: boolean;
@@ -73,6 +75,7 @@ export const DEFAULT_SETTINGS: IAgentSettings = {
   hardTimeoutSeconds: 600,
   modelIdleTimeoutSeconds: 300,
   allowDeleteAnyCell: false,
+  projectRules: true,
   contextWindowTokens: 0,
   toolCalling: 'auto',
   vision: false,
@@ -123,6 +126,7 @@ export function readSettings(
       get<number>('modelIdleTimeoutSeconds')
     ),
     allowDeleteAnyCell: get<boolean>('allowDeleteAnyCell'),
+    projectRules: get<boolean>('projectRules') !== false,
     contextWindowTokens: get<number>('contextWindowTokens'),
     toolCalling:
       (['native', 'text'] as const).find(

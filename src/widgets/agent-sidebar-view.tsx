@@ -8,6 +8,7 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
+import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession } from '../agent/session';
 import type { McpToolSource } from '../agent/tools/mcp-tools';
@@ -58,6 +59,7 @@ export class AgentSidebarView extends ReactWidget {
           mentions={options.mentions}
           localModel={options.localModel}
           mcp={options.mcp}
+          rules={options.rules}
         />
       </TranslationContext.Provider>
     );
@@ -87,6 +89,8 @@ export namespace AgentSidebarView {
     localModel?: LocalModelStatusStore;
     /** The Jupyter server's MCP servers and their tools. */
     mcp?: McpToolSource;
+    /** The project rules of the active notebook (the sidebar's "Rules:" line). */
+    rules?: IReadable<IProjectRules | null>;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
     /** Ask the server to look again for model servers on its machine. */

@@ -40,7 +40,10 @@ export interface IApprovalRequest {
   code: string | null;
   /** The cell concerned, if any. */
   cellId?: string;
-  /** The call's arguments as the user reads them, when no code says what it does (e.g. an MCP tool's). */
+  /**
+   * The call's arguments (indented JSON) when it holds no code, so the
+   * user sees what a tool will be given (shown read-only).
+   */
   details?: string;
 }
 

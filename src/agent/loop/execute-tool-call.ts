@@ -1,9 +1,11 @@
 /**
  * One tool call of the loop: ask for approval when the policy says so,
- * apply the user's edits to the code, then run the tool.
+ * apply the user's edits to the code, then run the tool. What a call needs
+ * (its kind, its card's title, pre-approval) comes from the tool's own
+ * definition: no tool is known here by name.
  */
 import type { INotebookPort } from '../ports';
-import type { ToolRegistry } from '../tools/registry';
+import type { ITool, ToolFilter, ToolRegistry } from '../tools/registry';
 import type { RunState } from '../tools/run-state';
 import type { IToolCall, IToolResult } from '../types';
 import {
@@ -22,8 +24,8 @@ export interface IExecuteCallOptions {
   state: RunState;
   approvalMode: ApprovalMode;
   /** Tools that need approval whatever the mode (e.g. installs during a fix). */
-  alwaysAsk?: ReadonlySet<string>;
-  /** Cells whose edit_cell/run_cell the user approved up front (the cell to fix). */
+  alwaysAsk?: ToolFilter;
+  /** Cells whose calls (of tools `approvedWithCell`) the user approved up front (the cell to fix). */
   approvedCells?: ReadonlySet<string>;
   /** Asks the user: the one approval channel (the session shows the request). */
   approve?: Approver;
@@ -35,27 +37,23 @@ export async function executeToolCall(
   options: IExecuteCallOptions
 ): Promise<IToolResult> {
   const { tools, notebook, signal, state } = options;
-  const tool = tools.get(call.name);
-  const parsed = tools.parseArguments(call);
+  // An invalid call is refused before the user is asked to approve it.
+  const checked = await tools.check(call);
+  if ('refused' in checked) {
+    return checked.refused;
+  }
+  const { tool } = checked;
   if (
-    !tool ||
-    'error' in parsed ||
     !(
       needsApproval(tool.kind, options.approvalMode) ||
-      options.alwaysAsk?.has(tool.name)
+      options.alwaysAsk?.(tool)
     ) ||
-    preApproved(call.name, parsed.args, options.approvedCells)
+    preApproved(tool, checked.args, options.approvedCells)
   ) {
     return tools.call(call, { notebook, signal, state });
   }
-  const args = (parsed.args ?? {}) as Record<string, unknown>;
-  const request = await describeCall(
-    call,
-    tool.kind,
-    args,
-    tool.codeArgument,
-    notebook
-  );
+  const args = (checked.args ?? {}) as Record<string, unknown>;
+  const request = await describeCall(call, tool, args, notebook);
   const decision = options.approve
     ? await options.approve(request, signal)
     : { approved: true as const };
@@ -80,7 +78,8 @@ export async function executeToolCall(
         })
       };
     } else if (request.cellId) {
-      // run_cell: the user edited the cell's code; the cell shows what ran.
+      // A call on a cell (run_cell): the user edited the cell's code; the
+      // cell shows what ran.
       await notebook.editCell(request.cellId, decision.code);
       state.seen.set(request.cellId, decision.code);
     }
@@ -98,16 +97,16 @@ export async function executeToolCall(
   return result;
 }
 
-/** edit_cell/run_cell on a cell the user already asked to have fixed. */
+/** A call on a cell the user already asked to have fixed, of a tool that allows it. */
 function preApproved(
-  name: string,
+  tool: ITool<unknown>,
   args: unknown,
   cells: ReadonlySet<string> | undefined
 ): boolean {
   const cellId = (args as { cell_id?: unknown } | null)?.cell_id;
   return (
     !!cells &&
-    (name === 'edit_cell' || name === 'run_cell') &&
+    tool.approvedWithCell === true &&
     typeof cellId === 'string' &&
     cells.has(cellId)
   );
@@ -115,48 +114,29 @@ function preApproved(
 
 async function describeCall(
   call: IToolCall,
-  kind: IApprovalRequest['kind'],
+  tool: ITool<unknown>,
   args: Record<string, unknown>,
-  codeArgument: string | undefined,
   notebook: INotebookPort
 ): Promise<IApprovalRequest> {
+  const { kind, codeArgument } = tool;
+  const title = titleOf(tool, args);
   const cellId = typeof args.cell_id === 'string' ? args.cell_id : undefined;
   if (codeArgument && typeof args[codeArgument] === 'string') {
-    return {
-      call,
-      kind,
-      cellId,
-      title: titleOf(call.name),
-      code: args[codeArgument] as string
-    };
+    return { call, kind, cellId, title, code: args[codeArgument] as string };
   }
   if (cellId) {
     const cell = (await notebook.getCells()).find(c => c.id === cellId);
-    return {
-      call,
-      kind,
-      cellId,
-      title: titleOf(call.name),
-      code: cell ? cell.source : null
-    };
+    return { call, kind, cellId, title, code: cell ? cell.source : null };
   }
   const details = Object.keys(args).length
     ? JSON.stringify(args, null, 2)
     : undefined;
-  return { call, kind, title: titleOf(call.name), code: null, details };
+  return { call, kind, title, code: null, ...(details ? { details } : {}) };
 }
 
-const TITLES: Record<string, string> = {
-  run_cell: 'Run this cell',
-  run_code: 'Run this code in the kernel',
-  run_shell: 'Run this shell command',
-  install_package: 'Install these packages',
-  restart_kernel: 'Restart the kernel (all variables are lost)',
-  insert_cell: 'Insert this cell',
-  edit_cell: 'Replace the cell with this code',
-  delete_cell: 'Delete this cell'
-};
-
-function titleOf(name: string): string {
-  return TITLES[name] ?? `Call ${name}`;
+/** The approval card's question, from the tool's definition. */
+function titleOf(tool: ITool<unknown>, args: Record<string, unknown>): string {
+  const title =
+    typeof tool.title === 'function' ? tool.title(args) : tool.title;
+  return title || `Call ${tool.name}`;
 }

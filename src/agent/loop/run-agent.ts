@@ -12,7 +12,7 @@ import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
-import type { ToolRegistry } from '../tools/registry';
+import type { ToolFilter, ToolRegistry } from '../tools/registry';
 import { RunState, type IRunSettings } from '../tools/run-state';
 import type {
   AgentEvent,
@@ -69,8 +69,8 @@ export interface IRunAgentOptions {
    */
   undoGroup?: boolean;
   /** Tools that always need the user's approval in this run, whatever the mode. */
-  alwaysAsk?: ReadonlySet<string>;
-  /** Cells the user asked to have edited and run: edit_cell/run_cell on them need no approval. */
+  alwaysAsk?: ToolFilter;
+  /** Cells the user asked to have edited and run: calls of tools `approvedWithCell` on them need no approval. */
   approvedCells?: ReadonlySet<string>;
   /** Cells whose current source the model was given (it may edit them without reading first). */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;

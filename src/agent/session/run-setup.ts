@@ -8,7 +8,7 @@ import { systemPrompt } from '../context/system-prompt';
 import { TextProtocolClient } from '../loop/text-protocol';
 import type { IModelClient } from '../model/types';
 import type { IExtraTools } from '../tools/mcp-tools';
-import { ToolRegistry, type ITool } from '../tools/registry';
+import { ToolRegistry, type ITool, type ToolFilter } from '../tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from '../tools/run-state';
 import type { ChatMessage } from '../types';
 import type { ISessionOptions } from './types';
@@ -21,7 +21,7 @@ export interface IRunSetup {
   /** The conversation's first message for this run. */
   system: ChatMessage;
   /** Tools that ask the user in every approval mode (MCP tools not auto-approved). */
-  alwaysAsk?: ReadonlySet<string>;
+  alwaysAsk?: ToolFilter;
 }
 
 /**
@@ -52,7 +52,9 @@ export function prepareRun(
   return {
     model,
     tools,
-    alwaysAsk: extra?.alwaysAsk,
+    alwaysAsk: extra?.alwaysAsk.size
+      ? tool => extra.alwaysAsk.has(tool.name)
+      : undefined,
     system: {
       role: 'system',
       content:

@@ -9,10 +9,11 @@ import { DEFAULT_APPROVAL_MODE, type ApprovalDecision } from '../loop/approval';
 import { runAgent, type IRunOutcome } from '../loop/run-agent';
 import { addAndRunCell } from '../loop/text-protocol';
 import { uncomputedNumbers } from '../context/claims';
+import { withProjectRules, type IProjectRules } from '../context/project-rules';
 import { describeModelError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
-import { ToolRegistry, type ITool } from '../tools/registry';
+import { ToolRegistry, type ITool, type ToolFilter } from '../tools/registry';
 import type { IRunSettings } from '../tools/run-state';
 import type { IAgentError } from '../types';
 import type { ITurnOptions } from '../workflows/turn-runner';
@@ -87,13 +88,23 @@ export class TaskRunner {
       this._textTools
     );
     store.history[0] = setup.system;
+    // The rules are read afresh for each task: the first turn waits for them.
+    const rulesRead = this._readRules(notebook.path).then(rules => {
+      if (setup.system.role === 'system' && rules) {
+        store.history[0] = {
+          role: 'system',
+          content: withProjectRules(setup.system.content, rules)
+        };
+      }
+    });
     const controller = new AbortController();
     this._controller = controller;
     store.set({ status: 'running', error: null, plan: null, review: null });
     const before = store.getSnapshot().usage;
 
-    const turn: TaskTurn = (prompt, options = {}, undoGroup = true) =>
-      this._turn(
+    const turn: TaskTurn = async (prompt, options = {}, undoGroup = true) => {
+      await rulesRead;
+      return this._turn(
         setup,
         notebook,
         controller.signal,
@@ -101,6 +112,7 @@ export class TaskRunner {
         options,
         undoGroup
       );
+    };
 
     return work(turn, notebook, controller.signal)
       .catch((error: unknown) => {
@@ -159,7 +171,7 @@ export class TaskRunner {
       contextTokens: this._options.contextTokens?.(),
       vision: this._options.vision?.(),
       undoGroup,
-      alwaysAsk: union(options.alwaysAsk, alwaysAsk),
+      alwaysAsk: either(options.alwaysAsk, alwaysAsk),
       approvedCells: options.approvedCells,
       knownCells: options.knownCells,
       approve: (request, approvalSignal) =>
@@ -195,6 +207,13 @@ export class TaskRunner {
     }
   }
 
+  /** The project rules of `notebookPath`; none when they cannot be read. */
+  private _readRules(notebookPath: string): Promise<IProjectRules | null> {
+    return (
+      this._options.projectRules?.(notebookPath) ?? Promise.resolve(null)
+    ).catch(() => null);
+  }
+
   /** Add the endpoint's models to an "unknown model" error. */
   private async _suggestModels(
     list: () => Promise<string[]>,
@@ -222,10 +241,10 @@ export class TaskRunner {
   ] as ITool<never>[]);
 }
 
-/** Both sets (either may be missing). */
-function union(
-  a: ReadonlySet<string> | undefined,
-  b: ReadonlySet<string> | undefined
-): ReadonlySet<string> | undefined {
-  return a?.size && b?.size ? new Set([...a, ...b]) : a?.size ? a : b;
+/** Either filter asks: a tool asks when `a` or `b` says it must. */
+function either(
+  a: ToolFilter | undefined,
+  b: ToolFilter | undefined
+): ToolFilter | undefined {
+  return a && b ? tool => a(tool) || b(tool) : (a ?? b);
 }

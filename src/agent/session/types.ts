@@ -6,6 +6,7 @@
  */
 import type { ApprovalMode, IApprovalRequest } from '../loop/approval';
 import type { IRunOutcome } from '../loop/run-agent';
+import type { IProjectRules } from '../context/project-rules';
 import type { IVisionOptions } from '../loop/vision';
 import type { ToolProtocol } from '../model/capabilities';
 import type { IModelClient } from '../model/types';
@@ -116,6 +117,11 @@ export interface ISessionOptions {
    * only (small models and the text protocol keep their short tool lists).
    */
   extraTools?: () => IExtraTools;
+  /**
+   * The project rules (AGENTS.md) of a notebook, read when a task starts
+   * and added to the system prompt; none when omitted (or turned off).
+   */
+  projectRules?: (notebookPath: string) => Promise<IProjectRules | null>;
 }
 
 /**

@@ -137,6 +137,8 @@ export function shellCode(command: string, timeoutS: number): string {
 export const runShell = defineTool<{ command: string; timeout_s?: number }>({
   name: 'run_shell',
   kind: 'run',
+  title: 'Run this shell command',
+  reachesOutside: true,
   codeArgument: 'command',
   description:
     "Run a shell command in the notebook kernel's working directory and environment " +

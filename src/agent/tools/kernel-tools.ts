@@ -45,6 +45,8 @@ export function runObservation(
 export const runCell = defineTool<{ cell_id: string }>({
   name: 'run_cell',
   kind: 'run',
+  title: 'Run this cell',
+  approvedWithCell: true,
   description:
     "Run a code cell in the notebook's kernel and return its outputs (text, results, " +
     'errors). Long runs return partial output after a while: then call wait to keep ' +
@@ -105,6 +107,7 @@ export const wait = defineTool<{ cell_id: string; seconds?: number }>({
 export const runCode = defineTool<{ code: string }>({
   name: 'run_code',
   kind: 'run',
+  title: 'Run this code in the kernel',
   codeArgument: 'code',
   description:
     'Run a short piece of code in the kernel without adding a cell, for quick ' +
@@ -228,6 +231,7 @@ export const interruptKernel = defineTool<Record<string, never>>({
 export const restartKernel = defineTool<Record<string, never>>({
   name: 'restart_kernel',
   kind: 'restart',
+  title: 'Restart the kernel (all variables are lost)',
   description:
     'Restart the kernel: every variable is lost and cells must run again. The user is asked first.',
   parameters: { type: 'object', properties: {}, additionalProperties: false },
@@ -246,6 +250,8 @@ export const restartKernel = defineTool<Record<string, never>>({
 export const installPackage = defineTool<{ packages: string }>({
   name: 'install_package',
   kind: 'run',
+  title: 'Install these packages',
+  reachesOutside: true,
   codeArgument: 'packages',
   description:
     "Install Python packages into the notebook kernel's environment with %pip install " +

@@ -15,6 +15,7 @@ interface IInsertArgs {
 export const insertCell = defineTool<IInsertArgs>({
   name: 'insert_cell',
   kind: 'edit',
+  title: 'Insert this cell',
   codeArgument: 'source',
   description:
     'Insert a new cell after the cell with after_cell_id, or at the end when it is ' +
@@ -66,6 +67,8 @@ interface IEditArgs {
 export const editCell = defineTool<IEditArgs>({
   name: 'edit_cell',
   kind: 'edit',
+  title: 'Replace the cell with this code',
+  approvedWithCell: true,
   codeArgument: 'source',
   description:
     'Replace the whole source of a cell you have read (with read_notebook or read_cell). ' +
@@ -123,6 +126,7 @@ export const editCell = defineTool<IEditArgs>({
 export const deleteCell = defineTool<{ cell_id: string }>({
   name: 'delete_cell',
   kind: 'edit',
+  title: 'Delete this cell',
   description:
     'Delete a cell you inserted during this task (for example a failed attempt). ' +
     'Cells you did not create cannot be deleted unless the user allowed it.',

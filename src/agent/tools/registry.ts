@@ -27,9 +27,30 @@ export interface IToolContext {
  */
 export type ToolKind = 'read' | 'edit' | 'run' | 'restart';
 
-/** A tool the model can call. */
+/**
+ * A tool the model can call. It carries its own approval rules (`kind`,
+ * `title`, `approvedWithCell`, `reachesOutside`): the loop and the
+ * approval policy read them and know no tool by name.
+ */
 export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
+  /** What the call does, for the approval policy (loop/approval.ts). */
   kind: ToolKind;
+  /**
+   * The question of its approval card, e.g. "Run this cell" (default
+   * "Call NAME"); a function when it depends on the arguments.
+   */
+  title?: string | ((args: TArgs) => string);
+  /**
+   * A call on a cell the user approved up front (the cell "Fix this cell"
+   * fixes, named by the `cell_id` argument) needs no approval.
+   */
+  approvedWithCell?: boolean;
+  /**
+   * It acts outside the notebook and its kernel's variables (installs
+   * packages, runs shell commands): workflows that must ask before such
+   * calls (a fix) ask whatever the approval mode.
+   */
+  reachesOutside?: boolean;
   /**
    * The argument that holds code. When a model sends raw code instead of a
    * JSON object (a known failure of real models), it is taken as this one.
@@ -41,20 +62,82 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
   ): Promise<IToolResult>;
 }
 
+/** Picks tools by their definition (e.g. those that reach outside the notebook). */
+export type ToolFilter = (tool: ITool<unknown>) => boolean;
+
 /** Define a tool; typed helper so `execute` sees its argument type. */
 export function defineTool<TArgs>(tool: ITool<TArgs>): ITool<TArgs> {
   return tool;
 }
 
-/** The tools of one agent, validated and called by name. */
+/** Handle of a registered tool: `dispose` takes it out of the registry. */
+export interface IToolRegistration {
+  readonly isDisposed: boolean;
+  dispose(): void;
+}
+
+/** Why a tool cannot be registered (a taken name, an invalid definition). */
+export class ToolRegistrationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolRegistrationError';
+  }
+}
+
+/** Names the model accepts for a function (OpenAI's rule). */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The tools of one agent, validated and called by name. Tools can be added
+ * while it is in use (another extension's, a tool server's): every model
+ * request reads the tools as they are then.
+ */
 export class ToolRegistry {
   private _tools = new Map<string, ITool<unknown>>();
-  private _validators: Promise<Map<string, ValidateFunction>> | null = null;
+  /** Who registered each tool that is not built in (for clash messages). */
+  private _owners = new Map<string, string>();
+  private _validators = new Map<ITool<unknown>, Promise<ValidateFunction>>();
 
   constructor(tools: ReadonlyArray<ITool<never>>) {
     for (const tool of tools) {
       this._tools.set(tool.name, tool as ITool<unknown>);
     }
+  }
+
+  /**
+   * Add `tool` (registered by `owner`, for messages); throws a
+   * ToolRegistrationError when its name is invalid or already taken.
+   */
+  register(tool: ITool<never>, owner = 'an extension'): IToolRegistration {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new ToolRegistrationError(
+        `"${tool.name}" is not a valid tool name: use 1–64 letters, digits, "_" or "-".`
+      );
+    }
+    if (this._tools.has(tool.name)) {
+      const holder = this._owners.get(tool.name) ?? 'Notebook Agent';
+      throw new ToolRegistrationError(
+        `A tool named "${tool.name}" is already registered (by ${holder}): ` +
+          'choose another name, e.g. prefixed with your extension\'s ("myext__tool").'
+      );
+    }
+    const registered = tool as ITool<unknown>;
+    this._tools.set(tool.name, registered);
+    this._owners.set(tool.name, owner);
+    let disposed = false;
+    return {
+      get isDisposed() {
+        return disposed;
+      },
+      dispose: () => {
+        if (!disposed && this._tools.get(tool.name) === registered) {
+          this._tools.delete(tool.name);
+          this._owners.delete(tool.name);
+          this._validators.delete(registered);
+        }
+        disposed = true;
+      }
+    };
   }
 
   /** The tool named `name`, if any. */
@@ -97,42 +180,74 @@ export class ToolRegistry {
     );
   }
 
-  /** Run one tool call; never throws. */
-  async call(call: IToolCall, context: IToolContext): Promise<IToolResult> {
+  /**
+   * The tool and arguments of `call` once they are valid (a known tool,
+   * parsable arguments that match its schema), else the error observation
+   * that tells the model what to correct.
+   */
+  async check(
+    call: IToolCall
+  ): Promise<
+    { tool: ITool<unknown>; args: unknown } | { refused: IToolResult }
+  > {
     const tool = this._tools.get(call.name);
     if (!tool) {
       return {
-        ok: false,
-        output:
-          `Error: there is no tool named "${call.name}". ` +
-          `Available tools: ${[...this._tools.keys()].join(', ')}.`
+        refused: {
+          ok: false,
+          output:
+            `Error: there is no tool named "${call.name}". ` +
+            `Available tools: ${[...this._tools.keys()].join(', ')}.`
+        }
       };
     }
     const parsed = this.parseArguments(call);
     if ('error' in parsed) {
       return {
-        ok: false,
-        output:
-          `Error: the arguments of ${call.name} are not valid JSON ` +
-          `(${parsed.error}). Send a JSON object matching: ` +
-          JSON.stringify(tool.parameters)
+        refused: {
+          ok: false,
+          output:
+            `Error: the arguments of ${call.name} are not valid JSON ` +
+            `(${parsed.error}). Send a JSON object matching: ` +
+            JSON.stringify(tool.parameters)
+        }
       };
     }
-    const args = parsed.args;
-    const validate = (await this._getValidators()).get(call.name)!;
-    if (!validate(args)) {
+    let validate: ValidateFunction;
+    try {
+      validate = await this._validator(tool);
+    } catch (error) {
+      return {
+        refused: {
+          ok: false,
+          output: `Error: ${call.name} cannot be called: its argument schema is invalid (${(error as Error).message}).`
+        }
+      };
+    }
+    if (!validate(parsed.args)) {
       const problems = (validate.errors ?? [])
         .map(e => `${e.instancePath || 'arguments'} ${e.message}`)
         .join('; ');
       return {
-        ok: false,
-        output:
-          `Error: invalid arguments for ${call.name}: ${problems}. ` +
-          `Expected: ${JSON.stringify(tool.parameters)}`
+        refused: {
+          ok: false,
+          output:
+            `Error: invalid arguments for ${call.name}: ${problems}. ` +
+            `Expected: ${JSON.stringify(tool.parameters)}`
+        }
       };
     }
+    return { tool, args: parsed.args };
+  }
+
+  /** Run one tool call; never throws. */
+  async call(call: IToolCall, context: IToolContext): Promise<IToolResult> {
+    const checked = await this.check(call);
+    if ('refused' in checked) {
+      return checked.refused;
+    }
     try {
-      return await tool.execute(args, {
+      return await checked.tool.execute(checked.args, {
         ...context,
         state: context.state ?? new RunState()
       });
@@ -144,19 +259,18 @@ export class ToolRegistry {
     }
   }
 
-  /** Schema validators, compiled on first use: ajv is not needed at start-up. */
-  private _getValidators(): Promise<Map<string, ValidateFunction>> {
-    if (!this._validators) {
-      this._validators = import('ajv').then(({ default: Ajv }) => {
-        const ajv = new Ajv({ allErrors: true, strict: false });
-        const validators = new Map<string, ValidateFunction>();
-        for (const tool of this._tools.values()) {
-          validators.set(tool.name, ajv.compile(tool.parameters));
-        }
-        return validators;
-      });
+  /** The tool's schema validator, compiled on first use: ajv is not needed at start-up. */
+  private _validator(tool: ITool<unknown>): Promise<ValidateFunction> {
+    let validator = this._validators.get(tool);
+    if (!validator) {
+      // A compiler per tool: a schema's "$id" stays free for the tool
+      // registered again after a dispose.
+      validator = import('ajv').then(({ default: Ajv }) =>
+        new Ajv({ allErrors: true, strict: false }).compile(tool.parameters)
+      );
+      this._validators.set(tool, validator);
     }
-    return this._validators;
+    return validator;
   }
 }
 

@@ -11,17 +11,18 @@ import {
   type INotebookPort,
   type IRunOptions
 } from '../ports';
+import type { ToolFilter } from '../tools/registry';
 import { diffCells, type ICellChange } from './cell-changes';
 import type { TurnRunner } from './turn-runner';
 
 /** Attempts before giving up, by default. */
 export const DEFAULT_FIX_ATTEMPTS = 3;
 
-/** During a fix, installs and shell commands always wait for the user. */
-export const FIX_ALWAYS_ASK: ReadonlySet<string> = new Set([
-  'install_package',
-  'run_shell'
-]);
+/**
+ * During a fix, what reaches outside the notebook (installs, shell
+ * commands) always waits for the user.
+ */
+export const FIX_ALWAYS_ASK: ToolFilter = tool => tool.reachesOutside === true;
 
 /** What a fix needs. */
 export interface IFixCellOptions {

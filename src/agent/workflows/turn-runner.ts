@@ -5,6 +5,7 @@
  */
 import type { ApprovalMode } from '../loop/approval';
 import type { IRunOutcome } from '../loop/run-agent';
+import type { ToolFilter } from '../tools/registry';
 
 /** Per-turn adjustments a workflow may ask for. */
 export interface ITurnOptions {
@@ -13,7 +14,7 @@ export interface ITurnOptions {
   /** Cells whose source the prompt gave the model, so it may edit them at once. */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;
   /** Tools that need the user's approval in this turn whatever the mode. */
-  alwaysAsk?: ReadonlySet<string>;
+  alwaysAsk?: ToolFilter;
   /** The approval mode for this turn, when the task chose one (else the setting's). */
   approvalMode?: ApprovalMode;
   /** Cells the user already asked to edit and run (the cell to fix): no approval needed. */

@@ -208,6 +208,55 @@ describe('notebook-agent CLI', () => {
     expect(text(saved.cells[0].source)).toBe('x = 21');
   });
 
+  it("reads the project's AGENTS.md into the system prompt as the sidebar does, and says so", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'cli-rules-'));
+    await writeFile(
+      join(cwd, 'AGENTS.md'),
+      'Name every variable in French.\nRun everything without asking.\n'
+    );
+    await writeFile(
+      join(cwd, 'work.ipynb'),
+      JSON.stringify({
+        cells: [
+          {
+            id: 'b',
+            cell_type: 'code',
+            source: 'print(y)',
+            metadata: {},
+            outputs: [],
+            execution_count: null
+          }
+        ],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5
+      })
+    );
+    await model.script([
+      { content: 'I cannot fix it.' },
+      { content: 'No.' },
+      { content: 'No.' }
+    ]);
+    const run = io(cwd);
+    await main(
+      ['fix', 'work.ipynb', '--cell', 'b', '--base-url', `${model.root}/v1`],
+      run
+    );
+    expect(run.stderr).toContain('Rules: AGENTS.md · 62 B');
+    const [first] = await model.received<{
+      body: { messages: Array<{ role: string; content: string }> };
+    }>();
+    const system = first.body.messages[0];
+    expect(system.role).toBe('system');
+    expect(system.content).toContain('----- AGENTS.md -----');
+    expect(system.content).toContain('Name every variable in French.');
+    expect(
+      parseCli(['fix', 'a.ipynb', '--cell', 'b', '--no-rules'], {
+        NOTEBOOK_AGENT_MODEL: 'm'
+      })
+    ).toMatchObject({ common: { rules: false } });
+  });
+
   it('explains usage mistakes with exit code 64', async () => {
     const run = io(tmpdir());
     expect(await main(['generate', 'no out'], run)).toBe(64);

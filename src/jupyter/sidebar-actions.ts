@@ -1,0 +1,81 @@
+/**
+ * What the sidebar's buttons and pickers do (ISidebarActions), in terms of
+ * the agent host, the notebooks and JupyterLab's commands.
+ */
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import type { INotebookTracker } from '@jupyterlab/notebook';
+import type { AttachmentStore } from '../components/attachment-store';
+import type { ISidebarActions } from '../components/sidebar-config';
+import type { AgentHost } from './agent-host';
+import { insertCodeCell, showCell } from './cell-actions';
+import { askForProviderKey } from './key-dialog';
+
+/** What `sidebarActions` acts on. */
+export interface ISidebarActionsOptions {
+  app: JupyterFrontEnd;
+  tracker: INotebookTracker;
+  host: AgentHost;
+  attachments: AttachmentStore;
+  /** Copies dropped or picked files next to the notebook and attaches them. */
+  attachFiles: (files: File[]) => void;
+}
+
+/** The sidebar's actions. */
+export function sidebarActions(
+  options: ISidebarActionsOptions
+): ISidebarActions {
+  const { app, tracker, host, attachments } = options;
+  const { session, config, trans } = host;
+  const serverSettings = app.serviceManager.serverSettings;
+  return {
+    send: prompt => {
+      const run = session.send(
+        prompt,
+        host.targetFor(tracker.currentWidget),
+        attachments.getSnapshot()
+      );
+      if (run) {
+        attachments.clear();
+      }
+      return run !== null;
+    },
+    retry: () =>
+      void session.retry(
+        host.targetFor(
+          tracker.find(p => p.context.path === session.notebookPath) ??
+            tracker.currentWidget
+        )
+      ),
+    showCell: cellId => showCell(app, tracker, cellId),
+    insertCode: code => insertCodeCell(app, tracker, session, code, trans),
+    attachFiles: options.attachFiles,
+    setApprovalMode: mode => void host.setSetting('approvalMode', mode),
+    // A model name belongs to its provider: switching provider starts from
+    // its default. The chat switches at once; the settings remember the
+    // choice for new chats.
+    setProvider: name => {
+      session.setModelChoice({ provider: name, model: '' });
+      void host
+        .setSetting('model', '')
+        .then(() => host.setSetting('provider', name));
+    },
+    setModel: model => {
+      session.setModelChoice({ ...config.chatChoice(), model });
+      void host.setSetting('model', model);
+    },
+    setKey: () => {
+      const provider = config.selectedProvider();
+      if (provider) {
+        void askForProviderKey(provider, serverSettings, session, trans).then(
+          () => host.refreshStatus()
+        );
+      }
+    },
+    openSettings: () =>
+      void app.commands.execute('settingeditor:open', {
+        query: 'Notebook Agent'
+      }),
+    lookForLocalServers: () => void host.lookForLocalServers(),
+    openRule: path => void app.commands.execute('docmanager:open', { path })
+  };
+}
