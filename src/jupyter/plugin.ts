@@ -36,6 +36,8 @@ import { localModelStatus } from './local-model-status';
 import { createModelClient } from './model-factory';
 import { localServerLooker } from './local-servers';
 import { LiveNotebookPort } from './notebook-port';
+import { chatPanel, notebookStatus } from './notebook-status';
+import { autosaveSetting, saveAgentEdits } from './save-agent-edits';
 import { fetchServerStatus } from './server-status';
 import {
   PLUGIN_ID,
@@ -136,6 +138,9 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       };
     };
 
+    // A reload mid-run loses nothing the agent did (save-agent-edits.ts).
+    saveAgentEdits(session, tracker, autosaveSetting(settingRegistry), trans);
+
     const attachments = new AttachmentStore();
     const showSidebar = () => app.shell.activateById(SIDEBAR_ID);
     const attachFiles = setupAttachments(
@@ -154,6 +159,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       attachments,
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
+      notebook: notebookStatus(session, tracker, serverSettings),
       trans,
       history: persistChats(
         session,
@@ -180,6 +186,16 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
             )
           ),
         showCell: cellId => showCell(app, tracker, cellId),
+        interruptKernel: () =>
+          void chatPanel(session, tracker)
+            ?.sessionContext.session?.kernel?.interrupt()
+            .catch(() => undefined),
+        showNotebook: () => {
+          const panel = chatPanel(session, tracker);
+          if (panel) {
+            app.shell.activateById(panel.id);
+          }
+        },
         insertCode: code => insertCodeCell(app, tracker, session, code, trans),
         attachFiles: attachFiles.files,
         setApprovalMode: mode => void settingsHandle?.set('approvalMode', mode),

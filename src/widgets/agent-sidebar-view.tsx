@@ -15,6 +15,7 @@ import { ChatView } from '../components/chat-view';
 import type { IMentionSource } from '../components/mentions';
 import type {
   IChatHistory,
+  INotebookStatus,
   IReadable,
   ISidebarActions,
   ISidebarConfig
@@ -56,6 +57,7 @@ export class AgentSidebarView extends ReactWidget {
           attachments={options.attachments}
           mentions={options.mentions}
           localModel={options.localModel}
+          notebook={options.notebook}
         />
       </TranslationContext.Provider>
     );
@@ -83,6 +85,8 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** The in-browser model's loading progress. */
     localModel?: LocalModelStatusStore;
+    /** Which notebook the user is on, and its kernel after a reload. */
+    notebook?: IReadable<INotebookStatus>;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
     /** Ask the server to look again for model servers on its machine. */
