@@ -5,7 +5,7 @@
  * ("Working in A.ipynb — Go there · Stop").
  */
 import React, { useState } from 'react';
-import { useTrans } from './trans';
+import { useTrans, withElements } from './trans';
 
 /** The file name of a path ("data/a.ipynb" → "a.ipynb"). */
 export function baseName(path: string): string {
@@ -27,10 +27,13 @@ export function NotebookLine(props: {
   return (
     <>
       <div className="jp-AgentSidebar-notebookLine" title={props.path}>
-        {trans.__('Chat of')}{' '}
-        <span className="jp-AgentSidebar-notebookName">
-          {baseName(props.path)}
-        </span>
+        {withElements(
+          trans,
+          'Chat of %1',
+          <span className="jp-AgentSidebar-notebookName">
+            {baseName(props.path)}
+          </span>
+        )}
       </div>
       {props.kernelBusy && (
         <div
@@ -66,23 +69,29 @@ export function WorkingElsewhere(props: {
   onStop: () => void;
 }): JSX.Element {
   const trans = useTrans();
+  const go = (
+    <button className="jp-AgentSidebar-link" onClick={props.onGo}>
+      {trans.__('Go there')}
+    </button>
+  );
+  const stop = (
+    <button className="jp-AgentSidebar-link" onClick={props.onStop}>
+      {trans.__('Stop')}
+    </button>
+  );
+  const name = baseName(props.path);
   return (
     <div className="jp-AgentSidebar-transcript">
       <div className="jp-AgentSidebar-elsewhere" role="status">
         {props.waiting
-          ? trans.__(
-              'Working in %1 (waiting for your approval)',
-              baseName(props.path)
+          ? withElements(
+              trans,
+              'Working in %1 (waiting for your approval) — %2 · %3',
+              name,
+              go,
+              stop
             )
-          : trans.__('Working in %1', baseName(props.path))}{' '}
-        —{' '}
-        <button className="jp-AgentSidebar-link" onClick={props.onGo}>
-          {trans.__('Go there')}
-        </button>{' '}
-        ·{' '}
-        <button className="jp-AgentSidebar-link" onClick={props.onStop}>
-          {trans.__('Stop')}
-        </button>
+          : withElements(trans, 'Working in %1 — %2 · %3', name, go, stop)}
       </div>
     </div>
   );
