@@ -7,7 +7,11 @@
  *     [--only id1,id2 | --limit N] [--concurrency 2] [--timeout 300] \
  *     [--max-steps 20] [--context 32768] [--protocol native|text] \
  *     [--api-key-env OPENAI_API_KEY] [--data-dir DIR] [--prices prices.json] \
- *     [--out eval/results/<timestamp>]
+ *     [--server URL [--connect-timeout S]] [--out eval/results/<timestamp>]
+ *
+ * --server: run the tasks' notebooks and kernels on that Jupyter server
+ * (local or remote; its token from $JUPYTER_TOKEN, never the command line,
+ * where `ps` shows it), each task in notebook-agent-eval/<run>/<task>/.
  *
  * Defaults: the built-in set, OPENAI_BASE_URL / NOTEBOOK_AGENT_MODEL from
  * the environment. The exit status is 0 when the run finished (whatever the
@@ -56,6 +60,8 @@ async function main(): Promise<void> {
       protocol: { type: 'string', default: 'native' },
       'data-dir': { type: 'string' },
       prices: { type: 'string' },
+      server: { type: 'string' },
+      'connect-timeout': { type: 'string', default: '10' },
       out: { type: 'string' }
     }
   });
@@ -86,8 +92,16 @@ async function main(): Promise<void> {
   const out = resolve(
     values.out ?? join(__dirname, 'results', startedAt.replace(/[:.]/g, '-'))
   );
+  const server = values.server
+    ? {
+        url: values.server,
+        token: process.env.JUPYTER_TOKEN ?? '',
+        connectTimeoutMs: Number(values['connect-timeout']) * 1000
+      }
+    : undefined;
   say(
-    `${set.tasks.length} tasks from ${set.name} (data in ${set.dataDir}); model ${model || '(default)'} at ${baseUrl}`
+    `${set.tasks.length} tasks from ${set.name} (data in ${set.dataDir}); model ${model || '(default)'} at ${baseUrl}` +
+      (server ? `; Jupyter server ${server.url}` : '')
   );
   const started = Date.now();
   const results = await runTaskSet(set, {
@@ -102,6 +116,8 @@ async function main(): Promise<void> {
     maxSteps,
     contextTokens: values.context ? Number(values.context) : undefined,
     protocol,
+    server,
+    runId: startedAt.replace(/[:.]/g, '-'),
     notebooksDir: join(out, 'notebooks'),
     onResult: r =>
       say(
@@ -119,7 +135,8 @@ async function main(): Promise<void> {
       maxSteps,
       startedAt,
       wallS: (Date.now() - started) / 1000,
-      price: priceOf(model, prices)
+      price: priceOf(model, prices),
+      jupyterServer: server?.url
     },
     results
   );

@@ -20,6 +20,8 @@ export interface IRunInfo {
   startedAt: string;
   wallS: number;
   price: IPrice | null;
+  /** The Jupyter server given with --server; absent for a private one. */
+  jupyterServer?: string;
 }
 
 /** The whole report, as written to results.json. */
@@ -92,7 +94,8 @@ export function toMarkdown(report: IReport): string {
     '',
     `Model \`${info.model || '(server default)'}\` at ${info.baseUrl} (${info.protocol} protocol), ` +
       `prompt v${info.promptVersion}, started ${info.startedAt}, ${info.concurrency} at a time, ` +
-      `timeout ${info.timeoutS} s, ≤ ${info.maxSteps} steps.`,
+      `timeout ${info.timeoutS} s, ≤ ${info.maxSteps} steps` +
+      `${info.jupyterServer ? `; notebooks and kernels on the Jupyter server at ${info.jupyterServer}` : ''}.`,
     '',
     `**Success: ${summary.succeeded}/${summary.tasks} (${(100 * summary.successRate).toFixed(1)} %)**; ` +
       `${summary.promptTokens} prompt + ${summary.completionTokens} completion tokens` +

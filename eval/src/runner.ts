@@ -1,10 +1,11 @@
 /**
- * Runs a task set headless: one private Jupyter server, one notebook and
+ * Runs a task set headless: one Jupyter server (a private one, or the one
+ * given with --server: eval-server.ts), one notebook and
  * kernel per task (in the task's own folder, with its files), the real
  * agent loop against a model endpoint, tasks in parallel with a per-task
  * timeout, then the task's checker in the final kernel.
  */
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { uncomputedNumbers } from '../../src/agent/context/claims';
 import { systemPrompt } from '../../src/agent/context/system-prompt';
@@ -17,9 +18,13 @@ import type { IModelClient } from '../../src/agent/model/types';
 import { agentTools } from '../../src/agent/tools/all-tools';
 import { ToolRegistry, type ITool } from '../../src/agent/tools/registry';
 import type { ChatMessage } from '../../src/agent/types';
-import { JupyterServerProcess } from '../../src/headless/jupyter-server';
 import { ServerNotebookPort } from '../../src/headless/server-port';
 import { runChecker } from './checkers';
+import {
+  openEvalServer,
+  type IEvalServer,
+  type IGivenServer
+} from './eval-server';
 import { MeteredModel } from './metered-model';
 import { answerNames, wantsAnswer, type ITask, type ITaskSet } from './task';
 
@@ -37,6 +42,13 @@ export interface IRunOptions {
   contextTokens?: number;
   /** `text`: fenced code blocks instead of tool calls (small models). */
   protocol?: 'native' | 'text';
+  /**
+   * A running Jupyter server to work on (its notebooks and kernels), in
+   * place of a private one started for the run.
+   */
+  server?: IGivenServer;
+  /** Names the run's folder on a given server (default: the start time). */
+  runId?: string;
   /** Where executed notebooks are copied (optional). */
   notebooksDir?: string;
   /** Called as each task finishes. */
@@ -75,7 +87,10 @@ export async function runTaskSet(
   set: ITaskSet,
   options: IRunOptions
 ): Promise<ITaskResult[]> {
-  const server = await JupyterServerProcess.start();
+  const server = await openEvalServer(
+    options.server,
+    options.runId ?? new Date().toISOString().replace(/[:.]/g, '-')
+  );
   try {
     const results = new Array<ITaskResult>(set.tasks.length);
     let next = 0;
@@ -125,7 +140,7 @@ export function taskPrompt(task: ITask): string {
 async function runTask(
   set: ITaskSet,
   task: ITask,
-  server: JupyterServerProcess,
+  server: IEvalServer,
   options: IRunOptions
 ): Promise<ITaskResult> {
   const started = Date.now();
@@ -146,16 +161,13 @@ async function runTask(
   };
   let port: ServerNotebookPort | null = null;
   try {
-    await mkdir(join(server.rootDir, task.id), { recursive: true });
-    for (const file of task.files ?? []) {
-      await copyFile(
-        join(set.dataDir ?? '.', file),
-        join(server.rootDir, task.id, basename(file))
-      );
-    }
-    const path = `${task.id}/${task.id}.ipynb`;
+    const folder = await server.prepareTask(
+      task.id,
+      (task.files ?? []).map(file => join(set.dataDir ?? '.', file))
+    );
+    const path = `${folder}/${task.id}.ipynb`;
     port = await ServerNotebookPort.open({
-      serverSettings: server.serverSettings,
+      serverSettings: server.settings,
       path,
       createIfMissing: true
     });
@@ -176,7 +188,7 @@ async function runTask(
       await mkdir(options.notebooksDir, { recursive: true });
       await writeFile(
         join(options.notebooksDir, `${task.id}.ipynb`),
-        await readFile(join(server.rootDir, path))
+        await server.readNotebook(path)
       );
     }
   } catch (error) {

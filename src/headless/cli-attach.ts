@@ -114,7 +114,7 @@ export async function attachFile(
   const path = at(name);
   const undo = () => contents.delete(path).catch(() => undefined);
   try {
-    await upload(contents, file, path);
+    await uploadToServer(contents, file, path);
   } catch (error) {
     await undo();
     throw new CliError(
@@ -159,10 +159,13 @@ async function copyToFreeName(
   );
 }
 
-/** Upload through the contents API, in chunks when the file is large. */
-async function upload(
+/**
+ * Upload a local file through the contents API to `path` (replacing what
+ * is there: callers choose a free name first), in chunks when it is large.
+ */
+export async function uploadToServer(
   contents: ContentsManager,
-  file: ILocalFile,
+  file: Pick<ILocalFile, 'path' | 'size'>,
   path: string
 ): Promise<void> {
   const handle = await open(file.path, 'r');
