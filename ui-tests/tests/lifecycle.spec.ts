@@ -72,10 +72,11 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
     'running…'
   );
   // The agent's cell is on disk already: saved after the agent inserted it.
-  const onDisk = async () =>
-    JSON.stringify(
-      (await page.contents.getContentMetadata(`${tmpPath}/reload.ipynb`))
-        ?.content
+  const onDisk = () =>
+    page.evaluate(
+      async path =>
+        (await fetch(`/api/contents/${path}?content=1&type=notebook`)).text(),
+      `${tmpPath}/reload.ipynb`
     );
   await expect.poll(onDisk).toContain('time.sleep(300)');
 
@@ -117,11 +118,14 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
   await expect.poll(() => kernelStates(page), { timeout: 15000 }).toBe('idle');
   await expect(busy).toHaveCount(0, { timeout: 10000 });
 
-  // The chat goes on: the next request's conversation is valid.
+  // The chat goes on, and the run_cell call the reload cut off has its answer.
   await script(request, [{ content: 'Ready again.' }]);
   await ask(page, 'Are you there?');
   await finished(page);
   await expect(sidebar(page)).toContainText('Ready again.');
+  const [next] = await received(request);
+  const tools = next.body.messages.filter(m => m.role === 'tool');
+  expect(tools.at(-1)?.content).toContain('the page was reloaded');
 });
 
 test('at the soft timeout the card says "still running", the model is asked to wait, and a cell left running is named with Interrupt', async ({
@@ -171,7 +175,8 @@ test('at the soft timeout the card says "still running", the model is asked to w
 
 test('the sidebar names the chat’s notebook; on another one during a run it says "Working in A.ipynb — Go there · Stop"', async ({
   page,
-  request
+  request,
+  tmpPath
 }) => {
   await setAgentSettings(page, {
     approvalMode: 'run-everything',
@@ -187,7 +192,18 @@ test('the sidebar names the chat’s notebook; on another one during a run it sa
     { timeout: 30000 }
   );
 
-  await page.notebook.createNew('B.ipynb');
+  // The user opens another notebook.
+  await page.contents.uploadContent(
+    JSON.stringify({
+      cells: [],
+      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
+      nbformat: 4,
+      nbformat_minor: 5
+    }),
+    'text',
+    `${tmpPath}/B.ipynb`
+  );
+  await page.notebook.openByPath(`${tmpPath}/B.ipynb`);
   const elsewhere = sidebar(page).locator('.jp-AgentSidebar-elsewhere');
   await expect(elsewhere).toHaveText('Working in A.ipynb — Go there · Stop');
   // A's chat is not shown as if it were B's.
