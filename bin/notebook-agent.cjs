@@ -41,6 +41,10 @@ try {
   process.exit(1);
 }
 
+// Ctrl-C quits through process.exit, so the private Jupyter server and its
+// kernels are stopped (src/headless/cli-signals.ts).
+cli.installSignalHandlers(line => process.stderr.write(`${line}\n`));
+
 cli.main(process.argv.slice(2)).then(
   code => process.exit(code),
   error => {

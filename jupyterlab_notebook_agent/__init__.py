@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +29,29 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .kernel_env import hide_keys_from_kernels
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
+    from .mcp_config import mcp_secret_variables
+    from .mcp_handlers import stop_mcp_with
     from .path_check import setup_path_check
     from .providers import resolve_providers
+    from .server_secrets import SETTING, RedactingFilter, ServerSecrets
 
     config = NotebookAgent(parent=server_app)
     key_store = KeyStore(config.key_store_path or default_key_store_path())
+    # Every filter (responses, kernel messages, log lines) reads the server's secrets from here.
+    secrets = ServerSecrets(config, key_store, server_app.log)
+    server_app.web_app.settings[SETTING] = secrets
+    _redact_logs(server_app.log, RedactingFilter(secrets))
     setup_handlers(server_app.web_app, config, key_store)
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
-    setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats))
+    setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats, log=server_app.log))
     setup_path_check(server_app.web_app)
+    stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server
     # With no endpoint configured: model servers on loopback, looked for in the background.
     setup_discovery(server_app.web_app, config, key_store, server_app.log)
     if config.hide_keys_from_kernels:
         hide_keys_from_kernels(
             server_app.kernel_manager,
-            lambda: {p.api_key_env for p in resolve_providers(config).providers.values() if p.api_key_env},
+            lambda: _key_variables(resolve_providers(config)) | mcp_secret_variables(config, dict(os.environ)),
         )
     # Every kernel round trip (the agent's and the user's Shift+Enter) drops
     # from ~45 ms to ~5 ms without Nagle's delay on the kernel websocket.
@@ -51,6 +60,8 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     providers = resolve_providers(config)
     for error in providers.errors:
         server_app.log.warning("Notebook Agent: %s", error)
+    for warning in providers.warnings:
+        server_app.log.warning("Notebook Agent: %s", warning)
     if not providers.providers:
         server_app.log.info(
             "Notebook Agent: no model endpoint configured "
@@ -67,6 +78,28 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
             "Notebook Agent: provider %r%s proxies model requests to %s (key %s)",
             provider.name,
             " (default)" if provider.name == providers.default else "",
-            provider.base_url,
+            provider.public_url,
             f"from {source}" if source else "not set",
         )
+
+
+def _key_variables(providers: Any) -> set[str]:
+    """The environment variables holding a provider's key or header values."""
+    names = set()
+    for provider in providers.providers.values():
+        names.add(provider.api_key_env)
+        names.update(variable for _, variable in provider.headers_env)
+    return {n for n in names if n}
+
+
+def _redact_logs(log: Any, redacting: Any) -> None:
+    """Scrub the server's secrets from what the server logs from now on (its handlers' loggers included).
+
+    A filter on a logger applies to records logged through that logger, so it goes on each
+    logger the extension (and tornado, for its access and error lines) writes to.
+    """
+    import logging
+
+    for logger in {log, logging.getLogger("tornado.access"), logging.getLogger("tornado.application")}:
+        if not any(isinstance(f, type(redacting)) for f in logger.filters):
+            logger.addFilter(redacting)

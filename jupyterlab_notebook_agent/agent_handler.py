@@ -10,11 +10,12 @@ from jupyter_server.base.handlers import APIHandler
 from .config import NotebookAgent
 from .discovery import SETTINGS_KEY, LocalDiscovery, with_found
 from .key_store import KeyStore
+from .outbound import OutboundFilter
 from .providers import ProviderSet, resolve_providers
 
 
-class _AgentHandler(APIHandler):
-    """Shared by every route: the config, the key store, and JSON errors."""
+class _AgentHandler(OutboundFilter, APIHandler):
+    """Shared by every route: the config, the key store, JSON errors, and the outbound filter."""
 
     agent_config: NotebookAgent
     key_store: KeyStore

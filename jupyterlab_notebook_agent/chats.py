@@ -6,8 +6,11 @@ conversation, token usage, and the notebook it belongs to. Beside it, a
 small ``<id>.meta`` file holds what the History list shows (id, title,
 notebook, time), so listing reads a few hundred bytes per chat instead of
 parsing every transcript (up to 20 MB each). ``c.NotebookAgent.max_chats``
-(default 0: keep all) keeps only the newest chats. Routes, under the
-server's base_url and Jupyter's authentication:
+(default 0: keep all) keeps only the newest chats. Every PUT is checked
+against the chat's schema (``chat_schema.py``) and refused with a 400 naming
+the field at fault; the list skips (and logs) a record it cannot read, and
+forgetting old chats never makes a save fail. Routes, under the server's
+base_url and Jupyter's authentication:
 
   GET    notebook-agent/chats[?notebook=PATH]  the chats (of that notebook), newest first
   GET    notebook-agent/chats/<id>             one chat
@@ -18,8 +21,8 @@ server's base_url and Jupyter's authentication:
 from __future__ import annotations
 
 import json
+import logging
 import os
-import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -28,7 +31,11 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-CHAT_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+from .chat_schema import CHAT_ID, listable, validate_chat
+from .json_input import BadInputError, parse_json, query_text
+from .outbound import OutboundFilter
+from .private_dir import ensure_private_dir
+
 # A chat holds observations already trimmed to budgets; this bounds a runaway client.
 MAX_CHAT_BYTES = 20 * 1024 * 1024
 
@@ -52,13 +59,14 @@ def _summary(chat: dict[str, Any], chat_id: str) -> dict[str, Any]:
 class ChatStore:
     """Chats as files, written atomically, readable by the user only."""
 
-    def __init__(self, directory: Path, max_chats: int = 0) -> None:
+    def __init__(self, directory: Path, max_chats: int = 0, log: logging.Logger | None = None) -> None:
         self.directory = directory
         self.max_chats = max_chats
+        self.log = log or logging.getLogger(__name__)
 
     def _path(self, chat_id: str) -> Path:
-        if not CHAT_ID.match(chat_id):
-            raise ValueError(f"invalid chat id {chat_id!r}")
+        if not isinstance(chat_id, str) or not CHAT_ID.fullmatch(chat_id):
+            raise BadInputError(f"invalid chat id {chat_id!r}: 1-64 letters, digits, '_' or '-'", "id")
         return self.directory / f"{chat_id}.json"
 
     def _summaries(self) -> list[dict[str, Any]]:
@@ -70,31 +78,52 @@ class ChatStore:
             try:
                 meta = file.with_suffix(".meta")
                 if meta.exists() and meta.stat().st_mtime >= file.stat().st_mtime:
-                    summaries.append(json.loads(meta.read_text(encoding="utf-8")))
+                    summary = json.loads(meta.read_text(encoding="utf-8"))
                 else:
-                    summaries.append(_summary(json.loads(file.read_text(encoding="utf-8")), file.stem))
-            except (OSError, ValueError):
-                continue  # a damaged file must not hide the others
+                    chat = json.loads(file.read_text(encoding="utf-8"))
+                    summary = _summary(chat, file.stem) if isinstance(chat, dict) else None
+            except (OSError, ValueError, RecursionError) as error:
+                summary, problem = None, f"{type(error).__name__}: {error}"
+            else:
+                problem = "its fields have the wrong types"
+            shown = listable(summary)
+            if shown is None:
+                # A damaged file must not hide the others (nor break the list or the retention).
+                self.log.warning("Notebook Agent: skipped the unreadable chat %s (%s)", file.name, problem[:200])
+                continue
+            summaries.append(shown)
         return summaries
 
     def list(self, notebook: str | None = None) -> list[dict[str, Any]]:
         chats = [c for c in self._summaries() if notebook is None or c.get("notebook") == notebook]
-        return sorted(chats, key=lambda c: c.get("updated", 0), reverse=True)
+        return sorted(chats, key=lambda c: c["updated"], reverse=True)
 
     def get(self, chat_id: str) -> dict[str, Any] | None:
+        """The chat, or None when there is none; raises ValueError when its file is damaged."""
         path = self._path(chat_id)
         if not path.exists():
             return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        try:
+            chat = json.loads(path.read_text(encoding="utf-8"))
+        except RecursionError:
+            raise ValueError("it is nested too deeply") from None
+        if not isinstance(chat, dict):
+            raise ValueError("it is not a JSON object")
+        return chat
 
-    def put(self, chat_id: str, chat: dict[str, Any]) -> None:
+    def put(self, chat_id: str, chat: Any) -> None:
+        """Save ``chat``; raises :class:`BadInputError` (naming the field) when it does not fit the schema."""
         path = self._path(chat_id)
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        validate_chat(chat, chat_id)
+        ensure_private_dir(self.directory)
         chat = {**chat, "id": chat_id}
-        self._write(path, json.dumps(chat, ensure_ascii=False))
+        self._write(path, json.dumps(chat, ensure_ascii=False, allow_nan=False))
         # After the chat: a .meta older than its chat is not trusted (see _summaries).
         self._write(path.with_suffix(".meta"), json.dumps(_summary(chat, chat_id), ensure_ascii=False))
-        self._prune(keep=chat_id)
+        try:
+            self._prune(keep=chat_id)
+        except Exception:  # forgetting old chats must never make this save fail
+            self.log.exception("Notebook Agent: could not forget old chats beyond max_chats")
 
     def _write(self, path: Path, data: str) -> None:
         # Write then rename: a crash never leaves half a file.
@@ -112,14 +141,19 @@ class ChatStore:
         """Beyond max_chats, forget the least recently updated chats (never the one just saved)."""
         if self.max_chats <= 0:
             return
-        newest_first = sorted(self._summaries(), key=lambda c: c.get("updated", 0), reverse=True)
+        newest_first = sorted(self._summaries(), key=lambda c: c["updated"], reverse=True)
         extra = len(newest_first) - self.max_chats
         for summary in reversed(newest_first):
             if extra <= 0:
                 break
-            if summary.get("id") != keep and CHAT_ID.match(str(summary.get("id", ""))):
+            if summary["id"] == keep:
+                continue
+            try:
                 self.delete(summary["id"])
-                extra -= 1
+            except OSError as error:  # another chat's file: never this save's problem
+                self.log.warning("Notebook Agent: could not forget chat %s: %s", summary["id"], error)
+                continue
+            extra -= 1
 
     def delete(self, chat_id: str) -> bool:
         path = self._path(chat_id)
@@ -130,21 +164,28 @@ class ChatStore:
         return True
 
 
-class _ChatHandler(APIHandler):
+class _ChatHandler(OutboundFilter, APIHandler):
     store: ChatStore
 
     def initialize(self, store: ChatStore) -> None:
         self.store = store
 
-    def _error(self, status: int, message: str) -> None:
+    def _error(self, status: int, message: str, field: str | None = None) -> None:
         self.set_status(status)
-        self.finish(json.dumps({"error": {"message": message}}))
+        error: dict[str, Any] = {"message": message}
+        if field:
+            error["field"] = field
+        self.finish(json.dumps({"error": error}))
 
 
 class ChatListHandler(_ChatHandler):
     @web.authenticated
     def get(self) -> None:
-        self.finish(json.dumps({"chats": self.store.list(self.get_query_argument("notebook", None))}))
+        try:
+            notebook = query_text(self, "notebook")
+        except BadInputError as error:
+            return self._error(400, str(error), error.field)
+        self.finish(json.dumps({"chats": self.store.list(notebook)}, allow_nan=False))
 
 
 class ChatHandler(_ChatHandler):
@@ -152,31 +193,33 @@ class ChatHandler(_ChatHandler):
     def get(self, chat_id: str) -> None:
         try:
             chat = self.store.get(chat_id)
+            if chat is not None:
+                body = json.dumps(chat, allow_nan=False)
+        except BadInputError as error:
+            return self._error(400, str(error), error.field)
         except ValueError as error:
-            return self._error(400, str(error))
+            self.log.warning("Notebook Agent: the saved chat %s cannot be read: %s", chat_id, error)
+            return self._error(404, f"The saved chat {chat_id} is damaged and cannot be loaded ({error}).")
         if chat is None:
             return self._error(404, f"There is no chat {chat_id}.")
-        self.finish(json.dumps(chat))
+        self.finish(body)
 
     @web.authenticated
     def put(self, chat_id: str) -> None:
         if len(self.request.body) > MAX_CHAT_BYTES:
             return self._error(413, f"A chat may take at most {MAX_CHAT_BYTES // 2**20} MB.")
         try:
-            chat = json.loads(self.request.body or b"{}")
-            if not isinstance(chat, dict):
-                raise ValueError("the body must be a JSON object")
-            self.store.put(chat_id, chat)
-        except ValueError as error:
-            return self._error(400, str(error))
+            self.store.put(chat_id, parse_json(self.request.body, "The chat"))
+        except BadInputError as error:
+            return self._error(400, str(error), error.field)
         self.finish(json.dumps({"id": chat_id}))
 
     @web.authenticated
     def delete(self, chat_id: str) -> None:
         try:
             found = self.store.delete(chat_id)
-        except ValueError as error:
-            return self._error(400, str(error))
+        except BadInputError as error:
+            return self._error(400, str(error), error.field)
         self.set_status(204 if found else 404)
         self.finish()
 

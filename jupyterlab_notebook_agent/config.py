@@ -8,7 +8,8 @@ or environment variables.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from traitlets import Bool, Dict, Float, Integer, List, Unicode
 from traitlets.config import Configurable
@@ -22,6 +23,52 @@ def normalize_base_url(url: str) -> str:
 def is_http_url(url: str) -> bool:
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def split_query(url: str) -> tuple[str, str]:
+    """``url`` without its query string, and the query string (``""`` when none)."""
+    base, _, query = url.partition("?")
+    return base.rstrip("/"), query.split("#", 1)[0]
+
+
+def url_secrets(url: str, parts: bool = False) -> Any:
+    """Credentials a URL carries: the password (``user:pass@``; or the user, when it is a bare token
+    ``TOKEN@``) and every query value.
+
+    A user name next to a password is not a secret (a name such as ``user`` would otherwise be
+    redacted from every answer, ``"role": "user"`` included). Each as written and percent-decoded.
+    ``parts=True``: ``{"userinfo": [...], "query": [...]}`` instead.
+    """
+    try:
+        split = urlsplit(url)
+    except ValueError:
+        return {} if parts else []
+    userinfo = []
+    if "@" in split.netloc:
+        info = split.netloc.rsplit("@", 1)[0]
+        user, _, password = info.partition(":")
+        userinfo = [info, password] if password else [user]
+    query = [value for _, value in parse_qsl(split.query, keep_blank_values=False)]
+    query += [v.split("=", 1)[1] for v in split.query.split("&") if "=" in v]
+    if parts:
+        return {"userinfo": [v for v in userinfo if v], "query": [v for v in query if v]}
+    values = [*userinfo, *query]
+    return [v for v in dict.fromkeys([*values, *(unquote(v) for v in values)]) if v]
+
+
+def public_url(url: str) -> str:
+    """``url`` with its credentials and query values replaced by ``[redacted]``: fit for the browser and the log."""
+    try:
+        split = urlsplit(url)
+    except ValueError:
+        return "[redacted URL]"
+    netloc = split.netloc
+    if "@" in netloc:
+        netloc = "[redacted]@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(
+        f"{part.split('=', 1)[0]}=[redacted]" if "=" in part else part for part in split.query.split("&") if part
+    )
+    return urlunsplit((split.scheme, netloc, split.path, query, ""))
 
 
 class NotebookAgent(Configurable):
@@ -65,7 +112,8 @@ class NotebookAgent(Configurable):
             "'deployment': 'gpt-4o', 'api_version': '2024-10-21', 'api_key_env': 'AZURE_OPENAI_API_KEY'}, "
             "'ollama': {'kind': 'openai-compatible', 'base_url': 'http://127.0.0.1:11434/v1'}}. "
             "Fields: kind (openai | openai-compatible | azure), base_url, endpoint, deployment, api_version, "
-            "api_key, api_key_env, models, default_model, headers. The browser picks one with the "
+            "api_key, api_key_env, models, default_model, headers, headers_env (header name -> variable name, "
+            "read per request, so the value stays out of the logged config). The browser picks one with the "
             "X-Notebook-Agent-Provider header. The legacy base_url/OPENAI_BASE_URL endpoint is the provider "
             "'default'."
         ),
@@ -92,9 +140,10 @@ class NotebookAgent(Configurable):
         True,
         help=(
             "Start kernels without the model keys of the server's environment (OPENAI_API_KEY, "
-            "AZURE_OPENAI_API_KEY and every provider's api_key_env), so code the agent runs cannot print a "
-            "key into a notebook or send it anywhere. False: kernels inherit them, for notebooks that call "
-            "the API themselves."
+            "AZURE_OPENAI_API_KEY, every provider's api_key_env and headers_env, and any variable holding an MCP "
+            "server's env or header value). This is not isolation: "
+            "code in a kernel runs as the same user as the server and can read its memory and files (see the "
+            "README's Security section). False: kernels inherit them, for notebooks that call the API themselves."
         ),
     ).tag(config=True)
 
@@ -145,6 +194,16 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    secrets = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "More values to treat as secrets, though no provider sends them: kept out of what the browser "
+            "receives, of requests to model endpoints, of kernel output and of the log. The command line "
+            "passes its own key this way to the private server it starts."
+        ),
+    ).tag(config=True)
+
     # -- local servers found without configuration (discovery.py) ------------------------------
 
     discover_local_servers = Bool(
@@ -170,4 +229,45 @@ class NotebookAgent(Configurable):
         1.0,
         min=0.05,
         help="Seconds one port may take to answer GET /v1/models before it is passed over.",
+    ).tag(config=True)
+
+    # -- MCP tool servers (mcp_config.py) ---------------------------------------------------
+
+    mcp_servers = Dict(
+        default_value={},
+        help=(
+            "MCP tool servers whose tools the agent may call, by name: a subprocess speaking stdio, "
+            "{'files': {'command': 'npx', 'args': ['-y', '@modelcontextprotocol/server-filesystem', '/data'], "
+            "'env': {'TOKEN': '...'}}}, or a streamable-HTTP endpoint, {'search': {'url': 'https://host/mcp', "
+            "'headers': {'Authorization': 'Bearer ...'}}}. Optional fields: timeout (seconds per call, "
+            "default 30), start_timeout (seconds to start, default 60), auto_approve (true, or a list of "
+            "tool names, called without asking the user; default: every call asks), cwd. Servers run on "
+            "this Jupyter server, never in the browser; env and header values are never sent to the "
+            "browser or logged. Tools reach the agent as '<server>__<tool>'."
+        ),
+    ).tag(config=True)
+
+    allow_user_mcp_servers = Bool(
+        False,
+        help=(
+            "Also read MCP servers from the user's <jupyter config dir>/notebook_agent/mcp.json "
+            "({'mcpServers': {name: server}}, same fields as mcp_servers; a server of mcp_servers wins a name "
+            "clash). False (the default): that file is ignored, and only the admin's servers are used."
+        ),
+    ).tag(config=True)
+
+    allowed_mcp_urls = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "URLs of streamable-HTTP MCP servers that the user's mcp.json may name (the same rule as "
+            "allowed_base_urls for model endpoints: a user reaches only endpoints the admin listed). An entry of "
+            "the user's file with any other url is ignored. The servers of mcp_servers need no entry here."
+        ),
+    ).tag(config=True)
+
+    user_mcp_config = Unicode(
+        "",
+        help="The user's MCP file read when allow_user_mcp_servers is True. Default: "
+        "<jupyter config dir>/notebook_agent/mcp.json.",
     ).tag(config=True)

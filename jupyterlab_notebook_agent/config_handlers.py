@@ -1,7 +1,8 @@
 """The sidebar's config and key routes: what it may know, and the user's own keys.
 
 Keys a user types in the sidebar are stored on the server
-(``notebook-agent/keys/<provider>``) and never sent back.
+(``notebook-agent/keys/<provider>``) and never sent back. URLs are shown with
+their credentials and query values redacted.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ import json
 from tornado import web
 
 from .agent_handler import _AgentHandler
+from .config import public_url
 from .discovery import describe as describe_discovery
-from .key_store import is_valid_key
+from .json_input import BadInputError, parse_json_object
+from .key_store import KEY_RULE, is_valid_key
 from .providers import Provider
 
 
@@ -31,10 +34,10 @@ class ConfigHandler(_AgentHandler):
                 {
                     # The default provider, in the shape earlier releases reported.
                     "configured": default is not None,
-                    "base_url": default.base_url if default else None,
+                    "base_url": default.public_url if default else None,
                     "model": (default.default_model or None) if default else None,
                     "has_key": bool(default_info and default_info["has_key"]),
-                    "allowed_base_urls": list(self.agent_config.allowed_base_urls),
+                    "allowed_base_urls": [public_url(u) for u in self.agent_config.allowed_base_urls],
                     # Provider profiles.
                     "default_provider": providers.default,
                     "providers": [p.describe(store) for p in providers.providers.values()],
@@ -79,28 +82,29 @@ class KeysHandler(_AgentHandler):
         self.finish(json.dumps({"provider": provider.name, "has_key": bool(key), "key_source": source}))
 
     @web.authenticated
-    def get(self, name: str) -> None:
+    async def get(self, name: str) -> None:
+        # A found local server is a provider once the first look settled (as for config).
+        await self.discovery_settled()
         provider = self._provider(name)
         if provider is not None:
             self._answer(provider)
 
     @web.authenticated
-    def put(self, name: str) -> None:
+    async def put(self, name: str) -> None:
+        await self.discovery_settled()
         provider = self._writable_provider(name)
         if provider is None:
             return
+        # Never quote what was sent: it may be a key.
         try:
-            payload = json.loads(self.request.body or b"{}")
-        except ValueError:
-            payload = None
-        key = payload.get("api_key") if isinstance(payload, dict) else None
+            payload = parse_json_object(self.request.body, "The body")
+        except BadInputError as error:
+            self.send_json_error(400, f'{error} Send {{"api_key": "<key>"}}.', "invalid_key")
+            return
+        key = payload.get("api_key")
         if not isinstance(key, str) or not is_valid_key(key.strip()):
-            # Never quote what was sent: it may be a key.
-            self.send_json_error(
-                400,
-                'Send {"api_key": "<key>"}: a non-empty key without spaces or control characters.',
-                "invalid_key",
-            )
+            what = "is missing" if key is None else "is not a string" if not isinstance(key, str) else "was refused"
+            self.send_json_error(400, f'api_key {what}: send {{"api_key": "<key>"}}; {KEY_RULE}.', "invalid_key")
             return
         try:
             self.key_store.set(provider.name, key.strip())
@@ -112,7 +116,8 @@ class KeysHandler(_AgentHandler):
         self._answer(provider)
 
     @web.authenticated
-    def delete(self, name: str) -> None:
+    async def delete(self, name: str) -> None:
+        await self.discovery_settled()
         provider = self._writable_provider(name)
         if provider is None:
             return

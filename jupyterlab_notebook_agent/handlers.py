@@ -20,6 +20,7 @@ from jupyter_server.utils import url_path_join
 from .config import NotebookAgent
 from .config_handlers import ConfigHandler, KeysHandler
 from .key_store import KeyStore, default_key_store_path
+from .mcp_handlers import mcp_handlers
 from .models_handler import models_handlers
 from .proxy_handler import BASE_URL_HEADER, MAX_ERROR_BODY, NOT_CONFIGURED, PASSED_HEADERS, PROVIDER_HEADER
 from .proxy_target import Target
@@ -54,5 +55,6 @@ def setup_handlers(web_app: Any, agent_config: NotebookAgent, key_store: KeyStor
             (url_path_join(base, "config"), ConfigHandler, options),
             (url_path_join(base, "keys", r"([^/]+)"), KeysHandler, options),
             *models_handlers(web_app.settings["base_url"], agent_config.local_models_dir),
+            *mcp_handlers(web_app, agent_config),
         ],
     )

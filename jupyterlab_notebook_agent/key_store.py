@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from .private_dir import ensure_private_dir
+
 #: File format version, so a later release can migrate the file.
 FORMAT_VERSION = 1
 
@@ -27,9 +29,16 @@ def default_key_store_path() -> Path:
     return Path(jupyter_data_dir()) / "notebook_agent" / "keys.json"
 
 
+#: Why a key was refused, for the user (never quoting the key).
+KEY_RULE = (
+    "a key is 1 to 4096 printable ASCII characters without spaces: it travels in an HTTP header, "
+    "which cannot carry other characters"
+)
+
+
 def is_valid_key(key: str) -> bool:
-    """Keys go into an HTTP header: refuse control characters (header injection) and absurd lengths."""
-    return 0 < len(key) <= MAX_KEY_LENGTH and key.isprintable() and not any(c.isspace() for c in key)
+    """Keys go into an HTTP header: visible ASCII only (no control characters, spaces or non-ASCII)."""
+    return 0 < len(key) <= MAX_KEY_LENGTH and all("!" <= c <= "~" for c in key)
 
 
 class KeyStore:
@@ -49,6 +58,10 @@ class KeyStore:
         if not isinstance(keys, dict):
             return {}
         return {str(k): v for k, v in keys.items() if isinstance(v, str) and v}
+
+    def all_keys(self) -> list[str]:
+        """Every stored key (the redaction filters treat them all as secrets)."""
+        return list(self._read().values())
 
     def get(self, provider: str) -> str | None:
         """The stored key for ``provider``, or None."""
@@ -72,19 +85,9 @@ class KeyStore:
         self._write(keys)
         return True
 
-    def _ensure_parent(self) -> None:
-        missing = []
-        parent = self.path.parent
-        while not parent.exists():
-            missing.append(parent)
-            parent = parent.parent
-        for directory in reversed(missing):
-            directory.mkdir(mode=0o700)
-            os.chmod(directory, 0o700)  # mkdir's mode is filtered by the umask; be exact
-
     def _write(self, keys: dict[str, str]) -> None:
         """Replace the file atomically; the new file is created 0600, never briefly wider."""
-        self._ensure_parent()
+        ensure_private_dir(self.path.parent)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(tmp, flags, stat.S_IRUSR | stat.S_IWUSR)

@@ -26,8 +26,46 @@ NOT_SERVED = (
 )
 
 
+def _bad_path(path: str) -> str | None:
+    """Why ``path`` cannot name a model file (a NUL byte makes os.path raise: a 500 otherwise)."""
+    if any(ord(c) < 0x20 or c == "\x7f" for c in path):
+        return "A model file path cannot contain control characters (such as NUL)."
+    if len(path) > 4096:
+        return "The model file path is too long."
+    return None
+
+
 class LocalModelsHandler(AuthenticatedFileHandler):
-    """A model file from the local models folder."""
+    """A model file from the local models folder (weights pass as they are: no secret filter on them)."""
+
+    @web.authenticated
+    def head(self, path: str) -> Any:
+        return self._refuse(path) or super().head(path)
+
+    @web.authenticated
+    def get(self, path: str, include_body: bool = True) -> Any:
+        return self._refuse(path) or super().get(path, include_body=include_body)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors as JSON with a message, as the other routes answer (not Jupyter's HTML page)."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        message = getattr(error, "log_message", None) or self._reason
+        args = getattr(error, "args", ())
+        if isinstance(error, web.HTTPError) and args:
+            message = message % args
+        if status_code == 404:
+            message = "There is no such file in the local models folder."
+        self.set_header("Content-Type", "application/json")
+        self.finish({"error": {"message": message, "type": "invalid_path" if status_code == 400 else "not_found"}})
+
+    def _refuse(self, path: str) -> bool:
+        problem = _bad_path(path)
+        if problem is None:
+            return False
+        self.set_status(400)
+        self.set_header("Content-Type", "application/json")
+        self.finish({"error": {"message": problem, "type": "invalid_path"}})
+        return True
 
     def get_content_type(self) -> str:
         assert self.absolute_path is not None

@@ -1,39 +1,168 @@
-"""Where a path really leads: the agent's file tools ask before reading.
+"""Where a path really leads: the agent's file tools ask before reading or listing.
 
-Jupyter's contents API follows symbolic links under its root, and the
-browser cannot tell a link from a file, so a link planted in a dataset
-folder could hand the agent ``~/.ssh/id_rsa``. ``GET notebook-agent/path-check?path=P``
-answers whether the real path of ``P`` (links resolved) stays inside the
-server's root directory.
+Jupyter's contents API follows symbolic links under its root, and the browser cannot tell a
+link from a file, so a link planted in a dataset folder could hand the agent ``~/.ssh/id_rsa``
+or ``.env``. ``GET notebook-agent/path-check?path=P`` resolves ``P`` (links included) and
+answers whether the agent may read it: refused when the real path is outside the server's
+root directory, or when any component of the path (as given, or as resolved, relative to the
+root) is hidden (a name starting with ``.``, or a file the system marks hidden).
+
+``&entries=1`` on a directory also answers ``hidden_entries``: the names in it that resolve
+to a hidden path, which ``list_files`` leaves out.
+
+Answer: ``{"checked": true, "allowed": bool, "inside": bool, "hidden": bool, "reason":
+"outside" | "hidden" | null, "hidden_entries": [...]}`` (``checked`` is false, and everything
+allowed, for a contents manager without a directory).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+from dataclasses import dataclass
 from typing import Any
 
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .outbound import OutboundFilter
+
+#: Longest path the route looks at (longer ones are refused as malformed).
+MAX_PATH = 4096
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the route answers for one path."""
+
+    inside: bool
+    hidden: bool
+
+    @property
+    def allowed(self) -> bool:
+        return self.inside and not self.hidden
+
+    @property
+    def reason(self) -> str | None:
+        return "outside" if not self.inside else "hidden" if self.hidden else None
+
+
+def _hidden_name(name: str) -> bool:
+    return name.startswith(".") and name not in (".", "..")
+
+
+def _marked_hidden(path: str) -> bool:
+    """The system's hidden flag (macOS/BSD ``UF_HIDDEN``; Windows ``FILE_ATTRIBUTE_HIDDEN``)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if getattr(info, "st_flags", 0) & getattr(stat, "UF_HIDDEN", 0):
+        return True
+    return bool(getattr(info, "st_file_attributes", 0) & getattr(stat, "FILE_ATTRIBUTE_HIDDEN", 0))
+
+
+def _hidden_under(root: str, path: str) -> bool:
+    """Whether a component of ``path`` below ``root`` is hidden (both are real, absolute paths)."""
+    relative = os.path.relpath(path, root)
+    if relative == ".":
+        return False
+    current = root
+    for part in relative.split(os.sep):
+        current = os.path.join(current, part)
+        if _hidden_name(part) or _marked_hidden(current):
+            return True
+    return False
+
+
+def _inside(real_root: str, real: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def check_path(root: str, path: str) -> Verdict:
+    """Resolve ``path`` (relative to ``root``) and say whether it leaves the root or touches a hidden name."""
+    real_root = os.path.realpath(root)
+    given = path.replace("\\", "/").lstrip("/")
+    real = os.path.realpath(os.path.join(real_root, given))
+    inside = _inside(real_root, real)
+    named_hidden = any(_hidden_name(part) for part in given.split("/"))
+    hidden = named_hidden or (inside and _hidden_under(real_root, real))
+    return Verdict(inside=inside, hidden=hidden)
+
 
 def inside_root(root: str, path: str) -> bool:
     """True when ``path`` (relative to ``root``) resolves, links included, to ``root`` or below it."""
+    return check_path(root, path).inside
+
+
+def hidden_entries(root: str, directory: str) -> list[str]:
+    """Names in ``directory`` (relative to ``root``) that are links to a hidden path.
+
+    Inside the root: any hidden component below the root (``notes.txt -> .env``). Outside it:
+    a hidden name at the end (``-> ~/.netrc``); other links out stay listed, and reading them
+    is refused as outside the root.
+    """
     real_root = os.path.realpath(root)
-    real = os.path.realpath(os.path.join(real_root, path.lstrip("/")))
-    return real == real_root or real.startswith(real_root + os.sep)
+    folder = os.path.join(real_root, directory.replace("\\", "/").lstrip("/"))
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if _hidden_name(name):
+            continue  # the contents API does not list these anyway
+        real = os.path.realpath(os.path.join(folder, name))
+        if _inside(real_root, real) and _hidden_under(real_root, real):
+            found.append(name)
+        elif not _inside(real_root, real) and _hidden_name(os.path.basename(real)):
+            found.append(name)  # a link out to a hidden file (~/.netrc): hidden wherever it lives
+    return sorted(found)
 
 
-class PathCheckHandler(APIHandler):
+def _valid(path: str) -> str | None:
+    """Why ``path`` cannot be a path, or None."""
+    if len(path) > MAX_PATH:
+        return f"The path is longer than {MAX_PATH} characters."
+    if any(ord(c) < 0x20 or c == "\x7f" for c in path):
+        return "The path contains a control character (such as NUL), which no file name on the server has."
+    return None
+
+
+class PathCheckHandler(OutboundFilter, APIHandler):
+    def _raw_path(self) -> tuple[str, str | None]:
+        """The ``path`` argument as sent (tornado's own getter turns control characters into spaces)."""
+        raw = (self.request.query_arguments.get("path") or [b""])[-1]
+        try:
+            path = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return "", "The path is not valid UTF-8."
+        return path, _valid(path)
+
     @web.authenticated
     def get(self) -> None:
-        path = self.get_query_argument("path", "")
+        path, problem = self._raw_path()
+        if problem is not None:
+            self.set_status(400)
+            self.finish(json.dumps({"error": {"message": problem, "type": "invalid_path"}}))
+            return
         root = getattr(self.contents_manager, "root_dir", None)
         if root is None:  # a contents manager without a directory (e.g. a database): nothing to resolve
-            self.finish(json.dumps({"inside": True, "checked": False}))
+            self.finish(json.dumps({"inside": True, "hidden": False, "allowed": True, "checked": False}))
             return
-        self.finish(json.dumps({"inside": inside_root(root, path), "checked": True}))
+        verdict = check_path(root, path)
+        answer: dict[str, Any] = {
+            "checked": True,
+            "allowed": verdict.allowed,
+            "inside": verdict.inside,
+            "hidden": verdict.hidden,
+            "reason": verdict.reason,
+        }
+        if self.get_query_argument("entries", "") == "1" and verdict.allowed:
+            answer["hidden_entries"] = hidden_entries(root, path)
+        self.finish(json.dumps(answer))
 
 
 def setup_path_check(web_app: Any) -> None:

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .config import is_http_url, normalize_base_url
+from .config import is_http_url, normalize_base_url, public_url, split_query, url_secrets
 from .key_store import KeyStore, is_valid_key
+from .profile_checks import header_fields, headers_env_fields, url_warnings
 
 if TYPE_CHECKING:
     from .config import NotebookAgent
@@ -35,11 +36,11 @@ AZURE_API_VERSION = "2024-10-21"
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "azure": "AZURE_OPENAI_API_KEY", "openai-compatible": ""}
 
 PROFILE_FIELDS = frozenset(
-    "kind base_url endpoint deployment api_version api_key api_key_env models default_model headers".split()
+    "kind base_url endpoint deployment api_version api_key api_key_env models default_model headers headers_env".split()
 )
 
-#: Provider names travel in a URL path and a header: keep them plain.
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: Provider names travel in a URL path and a header: keep them plain (always ``fullmatch``).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class Provider:
     models: tuple[str, ...] = ()
     default_model: str = ""
     headers: tuple[tuple[str, str], ...] = ()
+    #: Extra headers whose values are read from the environment per request (out of the logged config).
+    headers_env: tuple[tuple[str, str], ...] = ()
     deployment: str = ""
     api_version: str = ""
     #: False for an ``allowed_base_urls`` endpoint picked by URL: it never gets a key.
@@ -80,19 +83,35 @@ class Provider:
         one of this provider's deployments goes to it, any other to ``deployment``.
         """
         if not self.is_azure:
-            return self.base_url + "/chat/completions"
+            return self._route("/chat/completions")
         deployment = model if model and model in self.deployments() else self.deployment
-        return (
-            f"{self.base_url}/openai/deployments/{quote(deployment, safe='')}/chat/completions"
-            f"?api-version={quote(self.api_version, safe='')}"
+        return self._route(
+            f"/openai/deployments/{quote(deployment, safe='')}/chat/completions",
+            f"api-version={quote(self.api_version, safe='')}",
         )
 
     def models_url(self) -> str:
-        return self.base_url + "/models"
+        return self._route("/models")
+
+    def _route(self, path: str, query: str = "") -> str:
+        """``path`` under the base URL, before any query string the base URL has."""
+        base, own = split_query(self.base_url)
+        both = "&".join(q for q in (own, query) if q)
+        return base + path + (f"?{both}" if both else "")
+
+    @property
+    def public_url(self) -> str:
+        """The base URL as the browser and the log may see it: credentials and query values redacted."""
+        return public_url(self.base_url)
+
+    def header_values(self) -> list[tuple[str, str]]:
+        """The extra headers, the ``headers_env`` ones read from the environment now (unset ones left out)."""
+        from_env = [(name, os.environ.get(var, "").strip()) for name, var in self.headers_env]
+        return [*self.headers, *((name, value) for name, value in from_env if value)]
 
     def upstream_headers(self, key: str) -> dict[str, str]:
         """The profile's extra headers plus the key, in the header this kind expects."""
-        headers = dict(self.headers)
+        headers = dict(self.header_values())
         if key:
             if self.is_azure:
                 headers["api-key"] = key
@@ -101,9 +120,9 @@ class Provider:
         return headers
 
     def secrets(self, key: str) -> list[str]:
-        """Strings to scrub from anything sent to the browser or written to the log."""
-        values = [key, *(value for _, value in self.headers)]
-        return sorted({v for v in values if len(v) >= 8}, key=len, reverse=True)
+        """This provider's secrets: the key, every extra header value, and credentials in its URL."""
+        values = [key, *(value for _, value in self.header_values()), *url_secrets(self.base_url)]
+        return [v for v in dict.fromkeys(values) if v]
 
     def resolve_key(self, store: KeyStore | None) -> tuple[str, str | None]:
         """The key and where it came from: ``"user"``, ``"config"``, ``"env"``, or ``("", None)``.
@@ -132,14 +151,14 @@ class Provider:
         info: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
-            "base_url": self.base_url,
+            "base_url": self.public_url,
             "models": list(self.model_ids()),
             "default_model": self.default_model or None,
             "has_key": bool(key),
             "key_source": source,
         }
         if self.is_azure:
-            info.update(endpoint=self.base_url, deployment=self.deployment, api_version=self.api_version)
+            info.update(endpoint=self.public_url, deployment=self.deployment, api_version=self.api_version)
         return info
 
 
@@ -162,7 +181,7 @@ def _text(profile: dict[str, Any], name: str, default: str = "") -> str:
 
 def parse_profile(name: str, profile: Any) -> Provider:
     """One entry of ``c.NotebookAgent.providers``; raises ValueError saying what is wrong."""
-    if not NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         raise ValueError("the name must be 1-64 letters, digits, '.', '_' or '-'")
     if not isinstance(profile, dict):
         raise ValueError("the profile must be a dict")
@@ -172,15 +191,11 @@ def parse_profile(name: str, profile: Any) -> Provider:
     kind = _text(profile, "kind", "openai-compatible")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    headers = profile.get("headers") or {}
-    if not isinstance(headers, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and k.strip() and "\n" not in v and "\r" not in v
-        for k, v in headers.items()
-    ):
-        raise ValueError("headers must be a dict of header names to single-line strings")
+    headers = header_fields(profile)
+    headers_env = headers_env_fields(profile)
     api_key = _text(profile, "api_key")
     if api_key and not is_valid_key(api_key):
-        raise ValueError("api_key contains spaces or control characters")
+        raise ValueError("api_key must be printable ASCII without spaces (HTTP headers cannot carry other characters)")
     models = _strings(profile.get("models"), "models")
     common: dict[str, Any] = {
         "name": name,
@@ -188,7 +203,8 @@ def parse_profile(name: str, profile: Any) -> Provider:
         "api_key": api_key,
         "api_key_env": _text(profile, "api_key_env", DEFAULT_KEY_ENV[kind]),
         "models": models,
-        "headers": tuple((k.strip(), v.strip()) for k, v in headers.items()),
+        "headers": headers,
+        "headers_env": headers_env,
     }
     if kind == "azure":
         endpoint = normalize_base_url(_text(profile, "endpoint") or _text(profile, "base_url"))
@@ -241,6 +257,8 @@ class ProviderSet:
     providers: dict[str, Provider]
     default: str | None
     errors: list[str]
+    #: Things an admin should know that do not stop a provider (credentials or a query in a URL).
+    warnings: list[str] = field(default_factory=list)
 
     def default_provider(self) -> Provider | None:
         return self.providers.get(self.default) if self.default else None
@@ -271,4 +289,7 @@ def resolve_providers(config: NotebookAgent) -> ProviderSet:
         wanted = LEGACY_NAME
     if not wanted and providers:
         wanted = next(iter(providers))
-    return ProviderSet(providers=providers, default=wanted or None, errors=errors)
+    warnings = [w for p in providers.values() for w in url_warnings(f"provider {p.name!r}: the base URL", p.base_url)]
+    for url in config.allowed_base_urls:
+        warnings += url_warnings(f"allowed_base_urls entry {public_url(url)}", url)
+    return ProviderSet(providers=providers, default=wanted or None, errors=errors, warnings=warnings)

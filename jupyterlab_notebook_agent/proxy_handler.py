@@ -2,8 +2,12 @@
 
 The server picks the provider, adds its key and forwards to an endpoint
 configured on the server, streaming the SSE response back chunk by chunk as it
-arrives. Retries, redirects and unreachable endpoints are handled here, and
-error bodies are buffered whole so the key can be scrubbed from them.
+arrives. Retries, redirects and unreachable endpoints are handled here.
+
+Nothing from the upstream reaches the browser unfiltered (``outbound.py``): its
+headers pass an allowlist with validated values, error bodies are scrubbed of
+every server-held secret and then cut, and successful bodies (JSON and SSE) are
+scrubbed as they stream, a secret split across chunks included.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from tornado.iostream import StreamClosedError
 
 from .agent_handler import _AgentHandler
 from .config import NotebookAgent, is_http_url, normalize_base_url
-from .key_store import KeyStore, is_valid_key
+from .key_store import KEY_RULE, KeyStore, is_valid_key
+from .outbound import ALLOWED, passed_headers
 from .providers import Provider, url_only_provider
 from .proxy_target import Target
+from .redaction import StreamScrubber
 from .sse_relay import SseRelay
 from .upstream import UpstreamCall, UpstreamResponse, retry_delay
 
@@ -27,11 +33,11 @@ BASE_URL_HEADER = "X-Notebook-Agent-Base-Url"
 #: Header with which the sidebar picks one of the server's providers by name.
 PROVIDER_HEADER = "X-Notebook-Agent-Provider"
 
-#: Upstream response headers worth passing on; everything else (cookies,
-#: hop-by-hop headers, content length of a body we re-chunk) stays behind.
-PASSED_HEADERS = ("Content-Type", "X-Request-Id", "Openai-Processing-Ms", "Retry-After", "Retry-After-Ms")
+#: Upstream response headers worth passing on (each value validated, see outbound.py);
+#: everything else (cookies, hop-by-hop headers, content length of a body we re-chunk) stays behind.
+PASSED_HEADERS = tuple(ALLOWED)
 
-#: Error bodies are buffered whole (to scrub keys); longer ones are cut.
+#: Error bodies are buffered (scrubbed as they arrive); longer ones are cut after scrubbing.
 MAX_ERROR_BODY = 1024 * 1024
 
 NOT_CONFIGURED = (
@@ -50,8 +56,10 @@ class _ProxyHandler(_AgentHandler):
         self._gone = asyncio.Event()
         self._call: UpstreamCall | None = None
         self._error_body = bytearray()
+        self._error_scrubber: StreamScrubber | None = None
         self._streaming = False
         self._relay: SseRelay | None = None
+        self._target_now: Target | None = None
 
     def on_connection_close(self) -> None:
         # The browser went away (the user pressed Stop): abort upstream now, even
@@ -109,16 +117,17 @@ class _ProxyHandler(_AgentHandler):
         return self._target(provider)
 
     def _target(self, provider: Provider) -> Target | None:
-        key, _ = provider.resolve_key(self.user_keys())
+        key, source = provider.resolve_key(self.user_keys())
         if key and not is_valid_key(key):
             self.send_json_error(
                 500,
-                f"The API key for provider {provider.name or provider.base_url!r} contains spaces or control "
-                "characters; fix it in the server config, the environment or the stored key.",
+                f"The API key for provider {provider.name or provider.public_url!r} (from {source}) cannot be "
+                f"sent: {KEY_RULE}. Fix it in the server config, the environment or the stored key.",
                 "invalid_key",
             )
             return None
-        return Target(provider, key)
+        self._target_now = Target.make(provider, key, self.outbound_matcher())
+        return self._target_now
 
     def default_model_for(self, target: Target) -> str:
         """The model filled in when the browser sent none."""
@@ -140,9 +149,9 @@ class _ProxyHandler(_AgentHandler):
 
     def _start_response(self, response: UpstreamResponse) -> None:
         self.set_status(response.status or 502)
-        for name in PASSED_HEADERS:
-            if name in response.headers:
-                self.set_header(name, response.headers[name])
+        matcher = self._target_now.matcher if self._target_now is not None else self.outbound_matcher()
+        for name, value in passed_headers(response.headers, matcher).items():
+            self.set_header(name, value)
         self.set_header("Cache-Control", "no-cache")
         self.set_header("X-Accel-Buffering", "no")
 
@@ -152,16 +161,21 @@ class _ProxyHandler(_AgentHandler):
                 self._call.close()
             return
         if not self._streaming:
-            # Error bodies are buffered so the key can be scrubbed from them whole.
-            if len(self._error_body) < MAX_ERROR_BODY:
-                self._error_body.extend(chunk[: MAX_ERROR_BODY - len(self._error_body)])
+            # Error bodies are scrubbed as they arrive, then cut: a key at the cut is never half kept.
+            if len(self._error_body) < MAX_ERROR_BODY and self._error_scrubber is not None:
+                self._error_body.extend(self._error_scrubber.feed(chunk))
             return
-        if self._relay is not None:
-            chunk = self._relay.feed(chunk)
-            if not chunk:
-                return
         try:
-            self.write(chunk)
+            if self._relay is not None:
+                chunk = self._relay.feed(chunk)
+                if not chunk:
+                    return
+                if self._relay.at_boundary:
+                    self.write_events(chunk)  # whole events: nothing needs holding back
+                else:
+                    self.write(chunk)
+            else:
+                self.write(chunk)
             await self.flush()  # back-pressure: read upstream no faster than the browser reads
         except StreamClosedError:
             self.on_connection_close()
@@ -175,6 +189,7 @@ class _ProxyHandler(_AgentHandler):
         attempt = 0
         while True:
             self._error_body = bytearray()
+            self._error_scrubber = StreamScrubber(target.matcher)
             self._call = UpstreamCall(
                 url,
                 method=method,
@@ -226,7 +241,8 @@ class _ProxyHandler(_AgentHandler):
             self._start_response(response)
             # The proxy applied its retry policy already: the client must not retry on top of it.
             self.set_header("X-Should-Retry", "false")
-            self.finish(target.redact(self._error_body.decode("utf-8", "replace")))
+            scrubbed = bytes(self._error_body) + self._error_scrubber.flush()
+            self.finish(scrubbed[:MAX_ERROR_BODY].decode("utf-8", "replace"))
             return
 
     def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
@@ -235,6 +251,7 @@ class _ProxyHandler(_AgentHandler):
         if broken is None or relay is None:
             self.finish(relay.flush() if relay is not None else None)
             return
+        self.write_events(b"")  # what the outbound filter held back belongs before the error event
         self.finish(relay.broken(target.redact(str(broken) or type(broken).__name__)))
 
     def _redirected(self, target: Target, response: UpstreamResponse) -> None:
@@ -259,7 +276,7 @@ class _ProxyHandler(_AgentHandler):
 
     def _unreachable(self, target: Target, error: BaseException | None) -> None:
         reason = target.redact(str(error) or type(error).__name__) if error else "no response"
-        where = target.redact(target.provider.base_url)
+        where = target.redact(target.provider.public_url)
         self.log.warning("Notebook Agent: could not reach %s: %s", where, reason)
         self.send_json_error(
             502,
@@ -271,4 +288,4 @@ class _ProxyHandler(_AgentHandler):
 
 
 def _label(provider: Provider) -> str:
-    return f"provider {provider.name!r}" if provider.name else provider.base_url
+    return f"provider {provider.name!r}" if provider.name else provider.public_url

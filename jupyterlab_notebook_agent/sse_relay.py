@@ -33,6 +33,8 @@ class SseRelay:
 
     def __init__(self) -> None:
         self._pending = bytearray()
+        #: Whether the last :meth:`feed` returned whole events (False: bytes passed on past MAX_PENDING).
+        self.at_boundary = True
 
     def feed(self, chunk: bytes) -> bytes:
         """Take a network chunk; return the complete events ready to forward."""
@@ -41,6 +43,7 @@ class SseRelay:
         end = 0
         for match in _EVENT_END.finditer(self._pending, start):
             end = match.end()
+        self.at_boundary = end > 0
         if end == 0 and len(self._pending) > MAX_PENDING:
             end = len(self._pending)
         if end == 0:

@@ -1,4 +1,10 @@
-"""The OpenAI-compatible routes: POST v1/chat/completions and GET v1/models."""
+"""The OpenAI-compatible routes: POST v1/chat/completions and GET v1/models.
+
+A chat request is checked (a JSON object, UTF-8, not absurdly nested, the basic
+field types) before anything is forwarded, and every server-held secret in it is
+replaced by ``[redacted]``: a key a cell printed, that the agent read back, never
+reaches a model provider.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,16 @@ from typing import Any
 
 from tornado import web
 
+from .json_input import BadInputError, json_type, parse_json_object
 from .proxy_handler import _ProxyHandler
+
+#: Fields of a chat request whose type the proxy checks (the upstream checks the rest).
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "model": ((str,), "a string"),
+    "messages": ((list,), "an array"),
+    "stream": ((bool,), "a boolean"),
+    "tools": ((list,), "an array"),
+}
 
 
 class ChatCompletionsHandler(_ProxyHandler):
@@ -15,11 +30,23 @@ class ChatCompletionsHandler(_ProxyHandler):
 
     @web.authenticated
     async def post(self) -> None:
+        try:
+            payload = _chat_request(self.request.body)
+        except BadInputError as error:
+            self.send_json_error(400, str(error), "invalid_request_error", param=error.field)
+            return
         await self.discovery_settled()
         target = self._select_target()
         if target is None:
             return
-        body, model = _with_default_model(self.request.body, self.default_model_for(target))
+        body, model = _with_default_model(self.request.body, payload, self.default_model_for(target))
+        scrubbed = target.matcher.redact(body)
+        if scrubbed is not body:
+            self.log.warning(
+                "Notebook Agent: removed a server-held secret from a request to %s before forwarding it",
+                target.provider.name or target.provider.public_url,
+            )
+            body = scrubbed
         # Azure: the deployment in the URL selects the model; the body's "model" is kept
         # as sent (Azure ignores it) and, when it names a listed deployment, picks that one.
         await self._forward("POST", target, target.provider.chat_url(model), body)
@@ -45,14 +72,24 @@ class ModelsHandler(_ProxyHandler):
         await self._forward("GET", target, target.provider.models_url(), None)
 
 
-def _with_default_model(body: bytes, model: str) -> tuple[bytes, str | None]:
+def _chat_request(body: bytes) -> dict[str, Any]:
+    """The request as JSON; raises :class:`BadInputError` for what no model endpoint could take."""
+    payload = parse_json_object(body, "The chat request")
+    for name, (kinds, what) in _FIELD_TYPES.items():
+        value = payload.get(name)
+        if value is not None and (not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool))):
+            raise BadInputError(f"{name} must be {what}, not {json_type(value)}.", name)
+    model = payload.get("model")
+    if isinstance(model, str) and (len(model) > 256 or any(ord(c) < 0x20 or c == "\x7f" for c in model)):
+        raise BadInputError("model must be a name of at most 256 characters without control characters.", "model")
+    for index, message in enumerate(payload.get("messages") or []):
+        if not isinstance(message, dict):
+            raise BadInputError(f"messages[{index}] must be an object, not {json_type(message)}.", f"messages[{index}]")
+    return payload
+
+
+def _with_default_model(body: bytes, payload: dict[str, Any], model: str) -> tuple[bytes, str | None]:
     """Fill in the default model when the browser sent none; returns the body and its model."""
-    try:
-        payload: Any = json.loads(body or b"{}")
-    except ValueError:
-        return body, None  # let the upstream server report the malformed request
-    if not isinstance(payload, dict):
-        return body, None
     if not payload.get("model") and model:
         payload["model"] = model
         return json.dumps(payload).encode(), model

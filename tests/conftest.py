@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import sys
 from pathlib import Path
@@ -50,3 +51,28 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.fixture
+def server_log(jp_serverapp):
+    """Everything the server logs, at every level, while the test runs."""
+    records: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(self.format(record))
+
+    handler = Collect(level=logging.DEBUG)
+    loggers = {
+        jp_serverapp.log,
+        logging.getLogger(),
+        *(logging.getLogger(n) for n in ("tornado.access", "tornado.application", "tornado.general")),
+    }
+    levels = {logger: logger.level for logger in loggers}
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+    yield records
+    for logger in loggers:
+        logger.removeHandler(handler)
+        logger.setLevel(levels[logger])

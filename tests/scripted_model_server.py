@@ -38,7 +38,9 @@ Fault modes (reliability tests; every one leaves the other turns as they were):
                                        that gives up is noticed at once), then go on
   {"stream_bytes": N}                  stream about N bytes of text deltas, made on
                                        the fly ("frame_bytes" per frame, default 64 KiB),
-                                       so a 100 MB stream costs this server no memory
+                                       so a 100 MB stream costs this server no memory;
+                                       "text": what the deltas repeat (default "x"; non-ASCII
+                                       text goes out \\u-escaped, as json.dumps writes it)
   {"status": 302, "headers": {"Location": "http://elsewhere/…"}}
                                        a redirect (any status with any headers works)
 Connection refused needs no mode: point the client at a closed port.
@@ -363,19 +365,20 @@ def _frames(turn: dict[str, Any], messages: list[dict[str, Any]]) -> Any:
         size = int(turn.get("chunk_size") or len(raw) or 1)
         return iter([raw[i : i + size] for i in range(0, len(raw), size)])
     if "stream_bytes" in turn:
-        return _big_stream(int(turn["stream_bytes"]), int(turn.get("frame_bytes", 64 * 1024)))
+        return _big_stream(int(turn["stream_bytes"]), int(turn.get("frame_bytes", 64 * 1024)), turn.get("text", "x"))
     return iter([f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"])
 
 
-def _big_stream(total: int, frame_bytes: int) -> Any:
+def _big_stream(total: int, frame_bytes: int, unit: str = "x") -> Any:
     """About ``total`` bytes of text-delta frames, one at a time, then a finish and [DONE]."""
     head = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": MODEL_ID}
 
     def frame(delta: dict[str, Any], finish: str | None = None) -> str:
         return f"data: {json.dumps({**head, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish}]})}\n\n"
 
-    text = "x" * max(1, frame_bytes - len(frame({"content": ""})))
-    piece = frame({"content": text})
+    room = max(1, frame_bytes - len(frame({"content": ""})))
+    encoded = max(1, len(json.dumps(unit)) - 2)
+    piece = frame({"content": unit * max(1, room // encoded)})
     for _ in range(max(1, total // len(piece))):
         yield piece
     yield frame({}, "stop")

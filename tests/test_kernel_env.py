@@ -16,6 +16,9 @@ from jupyterlab_notebook_agent.kernel_env import without_keys
 OPENAI_KEY = "sk-env-openai-0123456789"
 AZURE_KEY = "az-env-azure-0123456789"
 GATEWAY_KEY = "gw-env-gateway-0123456789"
+#: An MCP server's header value the admin's config read from the environment.
+MCP_TOKEN = "mcp-env-token-0123456789"
+GATEWAY_HEADER = "gw-env-header-value-0123456789"
 
 
 @pytest.fixture
@@ -30,12 +33,23 @@ def jp_server_config(monkeypatch, hide):
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", AZURE_KEY)
     monkeypatch.setenv("GATEWAY_TEST_KEY", GATEWAY_KEY)
+    monkeypatch.setenv("SEARCH_MCP_TOKEN", MCP_TOKEN)
+    monkeypatch.setenv("GATEWAY_TEST_HEADER", GATEWAY_HEADER)
     monkeypatch.setenv("UNRELATED_SETTING", "kept")
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
         "NotebookAgent": {
             "hide_keys_from_kernels": hide,
-            "providers": {"gateway": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "GATEWAY_TEST_KEY"}},
+            "providers": {
+                "gateway": {
+                    "base_url": "http://127.0.0.1:9/v1",
+                    "api_key_env": "GATEWAY_TEST_KEY",
+                    "headers_env": {"X-Gateway-Token": "GATEWAY_TEST_HEADER"},
+                }
+            },
+            "mcp_servers": {
+                "search": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": f"Bearer {MCP_TOKEN}"}}
+            },
         },
     }
 
@@ -69,9 +83,10 @@ async def test_session_and_plain_kernels_start_without_keys(jp_fetch, jp_servera
     plain = json.loads(response.body)["id"]
     for kernel_id in (from_session, plain):
         env = kernel_environ(jp_serverapp, kernel_id)
-        for key in (OPENAI_KEY, AZURE_KEY, GATEWAY_KEY):
+        for key in (OPENAI_KEY, AZURE_KEY, GATEWAY_KEY, GATEWAY_HEADER, MCP_TOKEN):
             assert key not in "\n".join(env.values())
-        assert "OPENAI_API_KEY" not in env and "GATEWAY_TEST_KEY" not in env
+        for name in ("OPENAI_API_KEY", "GATEWAY_TEST_KEY", "GATEWAY_TEST_HEADER", "SEARCH_MCP_TOKEN"):
+            assert name not in env
         # The rest of the environment is the server's, unchanged.
         assert env["UNRELATED_SETTING"] == "kept"
         assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:9/v1"
@@ -89,3 +104,4 @@ async def test_opting_out_lets_kernels_inherit_the_keys(jp_fetch, jp_serverapp):
     env = kernel_environ(jp_serverapp, await start_session(jp_fetch))
     assert env["OPENAI_API_KEY"] == OPENAI_KEY
     assert env["GATEWAY_TEST_KEY"] == GATEWAY_KEY
+    assert env["SEARCH_MCP_TOKEN"] == MCP_TOKEN

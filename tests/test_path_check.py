@@ -1,35 +1,69 @@
-"""The real-path check the agent's file tools use before reading."""
+"""The real-path check the agent's file tools use before reading or listing (the route's half of the
+shared table tests/path_cases.json; src/headless/__tests__/path-safety.test.ts drives the headless port
+through the same table)."""
 
 from __future__ import annotations
 
 import json
-import os
 
-from jupyterlab_notebook_agent.path_check import inside_root
+import pytest
+from path_table import TABLE, build
+
+pytestmark = pytest.mark.fault_category("path checks")
 
 
-async def test_links_out_of_the_root_are_reported(jp_fetch, jp_root_dir, tmp_path_factory):
-    outside = tmp_path_factory.mktemp("outside") / "id_rsa"
-    outside.write_text("secret")
-    (jp_root_dir / "data").mkdir()
-    (jp_root_dir / "data" / "ok.csv").write_text("a\n1\n")
-    os.symlink(outside, jp_root_dir / "data" / "link.csv")
-    os.symlink(jp_root_dir / "data" / "ok.csv", jp_root_dir / "inner-link.csv")
+@pytest.fixture
+def jp_root_dir(tmp_path):
+    """The server root is a fake $HOME holding .env and .ssh, with planted links (the table's tree)."""
+    root, _ = build(tmp_path / "tree")
+    return root
 
-    async def check(path: str) -> bool:
-        response = await jp_fetch("notebook-agent", "path-check", params={"path": path})
-        return json.loads(response.body)["inside"]
 
-    assert await check("data/ok.csv") is True
-    assert await check("inner-link.csv") is True  # a link that stays inside is fine
-    assert await check("data/link.csv") is False
-    assert await check("../../etc/passwd") is False
-    assert await check("") is True
+async def check(jp_fetch, path: str, **params) -> dict:
+    response = await jp_fetch("notebook-agent", "path-check", params={"path": path, **params})
+    return json.loads(response.body)
+
+
+async def test_the_route_refuses_hidden_and_outside_paths(jp_fetch, findings):
+    for case in TABLE["reads"]:
+        with findings.case(f"{case['path']}: {case['verdict']}"):
+            answer = await check(jp_fetch, case["path"])
+            allowed = case["verdict"] == "allowed"
+            findings.leak_if(answer["allowed"] and not allowed, f"{case['path']} allowed")
+            assert answer["allowed"] is allowed, case
+            assert answer["reason"] == (None if allowed else case["verdict"]), case
+            assert answer["inside"] is (case["verdict"] != "outside"), case
+
+
+async def test_the_contents_api_itself_follows_the_links(jp_fetch):
+    """Why the check exists: Jupyter serves a link to .env under an ordinary name."""
+    response = await jp_fetch("api", "contents", "notes.txt", params={"content": "1"})
+    assert "sk-planted-in-dotenv" in json.loads(response.body)["content"]
+
+
+async def test_listings_name_the_entries_that_lead_to_hidden_paths(jp_fetch, findings):
+    for listing in TABLE["listings"]:
+        with findings.case(f"list {listing['dir'] or '(root)'}"):
+            answer = await check(jp_fetch, listing["dir"], entries="1")
+            hidden = {f"{listing['dir']}/{n}".lstrip("/") for n in answer["hidden_entries"]}
+            assert hidden == set(listing["hidden"])
+            assert not hidden & set(listing["shown"])
+
+
+async def test_malformed_paths_are_a_400(jp_fetch):
+    for path in ("a\x00b", "x" * 5000, "line\nbreak"):
+        response = await jp_fetch("notebook-agent", "path-check", params={"path": path}, raise_error=False)
+        assert response.code == 400
+        assert json.loads(response.body)["error"]["message"]
 
 
 def test_inside_root_is_not_fooled_by_a_common_prefix(tmp_path):
+    from jupyterlab_notebook_agent.path_check import check_path, inside_root
+
     root = tmp_path / "root"
     root.mkdir()
     (tmp_path / "root-other").mkdir()
     assert inside_root(str(root), "../root-other/x") is False
     assert inside_root(str(root), "sub/../x") is True
+    assert check_path(str(root), "sub/.git/config").hidden is True
+    assert check_path(str(root), "").allowed is True

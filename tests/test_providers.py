@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import stat
 import time
 from pathlib import Path
@@ -102,31 +101,6 @@ def jp_server_config(upstreams, overrides, key_file, closed_port, monkeypatch):
         **overrides,
     }
     return {"ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}}, "NotebookAgent": agent}
-
-
-@pytest.fixture
-def server_log(jp_serverapp):
-    """Everything the server logs, at every level, while the test runs."""
-    records: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(self.format(record))
-
-    handler = Collect(level=logging.DEBUG)
-    loggers = {
-        jp_serverapp.log,
-        logging.getLogger(),
-        *(logging.getLogger(n) for n in ("tornado.access", "tornado.application", "tornado.general")),
-    }
-    levels = {logger: logger.level for logger in loggers}
-    for logger in loggers:
-        logger.addHandler(handler)
-        logger.setLevel(logging.DEBUG)
-    yield records
-    for logger in loggers:
-        logger.removeHandler(handler)
-        logger.setLevel(levels[logger])
 
 
 # -- routing -------------------------------------------------------------------------------

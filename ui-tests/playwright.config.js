@@ -1,9 +1,10 @@
 /**
  * Playwright configuration for the UI tests.
  *
- * Two real Jupyter servers with the installed extension: one whose proxy
- * points at the scripted model server (through the documented environment
- * variables), one with no endpoint configured. Debian's Chromium is used
+ * Real Jupyter servers with the installed extension: one whose proxy points
+ * at the scripted model server (through the documented environment
+ * variables), one with no endpoint configured, one with two provider
+ * profiles, and one with MCP tool servers (mcp.spec.ts). Debian's Chromium is used
  * because test tools cannot download browsers here.
  */
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
@@ -31,7 +32,7 @@ module.exports = {
   projects: [
     {
       name: 'configured',
-      testIgnore: /(unconfigured|providers)\.spec\.ts/,
+      testIgnore: /(unconfigured|providers|mcp)\.spec\.ts/,
       use: { baseURL: 'http://localhost:8888' }
     },
     {
@@ -43,6 +44,11 @@ module.exports = {
       name: 'providers',
       testMatch: /providers\.spec\.ts/,
       use: { baseURL: 'http://localhost:8890' }
+    },
+    {
+      name: 'mcp',
+      testMatch: /mcp\.spec\.ts/,
+      use: { baseURL: 'http://localhost:8896' }
     }
   ],
   webServer: [
@@ -75,6 +81,17 @@ module.exports = {
       url: 'http://localhost:8890/lab',
       timeout: 120000,
       reuseExistingServer: false
+    },
+    {
+      command: 'jupyter lab --config jupyter_server_mcp_config.py --port 8896',
+      url: 'http://localhost:8896/lab',
+      timeout: 120000,
+      reuseExistingServer: false,
+      env: {
+        OPENAI_BASE_URL: `http://127.0.0.1:${MODEL_PORT}/v1`,
+        OPENAI_API_KEY: 'sk-ui-test-key-kept-on-server',
+        NOTEBOOK_AGENT_MODEL: 'scripted-model'
+      }
     }
   ]
 };

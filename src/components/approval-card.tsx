@@ -46,6 +46,14 @@ export function ApprovalCard({
           onChange={event => setCode(event.target.value)}
         />
       )}
+      {request.details && (
+        <pre
+          className="jp-AgentSidebar-approvalDetails"
+          aria-label={trans.__('Arguments')}
+        >
+          {request.details}
+        </pre>
+      )}
       {rejecting && (
         <input
           className="jp-AgentSidebar-input"

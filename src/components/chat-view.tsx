@@ -13,6 +13,7 @@ import React, {
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession, ISessionState } from '../agent/session';
+import type { McpToolSource } from '../agent/tools/mcp-tools';
 import { ApprovalCard } from './approval-card';
 import type { AttachmentStore } from './attachment-store';
 import { AttachmentTray, fileDropHandlers } from './attachment-tray';
@@ -23,6 +24,7 @@ import { LocalModelProgress } from './local-model-progress';
 import type { IMentionSource } from './mentions';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
+import { McpServers } from './mcp-servers';
 import { ProviderBar } from './provider-bar';
 import { SetupNotice } from './setup-notice';
 import type {
@@ -57,6 +59,8 @@ export interface IChatViewProps {
   localModel?: LocalModelStatusStore;
   /** Which notebook the user is on, and its kernel after a reload. */
   notebook?: IReadable<INotebookStatus>;
+  /** The Jupyter server's MCP servers and their tools. */
+  mcp?: McpToolSource;
 }
 
 const NO_NOTEBOOK_STATUS: IReadable<INotebookStatus> = {
@@ -239,6 +243,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             <option value="run-everything">{trans.__('Run everything')}</option>
           </select>
         </label>
+        {props.mcp && <McpServers source={props.mcp} />}
       </div>
       <AttachmentTray
         store={props.attachments}

@@ -7,6 +7,7 @@
  * run for minutes).
  */
 import type { ServerConnection } from '@jupyterlab/services';
+import { MIN_KEY_LENGTH } from '../agent/model/key-out-of-requests';
 import type { ICommonOptions } from './cli-args';
 import { JupyterServerProcess } from './jupyter-server';
 
@@ -77,7 +78,14 @@ export async function connectJupyter(
   }
   let server: JupyterServerProcess;
   try {
-    server = await JupyterServerProcess.start({ rootDir });
+    // The run's key is a secret for the private server's extension: it
+    // then replaces it in kernel output by [redacted], so a cell that finds
+    // and prints it cannot put it in the notebook (nor, through the agent,
+    // in the next request: the model client removes it too).
+    server = await JupyterServerProcess.start({
+      rootDir,
+      secrets: common.apiKey.length >= MIN_KEY_LENGTH ? [common.apiKey] : []
+    });
   } catch (error) {
     throw new CliError(
       `${(error as Error).message}\n(Or pass --server URL to use a Jupyter server that is already running.)`

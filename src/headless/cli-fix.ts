@@ -10,7 +10,9 @@ import { createPatch } from 'diff';
 import type { CliCommand } from './cli-args';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
+import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
+import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
 import { ServerNotebookPort } from './server-port';
@@ -47,13 +49,20 @@ export async function fix(
       serverSettings: server.settings,
       path
     });
-    const { session, model } = sessionFor(common, port);
+    const mcp = await cliMcpTools(server.settings, io.err);
+    const { session, model } = sessionFor(common, port, mcp);
     const stopPrinting = printTranscript(session, io.err);
-    const result = await session.fixCell(
-      command.cell,
-      { model: () => model, notebook: port },
-      { maxAttempts: command.attempts }
-    );
+    const endInterrupt = stopRunOnInterrupt(() => session.stop());
+    let result;
+    try {
+      result = await session.fixCell(
+        command.cell,
+        { model: () => model, notebook: port },
+        { maxAttempts: command.attempts }
+      );
+    } finally {
+      endInterrupt();
+    }
     stopPrinting();
     const error = session.getSnapshot().error;
     if (!result || error) {

@@ -13,7 +13,10 @@ import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
+import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
+import type { IExtraTools } from '../agent/tools/mcp-tools';
+import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
 import { NotebookConflictError } from './disk-version';
@@ -76,7 +79,8 @@ export async function generate(
         undo.push(attached.undo);
         attachments.push(attached.attachment);
       }
-      const code = await run(command, io, port, attachments);
+      const mcp = await cliMcpTools(server.settings, io.err);
+      const code = await run(command, io, port, attachments, mcp);
       succeeded = code !== null;
       return code ?? 1;
     } finally {
@@ -106,9 +110,10 @@ async function run(
   command: Extract<CliCommand, { command: 'generate' }>,
   io: ICliIO,
   port: ServerNotebookPort,
-  attachments: IFileAttachment[]
+  attachments: IFileAttachment[],
+  mcp: IExtraTools
 ): Promise<ExitCode | null> {
-  const { session, model } = sessionFor(command.common, port);
+  const { session, model } = sessionFor(command.common, port, mcp);
   const stopPrinting = printTranscript(session, io.err);
   const timer = setInterval(
     () =>
@@ -120,8 +125,7 @@ async function run(
       }),
     SAVE_EVERY_MS
   );
-  const stop = () => session.stop();
-  process.once('SIGINT', stop);
+  const endInterrupt = stopRunOnInterrupt(() => session.stop());
   try {
     const result = await session.generate(
       command.prompt,
@@ -149,7 +153,11 @@ async function run(
       io.err(errorMessage(error));
       return 1;
     }
-    io.out(`${command.out}: ${result.status}`);
+    io.out(
+      result.status === 'stopped'
+        ? `${command.out}: stopped (it keeps what the agent did so far; not verified)`
+        : `${command.out}: ${result.status}`
+    );
     return result.status === 'verified'
       ? 0
       : result.status === 'unverified'
@@ -157,7 +165,7 @@ async function run(
         : 1;
   } finally {
     clearInterval(timer);
-    process.removeListener('SIGINT', stop);
+    endInterrupt();
   }
 }
 

@@ -8,16 +8,22 @@ import { capabilitiesFor } from '../agent/model/capabilities';
 import { OpenAIChatClient } from '../agent/model/openai-client';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
+import { NO_EXTRA_TOOLS, type IExtraTools } from '../agent/tools/mcp-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import type { IAgentError } from '../agent/types';
 import type { ICommonOptions } from './cli-args';
 import { autoApprove } from './auto-approve';
 import type { ServerNotebookPort } from './server-port';
 
-/** A session and its model client for `port`. */
+/**
+ * A session and its model client for `port`; `mcp`: the Jupyter server's
+ * MCP tools (cli-mcp.ts). Their calls are approved like every other call
+ * of a run nobody watches (auto-approve.ts).
+ */
 export function sessionFor(
   common: ICommonOptions,
-  port: ServerNotebookPort
+  port: ServerNotebookPort,
+  mcp: IExtraTools = NO_EXTRA_TOOLS
 ): {
   session: AgentSession;
   model: OpenAIChatClient;
@@ -30,6 +36,7 @@ export function sessionFor(
   const caps = capabilitiesFor(common.model);
   const session = new AgentSession({
     tools: new ToolRegistry(agentTools()),
+    extraTools: () => mcp,
     // Nobody is there to approve: the user asked for this run by running it.
     approvalMode: () => 'run-everything',
     maxSteps: () => common.maxSteps,

@@ -11,6 +11,8 @@
  */
 import { CliUsageError, parseCli, USAGE, type CliCommand } from './cli-args';
 
+export { installSignalHandlers } from './cli-signals';
+
 /** Exit codes: 0 done (verified/fixed), 1 failed, 2 done but unverified/unfixed, 64 usage. */
 export type ExitCode = 0 | 1 | 2 | 64;
 

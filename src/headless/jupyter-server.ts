@@ -7,10 +7,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
 
@@ -62,6 +62,16 @@ export class JupyterServerProcess {
       await mkdir(rootDir);
     }
     await mkdir(runtimeDir);
+    const configDir = join(tempDir, 'config');
+    const secrets = (options.secrets ?? []).filter(Boolean);
+    if (secrets.length) {
+      await mkdir(configDir, { mode: 0o700 });
+      await writeFile(
+        join(configDir, 'jupyter_server_config.json'),
+        JSON.stringify({ NotebookAgent: { secrets } }),
+        { mode: 0o600 }
+      );
+    }
     const port = await Private.freePort();
     const token = randomBytes(24).toString('hex');
     const args = [
@@ -97,6 +107,17 @@ export class JupyterServerProcess {
           ...process.env,
           ...options.env,
           JUPYTER_RUNTIME_DIR: runtimeDir,
+          // First on the config path: read before (and over) the user's.
+          ...(secrets.length
+            ? {
+                JUPYTER_CONFIG_PATH: [
+                  configDir,
+                  process.env.JUPYTER_CONFIG_PATH
+                ]
+                  .filter(Boolean)
+                  .join(delimiter)
+              }
+            : {}),
           JUPYTER_TOKEN: token
         }
       });
@@ -219,6 +240,13 @@ export namespace JupyterServerProcess {
     startTimeoutMs?: number;
     /** More environment variables for the server (and its kernels). */
     env?: Record<string, string>;
+    /**
+     * Values the server's Notebook Agent extension treats as secrets
+     * (`c.NotebookAgent.secrets`): replaced by [redacted] in kernel output.
+     * They go in a 0600 config file in the server's temporary directory,
+     * never in its argv or environment, so kernels do not inherit them.
+     */
+    secrets?: string[];
     /**
      * Serve this existing directory (never deleted; no checkpoints are
      * written in it); default: a fresh temporary one, deleted by `dispose()`.

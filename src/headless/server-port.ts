@@ -26,6 +26,7 @@ import {
   type IRunResult,
   type KernelState
 } from '../agent/ports';
+import { withoutHiddenEntries } from '../server-api/path-check';
 import { CellRuns } from './cell-runs';
 import { CellStore } from './cell-store';
 import {
@@ -160,8 +161,9 @@ export class ServerNotebookPort implements INotebookPort {
     return this._kernel.state();
   }
 
-  listFiles(path: string): Promise<IFileEntry[]> {
-    return listServerFiles(this._contents, path);
+  async listFiles(path: string): Promise<IFileEntry[]> {
+    const entries = await listServerFiles(this._contents, path);
+    return withoutHiddenEntries(this._contents.serverSettings, path, entries);
   }
 
   readFile(path: string): Promise<string> {

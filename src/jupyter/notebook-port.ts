@@ -30,7 +30,10 @@ import {
   type IUndoStackLike
 } from './output-undo';
 import { toCellOutputs } from './outputs';
-import { assertInsideRoot } from '../server-api/path-check';
+import {
+  assertInsideRoot,
+  withoutHiddenEntries
+} from '../server-api/path-check';
 
 /** Y.UndoManager's merge window while a run's edits are grouped: a day. */
 const GROUP_CAPTURE_MS = 24 * 3600 * 1000;
@@ -270,16 +273,19 @@ export class LiveNotebookPort implements INotebookPort {
     if (listing.type !== 'directory') {
       throw new NotebookPortError(`${path} is a file, not a directory.`);
     }
-    return (listing.content as Contents.IModel[]).map(item => ({
-      path: item.path,
-      type:
-        item.type === 'directory'
-          ? 'directory'
-          : item.type === 'notebook'
-            ? 'notebook'
-            : 'file',
-      size: item.size ?? null
-    }));
+    const entries = (listing.content as Contents.IModel[]).map(
+      (item): IFileEntry => ({
+        path: item.path,
+        type:
+          item.type === 'directory'
+            ? 'directory'
+            : item.type === 'notebook'
+              ? 'notebook'
+              : 'file',
+        size: item.size ?? null
+      })
+    );
+    return withoutHiddenEntries(this._contents.serverSettings, path, entries);
   }
 
   async readFile(path: string): Promise<string> {

@@ -17,9 +17,11 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { ModelClientCache } from '../agent/model/client-cache';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
+import { McpToolSource } from '../agent/tools/mcp-tools';
 import { ToolRegistry } from '../agent/tools/registry';
 import { smallModelTools } from '../agent/tools/small-model-tools';
 import { AttachmentStore } from '../components/attachment-store';
+import { ServerMcpClient } from '../server-api/mcp-client';
 import { TRANSLATION_DOMAIN } from '../components/trans';
 import { AgentSidebar, SIDEBAR_ID } from '../widgets/agent-sidebar';
 import { registerAgentCommands } from './agent-commands';
@@ -100,8 +102,12 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     // eslint-disable-next-line prefer-const
     let session: AgentSession;
     const config = new AgentConfig(() => session.getSnapshot().choice);
+    // MCP servers run on the Jupyter server; the first listing starts them.
+    const mcp = new McpToolSource(new ServerMcpClient(serverSettings));
+    void mcp.refresh();
     session = new AgentSession({
       tools: new ToolRegistry(agentTools()),
+      extraTools: () => mcp.toolSet(),
       smallTools: new ToolRegistry(smallModelTools()),
       profile: () => (config.local ? 'small' : 'standard'),
       parallelToolCalls: () =>
@@ -160,6 +166,7 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
       notebook: notebookStatus(session, tracker, serverSettings),
+      mcp,
       trans,
       history: persistChats(
         session,

@@ -1,33 +1,89 @@
 /**
  * Asks the server where a path really leads (notebook-agent/path-check)
- * before the agent reads it: a symbolic link under the root could point at
- * ~/.ssh, and the contents API would follow it. Used by both ports (the
- * live notebook in the browser and the headless runner in Node): it needs
- * only @jupyterlab/services.
+ * before the agent reads or lists it: a symbolic link under the root could
+ * point at ~/.ssh or at .env, and the contents API would follow it. Used by
+ * both ports (the live notebook in the browser and the headless runner in
+ * Node): it needs only @jupyterlab/services.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import { NotebookPortError } from '../agent/ports';
+import { NotebookPortError, type IFileEntry } from '../agent/ports';
 
-/** Throws a NotebookPortError when `path` resolves outside the server root. */
+/** What the route answers (jupyterlab_notebook_agent/path_check.py). */
+interface IPathVerdict {
+  checked?: boolean;
+  allowed?: boolean;
+  inside?: boolean;
+  hidden?: boolean;
+  reason?: 'outside' | 'hidden' | null;
+  hidden_entries?: string[];
+  error?: { message?: string };
+}
+
+/**
+ * Throws a NotebookPortError when `path` resolves outside the server root,
+ * or when it (or where a link leads) is hidden, such as `.env` or `~/.ssh`.
+ */
 export async function assertInsideRoot(
   settings: ServerConnection.ISettings,
   path: string
 ): Promise<void> {
-  const url = URLExt.join(settings.baseUrl, 'notebook-agent', 'path-check');
-  const response = await ServerConnection.makeRequest(
-    `${url}?path=${encodeURIComponent(path)}`,
-    {},
-    settings
-  );
-  if (!response.ok) {
-    // An older server without the route: the tools' own path rules still apply.
-    return;
+  await Private.verdict(settings, path, false);
+}
+
+/**
+ * `entries` of the directory `dir` without those that are links to a hidden
+ * path (`notes.txt -> .env`): list_files never shows them. Throws like
+ * {@link assertInsideRoot} when `dir` itself is refused.
+ */
+export async function withoutHiddenEntries(
+  settings: ServerConnection.ISettings,
+  dir: string,
+  entries: IFileEntry[]
+): Promise<IFileEntry[]> {
+  const verdict = await Private.verdict(settings, dir, true);
+  const hidden = new Set(verdict?.hidden_entries ?? []);
+  if (!hidden.size) {
+    return entries;
   }
-  const body = (await response.json()) as { inside?: boolean };
-  if (body.inside === false) {
-    throw new NotebookPortError(
-      `Refused: ${path} is a link to a place outside the Jupyter server's root directory, which the agent may not read.`
+  return entries.filter(entry => !hidden.has(entry.path.split('/').pop()!));
+}
+
+namespace Private {
+  /** The route's answer for `path` (null from a server without the route); throws when refused. */
+  export async function verdict(
+    settings: ServerConnection.ISettings,
+    path: string,
+    entries: boolean
+  ): Promise<IPathVerdict | null> {
+    const url = URLExt.join(settings.baseUrl, 'notebook-agent', 'path-check');
+    const query = `?path=${encodeURIComponent(path)}${entries ? '&entries=1' : ''}`;
+    const response = await ServerConnection.makeRequest(
+      url + query,
+      {},
+      settings
     );
+    if (response.status === 404) {
+      // An older server without the route: the tools' own path rules still apply.
+      return null;
+    }
+    const body = (await response.json().catch(() => ({}))) as IPathVerdict;
+    if (!response.ok) {
+      throw new NotebookPortError(
+        `Refused: the Jupyter server could not check where ${path} leads ` +
+          `(HTTP ${response.status}${body.error?.message ? `: ${body.error.message}` : ''}).`
+      );
+    }
+    if (body.inside === false) {
+      throw new NotebookPortError(
+        `Refused: ${path} is a link to a place outside the Jupyter server's root directory (or lies outside it), which the agent may not read.`
+      );
+    }
+    if (body.hidden === true) {
+      throw new NotebookPortError(
+        `Refused: ${path} is hidden or is a link to a hidden file or folder (a name starting with ".", such as .env or .ssh), which the agent may not read.`
+      );
+    }
+    return body;
   }
 }

@@ -10,6 +10,7 @@ import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { createRef } from 'react';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { AgentSession } from '../agent/session';
+import type { McpToolSource } from '../agent/tools/mcp-tools';
 import type { AttachmentStore } from '../components/attachment-store';
 import { ChatView } from '../components/chat-view';
 import type { IMentionSource } from '../components/mentions';
@@ -58,6 +59,7 @@ export class AgentSidebarView extends ReactWidget {
           mentions={options.mentions}
           localModel={options.localModel}
           notebook={options.notebook}
+          mcp={options.mcp}
         />
       </TranslationContext.Provider>
     );
@@ -87,6 +89,8 @@ export namespace AgentSidebarView {
     localModel?: LocalModelStatusStore;
     /** Which notebook the user is on, and its kernel after a reload. */
     notebook?: IReadable<INotebookStatus>;
+    /** The Jupyter server's MCP servers and their tools. */
+    mcp?: McpToolSource;
     /** Translates the sidebar's strings (default: as written). */
     trans?: TranslationBundle;
     /** Ask the server to look again for model servers on its machine. */

@@ -274,3 +274,57 @@ test('a symlink inside the root that points outside it is refused by read_file',
   );
   expect(sent).not.toContain(SECRETS.outside);
 });
+
+test('links inside the root to hidden files are refused by read_file and left out by list_files', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  // The names the model gives are plain, the files they resolve to hidden:
+  // notes.txt -> .env, readme.txt -> .ssh/id_rsa (tests/path_cases.json has
+  // the same cases for the server route and the headless port).
+  fs.mkdirSync(path.join(ROOT, '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, '.ssh', 'id_rsa'), SECRETS.hidden);
+  fs.writeFileSync(path.join(ROOT, '.env'), `OPENAI_API_KEY=${SECRETS.env}`);
+  const dir = path.join(ROOT, tmpPath);
+  fs.writeFileSync(path.join(dir, 'data.csv'), 'value\n1\n');
+  for (const [name, target] of [
+    ['notes.txt', path.join(ROOT, '.env')],
+    ['readme.txt', path.join(ROOT, '.ssh', 'id_rsa')]
+  ]) {
+    fs.rmSync(path.join(dir, name), { force: true });
+    fs.symlinkSync(target, path.join(dir, name));
+  }
+  await page.notebook.createNew('hidden-links.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        { name: 'read_file', arguments: { path: `${tmpPath}/notes.txt` } }
+      ]
+    },
+    {
+      tool_calls: [
+        { name: 'read_file', arguments: { path: `${tmpPath}/readme.txt` } }
+      ]
+    },
+    { tool_calls: [{ name: 'list_files', arguments: { path: tmpPath } }] },
+    { content: 'Read.' }
+  ]);
+  await ask(page, 'Read my notes');
+  await finished(page);
+  const requests = await received(request);
+  expect(requests).toHaveLength(4);
+  const sent = JSON.stringify(requests.map(r => r.body.messages));
+  const leaked = [SECRETS.env, SECRETS.hidden].filter(s => sent.includes(s));
+  report(
+    `SECURITY injection hidden links: links in the root to hidden files are ${
+      leaked.length ? `READ (${leaked.length} leaks)` : 'refused'
+    }`
+  );
+  expect(leaked).toEqual([]);
+  const last = requests[3].body.messages;
+  const listing = JSON.stringify(last[last.length - 1]);
+  expect(listing).toContain('data.csv');
+  expect(listing).not.toContain('notes.txt');
+  expect(listing).not.toContain('readme.txt');
+});

@@ -12,7 +12,7 @@ import {
   NOT_RUN_RELOADED,
   settleInterruptedRun
 } from '../session/interrupted-run';
-import { applyEvent } from '../session/reducer';
+import { applyEvent, type IEventState } from '../session/reducer';
 import { SessionStore } from '../session/store';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
@@ -150,8 +150,8 @@ describe('the transcript of a run that leaves a cell running', () => {
   it('shows "still running" on the card and names the cell with Interrupt at the end', () => {
     let id = 0;
     const newId = () => `n${++id}`;
-    let state = {
-      items: [] as ReturnType<SessionStore['getSnapshot']>['items'],
+    let state: IEventState = {
+      items: [],
       usage: { promptTokens: 0, completionTokens: 0 },
       plan: null
     };

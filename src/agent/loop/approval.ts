@@ -40,6 +40,8 @@ export interface IApprovalRequest {
   code: string | null;
   /** The cell concerned, if any. */
   cellId?: string;
+  /** The call's arguments as the user reads them, when no code says what it does (e.g. an MCP tool's). */
+  details?: string;
 }
 
 /** The user's answer. `code`: the code as the user edited it. */

@@ -140,7 +140,10 @@ async function describeCall(
       code: cell ? cell.source : null
     };
   }
-  return { call, kind, title: titleOf(call.name), code: null };
+  const details = Object.keys(args).length
+    ? JSON.stringify(args, null, 2)
+    : undefined;
+  return { call, kind, title: titleOf(call.name), code: null, details };
 }
 
 const TITLES: Record<string, string> = {

@@ -19,6 +19,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, IToolSpec } from '../types';
 import { withBoundedChunks } from './bounded-chunks';
+import { withKeyOutOfRequests } from './key-out-of-requests';
 import { redactSecret } from './redact';
 import { ModelProtocolError } from './stream-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, withIdleTimeout } from './idle-timeout';
@@ -159,7 +160,10 @@ export class OpenAIChatClient implements IModelClient {
       const options = this._options;
       const boundedFetch = withIdleTimeout(
         withBoundedChunks(
-          options.fetch ?? ((input, init) => fetch(input, init))
+          withKeyOutOfRequests(
+            options.fetch ?? ((input, init) => fetch(input, init)),
+            options.apiKey
+          )
         ),
         options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
       );

@@ -7,7 +7,8 @@ import { smallModelSystemPrompt } from '../context/small-model-prompt';
 import { systemPrompt } from '../context/system-prompt';
 import { TextProtocolClient } from '../loop/text-protocol';
 import type { IModelClient } from '../model/types';
-import type { ToolRegistry } from '../tools/registry';
+import type { IExtraTools } from '../tools/mcp-tools';
+import { ToolRegistry, type ITool } from '../tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from '../tools/run-state';
 import type { ChatMessage } from '../types';
 import type { ISessionOptions } from './types';
@@ -19,6 +20,8 @@ export interface IRunSetup {
   tools: ToolRegistry;
   /** The conversation's first message for this run. */
   system: ChatMessage;
+  /** Tools that ask the user in every approval mode (MCP tools not auto-approved). */
+  alwaysAsk?: ReadonlySet<string>;
 }
 
 /**
@@ -33,12 +36,15 @@ export function prepareRun(
 ): IRunSetup {
   const protocol = options.toolProtocol?.() ?? 'native';
   const small = options.profile?.() === 'small' && !!options.smallTools;
-  const tools =
+  const extra =
+    protocol === 'native' && !small ? options.extraTools?.() : undefined;
+  const base =
     protocol === 'text'
       ? textTools
       : small
         ? options.smallTools!
         : options.tools;
+  const tools = extra?.tools.length ? withTools(base, extra) : base;
   if (protocol === 'text') {
     model = new TextProtocolClient(model);
   }
@@ -46,6 +52,7 @@ export function prepareRun(
   return {
     model,
     tools,
+    alwaysAsk: extra?.alwaysAsk,
     system: {
       role: 'system',
       content:
@@ -64,4 +71,11 @@ export function prepareRun(
 /** The run settings the options give, or the defaults. */
 export function runSettingsOf(options: ISessionOptions): IRunSettings {
   return options.runSettings?.() ?? DEFAULT_RUN_SETTINGS;
+}
+
+/** `registry` plus `extra`'s tools (a built-in tool keeps its name). */
+function withTools(registry: ToolRegistry, extra: IExtraTools): ToolRegistry {
+  const own = registry.specs.map(spec => registry.get(spec.name)!);
+  const added = extra.tools.filter(tool => !registry.get(tool.name));
+  return new ToolRegistry([...own, ...added] as ITool<never>[]);
 }

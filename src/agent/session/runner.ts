@@ -127,7 +127,7 @@ export class TaskRunner {
 
   /** One turn of the agent loop on `prompt`, shown in the transcript. */
   private async _turn(
-    { model, tools }: IRunSetup,
+    { model, tools, alwaysAsk }: IRunSetup,
     notebook: INotebookPort,
     signal: AbortSignal,
     prompt: string,
@@ -159,7 +159,7 @@ export class TaskRunner {
       contextTokens: this._options.contextTokens?.(),
       vision: this._options.vision?.(),
       undoGroup,
-      alwaysAsk: options.alwaysAsk,
+      alwaysAsk: union(options.alwaysAsk, alwaysAsk),
       approvedCells: options.approvedCells,
       knownCells: options.knownCells,
       approve: (request, approvalSignal) =>
@@ -220,4 +220,12 @@ export class TaskRunner {
   private readonly _textTools = new ToolRegistry([
     addAndRunCell
   ] as ITool<never>[]);
+}
+
+/** Both sets (either may be missing). */
+function union(
+  a: ReadonlySet<string> | undefined,
+  b: ReadonlySet<string> | undefined
+): ReadonlySet<string> | undefined {
+  return a?.size && b?.size ? new Set([...a, ...b]) : a?.size ? a : b;
 }

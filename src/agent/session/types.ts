@@ -11,6 +11,7 @@ import type { ToolProtocol } from '../model/capabilities';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
 import type { IToolImage } from '../tool-images';
+import type { IExtraTools } from '../tools/mcp-tools';
 import type { ToolRegistry } from '../tools/registry';
 import type { IRunSettings } from '../tools/run-state';
 import type { IAgentError, IPlanStep, IRunningCell, IUsage } from '../types';
@@ -124,6 +125,12 @@ export interface ISessionOptions {
   /** False for models that garble several tool calls in one turn: the prompt asks for one. */
   parallelToolCalls?: () => boolean;
   smallTools?: ToolRegistry;
+  /**
+   * Tools from outside the agent (the Jupyter server's MCP servers), read
+   * at the start of each task; native tool calls and the standard profile
+   * only (small models and the text protocol keep their short tool lists).
+   */
+  extraTools?: () => IExtraTools;
 }
 
 /**

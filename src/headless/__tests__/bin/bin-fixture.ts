@@ -5,7 +5,7 @@
  * the model; the scripts and notebooks of a `generate` and a `fix` run;
  * and what a test can see of the processes (peak memory, command lines).
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +37,11 @@ export interface IRunOptions {
   cwd: string;
   /** Added to the test's environment (undefined removes a variable). */
   env?: Record<string, string | undefined>;
+  /**
+   * Called every 50 ms while it runs, with what was seen so far, the
+   * process and its output (to signal it at the right moment).
+   */
+  onPoll?: (run: IBinRun, child: ChildProcess) => void;
 }
 
 /** The environment a run gets: the test's, the scripted model, overrides. */
@@ -105,6 +110,7 @@ export function runBin(
           });
         }
       }
+      options.onPoll?.({ ...run, stdout, stderr }, child);
       await new Promise(resolve => setTimeout(resolve, 50));
     }
   };

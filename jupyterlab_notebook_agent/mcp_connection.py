@@ -1,0 +1,259 @@
+"""One MCP server's connection: started on first use, restarted after a crash, stopped with Jupyter.
+
+The SDK's ``Client`` holds anyio task groups that must be entered and left in one task,
+so each connection has an *owner* task that opens the client, lists the tools, and then
+waits until it is told to stop. Requests (list, call) are sent from the route handlers'
+tasks through the connected client. Everything is bounded by the server's ``timeout``: a
+server that does not start, or a tool that does not answer, is an error, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import tempfile
+import time
+from typing import IO, Any
+
+import httpx2
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, CallToolResult, Implementation
+from pydantic import ValidationError
+
+from .mcp_config import McpServerSpec, redact
+
+if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10 (anyio brings the backport)
+    from exceptiongroup import BaseExceptionGroup
+
+#: A tools/list that never ends its pages cannot hang a start.
+MAX_PAGES = 20
+#: At most this many tools of one server reach the model.
+MAX_TOOLS = 128
+#: Bytes of the server's stderr kept to explain a failure.
+STDERR_TAIL = 2000
+#: After a failed start, wait this long before trying again (each try may take ``timeout``).
+RETRY_AFTER_S = 5.0
+
+CLIENT_INFO = Implementation(name="jupyterlab-notebook-agent", version="0.1.0")
+
+
+class McpCallError(Exception):
+    """A call that did not give a tool result; ``kind`` is ``timeout``, ``crashed``, ``failed`` or ``invalid``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class McpConnection:
+    """The connection to one configured server."""
+
+    def __init__(self, spec: McpServerSpec, log: logging.Logger) -> None:
+        self.spec = spec
+        self.log = log
+        #: ``idle`` (not started), ``starting``, ``connected``, ``failed`` (did not start), ``crashed``, ``stopped``.
+        self.status = "idle"
+        self.error: str | None = None
+        self.tools: list[Any] = []
+        self.restarts = 0
+        #: What went wrong with the last call (a timeout, garbage, a crash), for the sidebar; None after a good one.
+        self.notice: str | None = None
+        self._client: Client | None = None
+        self._stop: asyncio.Event | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self._failed_at = 0.0
+        self._stderr: IO[str] | None = None
+
+    # -- start and stop ----------------------------------------------------------------------
+
+    def _transport(self) -> Any:
+        spec = self.spec
+        if spec.command:
+            params = StdioServerParameters(
+                command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd or None
+            )
+            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            return stdio_client(params, errlog=self._stderr)
+        http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=httpx2.Timeout(spec.timeout, read=None))
+        return streamable_http_client(spec.url, http_client=http)
+
+    async def _own(self, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+        """The owner task: open the client, list the tools, keep it open until ``stop``."""
+        try:
+            async with Client(self._transport(), client_info=CLIENT_INFO) as client:
+                tools: list[Any] = []
+                cursor = None
+                for _ in range(MAX_PAGES):
+                    page = await client.list_tools(cursor=cursor)
+                    tools += page.tools
+                    cursor = page.next_cursor
+                    if cursor is None:
+                        break
+                self.tools = tools
+                self._client = client
+                if not ready.done():
+                    ready.set_result(None)
+                await stop.wait()
+        except BaseException as error:  # noqa: BLE001 - the owner reports every end, then ends quietly
+            if not ready.done():
+                if isinstance(error, Exception):
+                    ready.set_exception(error)
+                else:
+                    ready.cancel()
+            elif not isinstance(error, asyncio.CancelledError):
+                self.log.info("Notebook Agent: MCP server %r closed: %s", self.spec.name, self.describe(error))
+        finally:
+            self._client = None
+
+    async def ensure(self) -> Client:
+        """The connected client, starting (or restarting) the server first when needed."""
+        async with self._lock:
+            if self._client is not None and self.status == "connected":
+                return self._client
+            if self.status == "failed" and time.monotonic() - self._failed_at < RETRY_AFTER_S:
+                raise McpCallError("failed", self.error or "the server did not start")
+            if self.status in ("crashed", "failed"):
+                self.restarts += 1
+            await self._close()
+            self.status, self.error = "starting", None
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[None] = loop.create_future()
+            # Read here or not at all (a start that timed out): never "exception was never retrieved".
+            ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+            self._stop = asyncio.Event()
+            self._owner = loop.create_task(self._own(ready, self._stop))
+            try:
+                await asyncio.wait_for(asyncio.shield(ready), self.spec.start_timeout)
+            except BaseException as error:
+                if isinstance(error, asyncio.TimeoutError):
+                    self.error = f"the server did not start within {self.spec.start_timeout:g} s"
+                else:
+                    self.error = f"the server did not start: {self.describe(error)}"
+                tail = self.stderr_tail()
+                await self._close(cancel=True)
+                if isinstance(error, asyncio.CancelledError):  # the caller went away: try again next time
+                    self.status, self.error = "idle", None
+                    raise
+                self._failed_at = time.monotonic()
+                self.status = "failed"
+                if isinstance(error, asyncio.TimeoutError) and tail:
+                    self.error += redact(f" (stderr: {' '.join(tail.split())[-500:]})", self.spec.secrets())
+                self.log.warning("Notebook Agent: MCP server %r: %s", self.spec.name, self.error)
+                raise McpCallError("failed", self.error) from None
+            self.status = "connected"
+            assert self._client is not None
+            return self._client
+
+    async def _close(self, cancel: bool = False) -> None:
+        """End the owner task: told to stop (a clean close), or cancelled (a start that hangs)."""
+        if self._stop is not None:
+            self._stop.set()
+        owner, self._owner = self._owner, None
+        if owner is not None and not owner.done():
+            if cancel:
+                owner.cancel()
+            # The SDK closes stdin, then terminates and kills the process within a few seconds.
+            await asyncio.wait({owner}, timeout=8)
+            if not owner.done():
+                owner.cancel()
+        self._client = None
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def stop(self) -> None:
+        """Stop the server (Jupyter is shutting down, or its config changed)."""
+        async with self._lock:
+            await self._close()
+            self.status = "stopped"
+
+    # -- requests ----------------------------------------------------------------------------
+
+    async def alive(self) -> bool:
+        """Whether a connected server still answers (a crash shows here before the next call).
+
+        Asks for the tool list again (MCP 2026 has no ping), which also picks up changed tools.
+        """
+        client = self._client
+        if client is None or self.status != "connected":
+            return False
+        try:
+            page = await asyncio.wait_for(client.list_tools(cache_mode="refresh"), min(self.spec.timeout, 10.0))
+        except MCPError as error:
+            if error.code != CONNECTION_CLOSED:
+                return True
+            self._crashed(error)
+            return False
+        except (asyncio.TimeoutError, ValidationError) as error:
+            self._crashed(error)
+            return False
+        if page.next_cursor is None:
+            self.tools = list(page.tools)
+        return True
+
+    def _crashed(self, error: BaseException) -> None:
+        self.status = "crashed"
+        self.error = f"the server stopped: {self.describe(error)}"
+        self.log.warning("Notebook Agent: MCP server %r: %s", self.spec.name, self.error)
+        if self._stop is not None:
+            self._stop.set()
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Call ``tool``; raises McpCallError for anything that is not a tool result (and keeps it as ``notice``)."""
+        try:
+            result = await self._call(tool, arguments)
+        except McpCallError as error:
+            self.notice = redact(str(error), self.spec.secrets())
+            raise
+        self.notice = None
+        return result
+
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
+        client = await self.ensure()
+        timeout = self.spec.timeout
+        try:
+            return await asyncio.wait_for(client.call_tool(tool, arguments), timeout)
+        except asyncio.TimeoutError:
+            raise McpCallError(
+                "timeout", f"{tool} did not answer within {timeout:g} s; the call was cancelled"
+            ) from None
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                self._crashed(error)
+                raise McpCallError(
+                    "crashed", f"the server stopped during {tool}; it restarts on the next call"
+                ) from None
+            raise McpCallError("failed", f"{tool} failed: {self.describe(error)}") from None
+        except ValidationError:
+            raise McpCallError("invalid", f"{tool} answered with something that is not an MCP tool result") from None
+
+    # -- what to show ------------------------------------------------------------------------
+
+    def stderr_tail(self) -> str:
+        file = self._stderr
+        if file is None:
+            return ""
+        try:
+            file.flush()
+            size = file.seek(0, 2)
+            file.seek(max(0, size - STDERR_TAIL))
+            return file.read().strip()
+        except (OSError, ValueError):
+            return ""
+
+    def describe(self, error: BaseException) -> str:
+        """A one-line, secret-free account of ``error`` (with the server's last stderr lines)."""
+        while isinstance(error, BaseExceptionGroup) and error.exceptions:
+            error = error.exceptions[0]
+        text = str(error).strip() or type(error).__name__
+        if isinstance(error, FileNotFoundError):
+            text = f"command not found: {self.spec.command}"
+        stderr = self.stderr_tail()
+        if stderr:
+            text += f" (stderr: {stderr[-500:]})"
+        return redact(" ".join(text.split())[:1000], self.spec.secrets())

@@ -1,0 +1,242 @@
+"""The MCP routes: the browser and the CLI reach MCP tools only through these.
+
+  GET  notebook-agent/mcp/servers  the configured servers, their status and tools (JSON schemas)
+  POST notebook-agent/mcp/call     {"name": "<server>__<tool>", "arguments": {...}} -> the result
+
+Servers run here, on the Jupyter server (stdio subprocesses, HTTP endpoints with their
+headers); the browser names a configured tool, never a command or URL. Every answer is
+scrubbed of the servers' env and header values. A call that fails, hangs or gets garbage
+answers a JSON error (502/504) the agent turns into an observation; when the browser goes
+away (Stop), the call is cancelled on the MCP server too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import jsonschema
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+from .mcp_config import SEPARATOR, TOOL_NAME, McpServerSet, environment_secrets, mcp_secrets, redact_tree
+from .mcp_connection import McpCallError, McpConnection
+from .mcp_results import describe_tools, result_json
+
+SETTINGS_KEY = "notebook_agent_mcp"
+#: A call's body: a tool name and its arguments.
+MAX_BODY = 1024 * 1024
+ERROR_STATUS = {"timeout": 504, "crashed": 502, "failed": 502, "invalid": 502}
+
+
+class McpManager:
+    """Every configured server's connection, kept in step with the config."""
+
+    def __init__(self, config: Any, log: logging.Logger) -> None:
+        from .mcp_config import resolve_mcp_servers
+
+        self._resolve = lambda: resolve_mcp_servers(config)
+        self.config = config
+        self.log = log
+        self.connections: dict[str, McpConnection] = {}
+        self._retired: set[asyncio.Task[None]] = set()
+
+    def current(self) -> McpServerSet:
+        """The configured servers now; a server whose entry changed (or went) is stopped."""
+        servers = self._resolve()
+        for name, connection in list(self.connections.items()):
+            if servers.servers.get(name) != connection.spec:
+                del self.connections[name]
+                task = asyncio.get_running_loop().create_task(connection.stop())
+                self._retired.add(task)
+                task.add_done_callback(self._retired.discard)
+        for name, spec in servers.servers.items():
+            if name not in self.connections:
+                self.connections[name] = McpConnection(spec, self.log)
+        return servers
+
+    def secrets(self) -> list[str]:
+        return mcp_secrets(self.config) + environment_secrets()
+
+    async def _listed(self, connection: McpConnection) -> dict[str, Any]:
+        if connection.status == "connected":
+            await connection.alive()
+        try:
+            await connection.ensure()
+        except McpCallError:
+            pass
+        spec = connection.spec
+        tools, skipped = describe_tools(spec, connection.tools) if connection.status == "connected" else ([], [])
+        return {
+            "name": spec.name,
+            "transport": spec.transport,
+            "source": spec.source,
+            "status": connection.status,
+            "error": connection.error,
+            "notice": connection.notice,
+            "restarts": connection.restarts,
+            "timeout": spec.timeout,
+            "tools": tools,
+            "skipped_tools": skipped,
+        }
+
+    async def listing(self) -> dict[str, Any]:
+        servers = self.current()
+        listed = await asyncio.gather(*(self._listed(self.connections[n]) for n in servers.servers))
+        answer = {
+            "servers": list(listed),
+            "errors": servers.errors,
+            "user_servers_allowed": servers.user_servers_allowed,
+        }
+        return redact_tree(answer, self.secrets())
+
+    def find(self, name: str) -> tuple[McpConnection, str] | None:
+        """The connection and MCP tool name of a namespaced tool name."""
+        server, _, tool = name.partition(SEPARATOR)
+        connection = self.connections.get(server) if tool else None
+        return (connection, tool) if connection is not None else None
+
+    async def stop_all(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.connections.values()), *self._retired, return_exceptions=True)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_call(body: bytes) -> tuple[str, dict[str, Any]]:
+    """The tool name and arguments of a call body; ValueError says what is wrong."""
+    if len(body) > MAX_BODY:
+        raise ValueError(f"the body is larger than {MAX_BODY // 1024} KB")
+    try:
+        payload = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, RecursionError, ValueError) as error:
+        raise ValueError(f"the body is not JSON ({type(error).__name__})") from None
+    if not isinstance(payload, dict):
+        raise ValueError('send a JSON object: {"name": "<server>__<tool>", "arguments": {...}}')
+    unknown = sorted(k for k in payload if k not in ("name", "arguments"))
+    if unknown:
+        raise ValueError(f"unknown field(s): {', '.join(unknown)[:200]}")
+    name, arguments = payload.get("name"), payload.get("arguments", {})
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name) or SEPARATOR not in name:
+        raise ValueError("name must be a tool name as listed, '<server>__<tool>'")
+    if not isinstance(arguments, dict):
+        raise ValueError("arguments must be a JSON object")
+    return name, arguments
+
+
+class _McpHandler(APIHandler):
+    manager: McpManager
+
+    def initialize(self, manager: McpManager) -> None:
+        self.manager = manager
+
+    def answer(self, status: int, payload: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(redact_tree(payload, self.manager.secrets())))
+
+    def error(self, status: int, message: str, kind: str) -> None:
+        self.answer(status, {"error": {"message": message, "type": kind}})
+
+
+class McpServersHandler(_McpHandler):
+    """GET notebook-agent/mcp/servers."""
+
+    @web.authenticated
+    async def get(self) -> None:
+        self.answer(200, await self.manager.listing())
+
+
+class McpCallHandler(_McpHandler):
+    """POST notebook-agent/mcp/call: one tool call, cancelled when the browser goes away."""
+
+    _call: asyncio.Task[Any] | None = None
+
+    def on_connection_close(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+
+    @web.authenticated
+    async def post(self) -> None:
+        try:
+            name, arguments = parse_call(self.request.body or b"")
+        except ValueError as error:
+            self.error(400, str(error), "invalid_request")
+            return
+        self.manager.current()
+        found = self.manager.find(name)
+        if found is None:
+            self.error(404, f"There is no MCP tool {name!r} on this Jupyter server.", "unknown_tool")
+            return
+        connection, tool = found
+        self._call = asyncio.ensure_future(self._run(connection, tool, name, arguments))
+        try:
+            status, payload = await self._call
+        except asyncio.CancelledError:
+            self.log.info("Notebook Agent: MCP call %s cancelled (the client went away)", name)
+            return
+        self.answer(status, payload)
+
+    async def _run(
+        self, connection: McpConnection, tool: str, name: str, arguments: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        try:
+            await connection.ensure()
+            listed = next((t for t in connection.tools if t.name == tool), None)
+            if listed is None:
+                return 404, {
+                    "error": {"message": f"{connection.spec.name} has no tool {tool!r}", "type": "unknown_tool"}
+                }
+            problem = _argument_problem(listed.input_schema, arguments)
+            if problem:
+                return 400, {
+                    "error": {"message": f"invalid arguments for {name}: {problem}", "type": "invalid_arguments"}
+                }
+            result = await connection.call(tool, arguments)
+        except McpCallError as error:
+            return ERROR_STATUS[error.kind], {"error": {"message": str(error), "type": f"mcp_{error.kind}"}}
+        return 200, result_json(name, result)
+
+
+def _argument_problem(schema: Any, arguments: dict[str, Any]) -> str | None:
+    """Why ``arguments`` do not match the tool's schema, or None (an unusable schema checks nothing)."""
+    try:
+        error = jsonschema.exceptions.best_match(
+            jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments)
+        )
+    except (jsonschema.exceptions.SchemaError, TypeError, ValueError):
+        return None
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "arguments"
+    return f"{where}: {error.message}"[:500]
+
+
+def mcp_handlers(web_app: Any, agent_config: Any) -> list[tuple[str, type, dict[str, Any]]]:
+    """The MCP routes, with one manager for the server (kept in the settings for shutdown)."""
+    server_app = web_app.settings.get("serverapp")
+    log = getattr(server_app, "log", None) or logging.getLogger(__name__)
+    manager = web_app.settings.setdefault(SETTINGS_KEY, McpManager(agent_config, log))
+    base = url_path_join(web_app.settings["base_url"], "notebook-agent", "mcp")
+    options = {"manager": manager}
+    return [
+        (url_path_join(base, "servers"), McpServersHandler, options),
+        (url_path_join(base, "call"), McpCallHandler, options),
+    ]
+
+
+def stop_mcp_with(server_app: Any) -> None:
+    """Stop every MCP server when Jupyter shuts down (after the extensions' own cleanup)."""
+    cleanup = server_app.cleanup_extensions
+
+    async def cleanup_extensions() -> None:
+        await cleanup()
+        manager = server_app.web_app.settings.get(SETTINGS_KEY)
+        if manager is not None:
+            await manager.stop_all()
+
+    server_app.cleanup_extensions = cleanup_extensions

@@ -1,0 +1,289 @@
+"""Finding server-held secrets in bytes, in any mix of raw, ``\\u``-escaped and URL-encoded characters.
+
+An upstream that echoes what it received (a debug endpoint, an error message quoting the
+``Authorization`` header, a gateway reflecting the request URL) may send a key back in any
+form its encoder produces: raw, JSON-escaped (``\\u0073k-…``, ``\\/``) or URL-encoded
+(``%73k-…``), and split anywhere across network chunks. :class:`SecretMatcher` finds every
+such occurrence; :class:`StreamScrubber` applies it to a stream with a bounded look-behind.
+
+Speed: a buffer with no secret costs one ``bytes.find`` per secret (C speed) plus a probe
+for escape sequences; only when a secret (or, after decoding the escapes of secret
+characters, an escaped one) is present does the exact (slower) regular expression run.
+
+Short values (fewer than :data:`LONG` characters) would hit ordinary text: they count only
+as a whole token (no letter or digit right before or after), and a value that reads as a
+JSON number or literal (``1``, ``true``) only as a whole quoted string (``"1"``), so that
+``"index": 1`` survives a header value ``1``. What is not caught: a value deliberately
+re-encoded (base64, reversed, split across JSON events as separate deltas) by an upstream
+that has it anyway.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .needle import Needle
+
+#: What replaces a secret.
+REDACTED = b"[redacted]"
+
+#: Secrets this long or longer are matched anywhere; shorter ones only as whole tokens.
+LONG = 8
+
+#: Bytes a short secret's neighbours may not be (a letter, a digit, or part of a UTF-8 character).
+_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") | frozenset(range(0x80, 0x100))
+
+_JSON_SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+
+
+def _hex(value: int, digits: int) -> bytes:
+    """Hex digits of ``value`` as a pattern matching either case."""
+    text = f"{value:0{digits}x}"
+    return b"".join(f"[{c}{c.upper()}]".encode() if c.isalpha() else c.encode() for c in text)
+
+
+def _char_pattern(char: str) -> bytes:
+    """Every way ``char`` can appear: raw UTF-8, JSON ``\\u`` escapes, URL ``%XX`` bytes, short escapes."""
+    raw = char.encode("utf-8")
+    forms = [re.escape(raw)]
+    code = ord(char)
+    # ``\\\\u`` too: the escaped form printed as text (JSON escapes its backslash once more).
+    if code < 0x10000:
+        forms.append(rb"\\?\\u" + _hex(code, 4))
+    else:  # a surrogate pair in JSON
+        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
+        forms.append(rb"\\?\\u" + _hex(high, 4) + rb"\\?\\u" + _hex(low, 4))
+    forms.append(b"".join(b"%" + _hex(byte, 2) for byte in raw))
+    if char in '/"\\':
+        forms.append(b"\\\\" + re.escape(raw))
+    if char == " ":
+        forms.append(rb"\+")
+    return b"(?:" + b"|".join(forms) + b")"
+
+
+def _max_encoded(secret: str) -> int:
+    """The longest form ``secret`` can take: ``\\\\uXXXX`` (7 bytes), ``%XX`` per UTF-8 byte, a surrogate pair (14)."""
+    return sum(14 if ord(c) >= 0x10000 else max(7, 3 * len(c.encode("utf-8"))) for c in secret)
+
+
+class SecretMatcher:
+    """Finds a fixed set of secrets in bytes. Build one with :func:`matcher_for` (cached)."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        values = sorted({s for s in secrets if s and "\n" not in s and "\r" not in s}, key=len, reverse=True)
+        self.secrets: tuple[str, ...] = tuple(values)
+        self._raw = [(s, Needle(s.encode("utf-8"))) for s in values]
+        self._exact = {s: re.compile(b"".join(_char_pattern(c) for c in s)) for s in values}
+        self._short = {s for s in values if len(s) < LONG}
+        self._scalar = {s for s in self._short if _JSON_SCALAR.fullmatch(s)}
+        #: Bytes a stream must hold back so that a secret split across chunks is still whole.
+        self.look_behind = max((_max_encoded(s) for s in values), default=0) + 1
+        chars = sorted({c for s in values for c in s})
+        # Escapes are decoded only where they stand for a character of a secret. Encoders escape
+        # printable ASCII only on purpose, so for ASCII secrets the expressions below (literal
+        # prefixes the regex engine scans fast) match next to nothing in real traffic.
+        self._points = frozenset(ord(c) for c in chars)
+        self._bytes = frozenset(b for c in chars for b in c.encode())
+        ascii_only = all(ord(c) < 0x80 for c in chars)
+        self._plus = " " in chars
+        self._percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
+        self._unicode = re.compile(rb"\\u00([2-7][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
+        self._short_escape = re.compile(rb'\\([/"\\])') if set(chars) & set('/"\\') else None
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def _decoded(self, data: bytes, escapes: bool = True) -> bytes | None:
+        """``data`` with the escapes of secret characters decoded, or None when it has none.
+
+        ``escapes=False``: URL-encoding only (a memchr when there is no ``%``), for kernel messages,
+        which jupyter_client serializes without ``\\u`` escapes of printable characters.
+        """
+        decoded = 0
+
+        def percent(match: re.Match[bytes]) -> bytes:
+            nonlocal decoded
+            value = int(match.group(1), 16)
+            if value not in self._bytes:
+                return match.group(0)
+            decoded += 1
+            return bytes((value,))
+
+        def unicode(match: re.Match[bytes]) -> bytes:
+            nonlocal decoded
+            value = int(match.group(1), 16)
+            if value not in self._points or 0xD800 <= value < 0xE000:
+                return match.group(0)
+            decoded += 1
+            return chr(value).encode("utf-8")
+
+        out = data
+        if self._plus and b"+" in out:
+            out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
+        if b"%" in out:  # one byte: memchr, so a miss costs next to nothing
+            out = self._percent.sub(percent, out)
+        if escapes and b"\\" in out and self._unicode.search(out):  # a search alone is cheaper than sub
+            out = self._unicode.sub(unicode, out)
+            if decoded:
+                # ``\\\\u0073``, the escaped form printed as text, leaves a backslash before each character.
+                out = out.replace(b"\\", b"")
+            elif self._short_escape is not None:
+                out, n = self._short_escape.subn(lambda m: m.group(1), out)
+                decoded += n
+        return out if decoded else None
+
+    def candidates(self, data: bytes, escapes: bool = True) -> list[str]:
+        """The secrets that may occur in ``data`` (fast; exact matching confirms)."""
+        found = [s for s, needle in self._raw if needle.found_in(data)]
+        if len(found) < len(self._raw):
+            decoded = self._decoded(data, escapes)
+            if decoded is not None:
+                found += [s for s, needle in self._raw if s not in found and needle.found_in(decoded)]
+        return found
+
+    def spans(self, data: bytes, before: bytes = b"", candidates: list[str] | None = None) -> list[tuple[int, int]]:
+        """Where secrets occur in ``data``, merged and sorted. ``before``: bytes that preceded it."""
+        found: list[tuple[int, int]] = []
+        for secret in self.candidates(data) if candidates is None else candidates:
+            for match in self._exact[secret].finditer(data):
+                start, end = match.span()
+                if _escaped(data, start, before):
+                    if data[start] != 0x5C:
+                        continue  # a raw character that belongs to an escape before it (``\\n…``): no hit
+                    # ``\\u0073…``: the escaped form shown as text; take its backslash too (streams never
+                    # cut right after a backslash, so it is in ``data``).
+                    start = max(start - 1, 0)
+                if secret in self._short and not self._whole(data, start, end, before, secret in self._scalar):
+                    continue
+                found.append((start, end))
+        found.sort()
+        merged: list[tuple[int, int]] = []
+        for start, end in found:
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+    @staticmethod
+    def _whole(data: bytes, start: int, end: int, before: bytes, quoted: bool) -> bool:
+        prev = data[start - 1] if start > 0 else (before[-1] if before else None)
+        nxt = data[end] if end < len(data) else None
+        if quoted:
+            return prev == ord('"') and nxt == ord('"')
+        return prev not in _WORD and nxt not in _WORD
+
+    def redact(self, data: bytes, before: bytes = b"", escapes: bool = True) -> bytes:
+        """``data`` with every secret replaced by ``[redacted]`` (``escapes``: see :meth:`_decoded`)."""
+        if not self._raw:
+            return data
+        candidates = self.candidates(data, escapes)
+        if not candidates:
+            return data
+        return _replace(data, self.spans(data, before, candidates))
+
+    def redact_text(self, text: str) -> str:
+        """The same for text (messages, log lines)."""
+        if not self._raw or not text:
+            return text
+        data = text.encode("utf-8", "surrogatepass")
+        redacted = self.redact(data)
+        return text if redacted is data else redacted.decode("utf-8", "replace")
+
+    def contains(self, data: bytes) -> bool:
+        """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""
+        return bool(self._raw) and bool(self.candidates(data)) and bool(self.spans(data))
+
+
+def _escaped(data: bytes, start: int, before: bytes) -> bool:
+    """True when an odd run of backslashes precedes ``start``: the match begins inside an escape."""
+    run = 0
+    index = start - 1
+    while index >= 0 and data[index] == 0x5C:
+        run += 1
+        index -= 1
+    if index < 0:
+        for byte in reversed(before):
+            if byte != 0x5C:
+                break
+            run += 1
+    return run % 2 == 1
+
+
+def _replace(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    if not spans:
+        return data
+    pieces = []
+    last = 0
+    for start, end in spans:
+        pieces.append(data[last:start])
+        pieces.append(REDACTED)
+        last = end
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+@lru_cache(maxsize=32)
+def _cached(secrets: frozenset[str]) -> SecretMatcher:
+    return SecretMatcher(secrets)
+
+
+def matcher_for(secrets: Iterable[str]) -> SecretMatcher:
+    """A matcher for ``secrets``, shared between requests that hold the same set."""
+    return _cached(frozenset(secrets))
+
+
+class StreamScrubber:
+    """Redacts a byte stream chunk by chunk, holding back only what a split secret needs.
+
+    A secret that starts in one chunk and ends in the next is caught because the last
+    ``look_behind`` bytes are kept until more data (or the end) arrives: memory per stream
+    is that many bytes plus one chunk, however long the stream.
+    """
+
+    def __init__(self, matcher: SecretMatcher) -> None:
+        self.matcher = matcher
+        self._held = b""
+        self._before = b""  # the last bytes sent, for the whole-token rule of short secrets
+
+    def feed(self, chunk: bytes, at_boundary: bool = False) -> bytes:
+        """Take a chunk; return what may be sent now.
+
+        ``at_boundary``: the chunk ends where no secret can continue (the end of an SSE
+        event: a blank line, which no secret contains), so nothing is held back.
+        """
+        if not self.matcher:
+            return chunk
+        data = self._held + chunk if self._held else chunk
+        if at_boundary:
+            self._held = b""
+            return self._emit(data, self.matcher.redact(data, self._before))
+        cut = len(data) - self.matcher.look_behind
+        while cut > 0 and data[cut - 1] == 0x5C:
+            cut -= 1  # never cut right after a backslash: it may escape what follows
+        if cut <= 0:
+            self._held = data
+            return b""
+        candidates = self.matcher.candidates(data)
+        spans = self.matcher.spans(data, self._before, candidates) if candidates else []
+        for start, end in spans:
+            if start < cut < end:
+                cut = end
+        self._held = data[cut:]
+        return self._emit(data[:cut], _replace(data[:cut], [s for s in spans if s[1] <= cut]))
+
+    def flush(self) -> bytes:
+        """The stream ended: what was held back, redacted."""
+        data, self._held = self._held, b""
+        if not data:
+            return b""
+        return self._emit(data, self.matcher.redact(data, self._before))
+
+    def _emit(self, original: bytes, out: bytes) -> bytes:
+        if len(original) >= 16:
+            self._before = original[-16:]  # no copy of the whole chunk
+        elif original:
+            self._before = (self._before + original)[-16:]
+        return out

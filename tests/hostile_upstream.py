@@ -1,0 +1,175 @@
+"""A hostile model endpoint for tests: it echoes every secret it receives back to the proxy.
+
+Whatever credentials the proxy sends it (the ``Authorization`` bearer token, an ``api-key``
+header, every ``X-*`` header of the profile, the query string) it sends back, in the form
+and place the request's ``model`` asks for, as an echoing debug endpoint, a gateway that
+reflects headers or an error message quoting the request would:
+
+  header:<Name>          a 200 JSON answer with the secret in the response header <Name>
+  error-header:<Name>    a 429 with the secret in the response header <Name>
+  json                   a 200 JSON answer with the secrets raw, \\u-escaped, URL-encoded and mixed
+  sse:<N>                a 200 SSE stream with the same, written N bytes per HTTP chunk
+  error                  a 401 JSON error quoting the secrets in every form
+  error-cut              a 400 whose body puts the key across the proxy's 1 MiB cut
+  short                  a 200 JSON answer where short secrets appear whole and inside longer words
+
+Each answer also carries text that must survive (``"index": 1``, words containing a short
+secret), so a filter that destroys the answer is caught too. The last request is kept in
+``Echo.received`` (headers lower-cased, body parsed).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlsplit
+
+#: The proxy cuts error bodies here (proxy_handler.MAX_ERROR_BODY).
+CUT = 1024 * 1024
+
+
+def escaped(secret: str) -> str:
+    """Every character as a JSON ``\\u`` escape."""
+    return "".join(f"\\u{ord(c):04x}" for c in secret)
+
+
+def url_encoded(secret: str) -> str:
+    """Every byte percent-encoded."""
+    return "".join(f"%{b:02X}" for b in secret.encode())
+
+
+def mixed(secret: str) -> str:
+    """Some characters raw, some ``\\u``-escaped (upper case), some URL-encoded."""
+    out = []
+    for i, c in enumerate(secret):
+        out.append(c if i % 3 == 0 else f"\\u{ord(c):04X}" if i % 3 == 1 else f"%{ord(c):02x}")
+    return "".join(out)
+
+
+def forms(secret: str) -> list[str]:
+    """The forms the endpoint echoes a secret in (JSON-string-safe)."""
+    return [secret, escaped(secret), url_encoded(secret), quote(secret, safe=""), mixed(secret)]
+
+
+class Echo:
+    """The last request and the secrets seen in it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.received: dict[str, Any] = {}
+
+    def secrets(self, headers: dict[str, str], path: str) -> list[str]:
+        found = []
+        auth = headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            found.append(auth[7:])
+        for name, value in headers.items():
+            if name == "api-key" or name.startswith("x-"):
+                found.append(value)
+        found += [value for _, value in parse_qsl(urlsplit(path).query)]
+        return [s for s in dict.fromkeys(found) if s]
+
+
+def _long(secrets: list[str]) -> list[str]:
+    return [s for s in secrets if len(s) >= 8]
+
+
+def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            self._answer({"model": "json"})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b"{}"
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = {"model": "json"}
+            self._answer(body)
+
+        def _answer(self, body: dict[str, Any]) -> None:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            secrets = echo.secrets(headers, self.path)
+            with echo.lock:
+                echo.received = {"path": self.path, "headers": headers, "body": body}
+            mode = str(body.get("model", "json"))
+            key = _long(secrets)[0] if _long(secrets) else "no-key-received"
+            every = [form for s in secrets for form in forms(s)]
+            text = " | ".join(every)
+            if mode.startswith("header:") or mode.startswith("error-header:"):
+                name = mode.split(":", 1)[1]
+                status = 200 if mode.startswith("header:") else 429
+                value = {"Content-Type": f"application/json; charset={key}"}.get(name, key)
+                payload = json.dumps({"id": "x", "choices": [], "note": "header echo"}).encode()
+                self._send(status, payload, {"Content-Type": "application/json", name: value})
+            elif mode == "json":
+                payload = {"id": "chatcmpl-echo", "choices": [{"index": 1, "message": {"content": text}}]}
+                body = json.dumps(payload).encode().replace(b"\\\\", b"\\")  # \\u escapes stay escapes
+                self._send(200, body, {"Content-Type": "application/json"})
+            elif mode.startswith("sse:"):
+                self._stream(int(mode.split(":", 1)[1]), every)
+            elif mode == "error":
+                message = f"Incorrect API key provided: {text}; you sent Authorization: Bearer {key}"
+                payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+                self._send(401, payload.replace(b"\\\\", b"\\"), {"Content-Type": "application/json"})
+            elif mode == "error-cut":
+                # The key starts 20 bytes before the cut: cutting first would keep its first 20 characters.
+                head = b'{"error": {"message": "' + b"x" * (CUT - 23 - 20)
+                payload = head + key.encode() + b'"}}'
+                self._send(400, payload, {"Content-Type": "application/json"})
+            elif mode == "short":
+                shorts = [s for s in secrets if len(s) < 8]
+                words = " ".join(f"whole {s} inside x{s}y" for s in shorts)
+                payload = {"choices": [{"index": 1, "message": {"content": words}}], "quoted": shorts}
+                self._send(200, json.dumps(payload).encode(), {"Content-Type": "application/json"})
+            else:
+                self._send(404, b'{"error": {"message": "unknown mode"}}', {"Content-Type": "application/json"})
+
+        def _stream(self, size: int, every: list[str]) -> None:
+            events = []
+            for n, form in enumerate(every):
+                delta = {"index": 0, "delta": {"content": form}, "finish_reason": None}
+                event = json.dumps({"id": "chatcmpl-echo", "choices": [delta], "n": n}).replace("\\\\", "\\")
+                events.append(f"data: {event}\n\n")
+            events.append("data: [DONE]\n\n")
+            data = "".join(events).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(data), size):
+                piece = data[i : i + size]
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                self.wfile.flush()
+                if size < 16 and i % 64 == 0:
+                    time.sleep(0.001)  # separate TCP segments now and then, not only HTTP chunks
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+def serve() -> tuple[ThreadingHTTPServer, Echo]:
+    """Start the endpoint on a free loopback port in a background thread."""
+    echo = Echo()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(echo))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, echo
