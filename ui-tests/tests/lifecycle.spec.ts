@@ -13,7 +13,15 @@ import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
 test.use({ kernels: null, sessions: null });
 
 test.afterEach(async ({ page }) => {
-  await setAgentSettings(page, {});
+  // Through the server's settings API: after a plain browser reload the
+  // page has no Galata helpers for setAgentSettings.
+  await page.evaluate(() =>
+    fetch('/lab/api/settings/jupyterlab-notebook-agent:plugin', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ raw: '{}' })
+    })
+  );
   await page.kernel.shutdownAll();
 });
 
@@ -21,14 +29,19 @@ const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
 const cell = (page: IJupyterLabPageFixture, index: number) =>
   page.locator('.jp-Notebook .jp-Cell').nth(index);
 
-/** The server's kernels' execution states ("idle,busy"). */
-function kernelStates(page: IJupyterLabPageFixture): Promise<string> {
-  return page.evaluate(async () => {
-    const kernels = (await (await fetch('/api/kernels')).json()) as Array<{
-      execution_state: string;
+/** The execution state of the kernel of notebook `name`, as the server knows it. */
+function kernelState(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<string> {
+  return page.evaluate(async name => {
+    const sessions = (await (await fetch('/api/sessions')).json()) as Array<{
+      path: string;
+      kernel: { execution_state: string } | null;
     }>;
-    return kernels.map(k => k.execution_state).join();
-  });
+    const own = sessions.find(s => s.path.endsWith(`/${name}`));
+    return own?.kernel?.execution_state ?? 'none';
+  }, name);
 }
 
 /** The agent inserts a cell that prints "working" then sleeps, and runs it. */
@@ -108,14 +121,16 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
     sidebar(page).getByRole('button', { name: 'Send' })
   ).toBeVisible();
   // The kernel still runs the agent's cell: the sidebar says so, with Interrupt.
-  expect(await kernelStates(page)).toBe('busy');
+  expect(await kernelState(page, 'reload.ipynb')).toBe('busy');
   const busy = sidebar(page).locator('.jp-AgentSidebar-kernelBusy');
   await expect(busy).toContainText(
     'The kernel of reload.ipynb is still busy with the agent’s cell',
     { timeout: 20000 }
   );
   await busy.getByRole('button', { name: 'Interrupt' }).click();
-  await expect.poll(() => kernelStates(page), { timeout: 15000 }).toBe('idle');
+  await expect
+    .poll(() => kernelState(page, 'reload.ipynb'), { timeout: 15000 })
+    .toBe('idle');
   await expect(busy).toHaveCount(0, { timeout: 10000 });
 
   // The chat goes on, and the run_cell call the reload cut off has its answer.
@@ -164,13 +179,15 @@ test('at the soft timeout the card says "still running", the model is asked to w
   await expect(left).toContainText(
     'Still running in the kernel: cell 2 (import time).'
   );
-  expect(await kernelStates(page)).toBe('busy');
+  expect(await kernelState(page, 'soft.ipynb')).toBe('busy');
   await left.getByRole('button', { name: 'Interrupt' }).click();
   await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
     'KeyboardInterrupt',
     { timeout: 15000 }
   );
-  await expect.poll(() => kernelStates(page), { timeout: 15000 }).toBe('idle');
+  await expect
+    .poll(() => kernelState(page, 'soft.ipynb'), { timeout: 15000 })
+    .toBe('idle');
 });
 
 test('the sidebar names the chat’s notebook; on another one during a run it says "Working in A.ipynb — Go there · Stop"', async ({
@@ -234,7 +251,8 @@ test('the sidebar names the chat’s notebook; on another one during a run it sa
   await expect(elsewhere).toHaveCount(0);
   await expect(name).toHaveText('B.ipynb');
   await expect(sidebar(page)).not.toContainText('Work in A');
+  // Stop interrupted the agent's cell in A.
   await expect
-    .poll(() => kernelStates(page), { timeout: 15000 })
-    .not.toContain('busy');
+    .poll(() => kernelState(page, 'A.ipynb'), { timeout: 15000 })
+    .toBe('idle');
 });
