@@ -124,7 +124,63 @@ export default tseslint.config(
     }
   },
   {
-    files: ['src/agent/**/__tests__/**/*.ts', 'ui-tests/**/*.ts'],
+    // The execution engine serves both ports: the browser's and Node's. It
+    // may use @jupyterlab/services (and its small browser-safe companions),
+    // nothing of JupyterLab's UI, no DOM and no Node built-ins.
+    files: ['src/kernel/**/*.ts'],
+    ignores: ['src/kernel/**/__tests__/**'],
+    languageOptions: { globals: {} },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@jupyterlab/*',
+                '!@jupyterlab/services',
+                '!@jupyterlab/coreutils',
+                '!@jupyterlab/nbformat',
+                '@lumino/*',
+                'react',
+                'react/*',
+                'react-dom',
+                'react-dom/*',
+                'node:*'
+              ],
+              message:
+                'src/kernel is the browser-safe execution engine: it depends on @jupyterlab/services only (no JupyterLab UI, Lumino widgets, React or Node built-ins).'
+            }
+          ]
+        }
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...[
+          'window',
+          'document',
+          'navigator',
+          'localStorage',
+          'sessionStorage',
+          'HTMLElement',
+          'process',
+          'Buffer',
+          '__dirname',
+          'require'
+        ].map(name => ({
+          name,
+          message:
+            'src/kernel runs in the browser and in Node: no DOM, no Node-only globals.'
+        }))
+      ]
+    }
+  },
+  {
+    files: [
+      'src/agent/**/__tests__/**/*.ts',
+      'src/kernel/**/__tests__/**/*.ts',
+      'ui-tests/**/*.ts'
+    ],
     languageOptions: { globals: { ...globals.node, ...globals.jest } }
   },
   {

@@ -17,7 +17,11 @@
  * jupyter_server's own class, where a ~40 ms Nagle delay dominates both
  * numbers (the overhead is still their difference).
  *
- * Run: npx tsx bench/agent-overhead.ts [N] [--stock]   (default N=100)
+ * Then the same on the live port, in a JupyterLab page in headless
+ * Chromium (./lib/live-overhead.ts; needs `npm run build:prod`), where the
+ * baseline that matters is the cell run as Shift+Enter runs it.
+ *
+ * Run: npx tsx bench/agent-overhead.ts [N] [--stock] [--headless|--live]   (default N=100, both ports)
  */
 import { spawnSync } from 'node:child_process';
 import type { Kernel } from '@jupyterlab/services';
@@ -26,9 +30,12 @@ import { RunState } from '../src/agent/tools/run-state';
 import { ToolRegistry, type ITool } from '../src/agent/tools/registry';
 import { JupyterServerProcess } from '../src/headless/jupyter-server';
 import { ServerNotebookPort } from '../src/headless/server-port';
+import { liveOverhead } from './lib/live-overhead';
 import { fixed, print, runMain, summarize, target } from './lib/report';
 
 const STOCK = process.argv.includes('--stock');
+const HEADLESS = !process.argv.includes('--live');
+const LIVE = !process.argv.includes('--headless');
 const N = Number(process.argv.slice(2).find(a => !a.startsWith('--')) ?? 100);
 const WARMUP = 20;
 const TARGET_MS = 5;
@@ -131,8 +138,20 @@ async function timeCase(
 
 async function main(): Promise<void> {
   if (!Number.isInteger(N) || N < 1) {
-    throw new Error('usage: npx tsx bench/agent-overhead.ts [N>=1] [--stock]');
+    throw new Error(
+      'usage: npx tsx bench/agent-overhead.ts [N>=1] [--stock] [--headless|--live]'
+    );
   }
+  if (HEADLESS) {
+    print('=== headless port (ServerNotebookPort in Node) ===');
+    await headless();
+  }
+  if (LIVE) {
+    await liveOverhead(CASES, N, WARMUP, TARGET_MS);
+  }
+}
+
+async function headless(): Promise<void> {
   const nodelay = !STOCK && nodelayAvailable();
   const wsClass = STOCK ? STOCK_CLASS : nodelay ? NODELAY_CLASS : null;
   const server = await JupyterServerProcess.start({

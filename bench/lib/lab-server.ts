@@ -161,7 +161,16 @@ export class LabServer {
     }
     await writeFile(
       join(temp, 'config', 'labconfig', 'page_config.json'),
-      JSON.stringify({ disabledExtensions: { [ANNOUNCEMENTS]: true } })
+      JSON.stringify({
+        disabledExtensions: {
+          [ANNOUNCEMENTS]: true,
+          ...Object.fromEntries(
+            (options.disabledExtensions ?? []).map(name => [name, true])
+          )
+        },
+        // The extension's in-page hooks (src/jupyter/test-hooks.ts).
+        ...(options.testHooks ? { notebookAgentTestHooks: 'true' } : {})
+      })
     );
     if (options.serverExtension === false) {
       await writeFile(
@@ -261,5 +270,12 @@ export namespace LabServer {
     labExtension?: boolean;
     /** Load the Python server extension (default true). */
     serverExtension?: boolean;
+    /**
+     * Extensions to disable in the page config (their plugins do not start;
+     * an extension installed in the environment is found even unlinked).
+     */
+    disabledExtensions?: string[];
+    /** Turn on the extension's test hooks (window.notebookAgentTest; default false). */
+    testHooks?: boolean;
   }
 }

@@ -92,6 +92,21 @@ export interface IRunResult {
    * running the code and will run nothing else until restarted.
    */
   notStopped?: boolean;
+  /**
+   * With `aborted`: the code ignored the user's Stop for the grace period,
+   * so the port restarted the kernel (all variables are lost).
+   */
+  kernelRestarted?: boolean;
+}
+
+/** How to interrupt (see INotebookPort.interrupt). */
+export interface IInterruptOptions {
+  /**
+   * The user's Stop: the port's runs that are still going end as
+   * `aborted`, a kernel that ignores the interrupt for the grace period is
+   * restarted, and the call resolves once those runs have ended.
+   */
+  userStop?: boolean;
 }
 
 /** Kernel state as the agent needs it. */
@@ -155,8 +170,16 @@ export interface INotebookPort {
     code: string,
     options?: IRunOptions & { silent?: boolean }
   ): Promise<IRunResult>;
-  /** Interrupt whatever the kernel is running. */
-  interrupt(): Promise<void>;
+  /**
+   * Interrupt whatever the kernel is running; the runs this port started
+   * that are still going end as `aborted`.
+   */
+  interrupt(options?: IInterruptOptions): Promise<void>;
+  /**
+   * The code cells whose run this port started and that have not ended
+   * (e.g. after a soft timeout), in the order they started.
+   */
+  runningCells(): string[];
   /** Restart the kernel (all variables are lost). */
   restartKernel(): Promise<void>;
   /** The kernel's state now. */

@@ -1,9 +1,7 @@
 /**
- * Runs of a notebook's code cells, for a ServerNotebookPort: which run
- * belongs to which cell, and the cell's outputs kept in step with it.
- *
- * The last run of each cell is kept after it ends, because the model may
- * wait for a run that finished after its previous wait returned `running`.
+ * Runs of a notebook's code cells, for a ServerNotebookPort: the cell's
+ * outputs kept in step with its run. Which run belongs to which cell is the
+ * engine's RunTracker (src/kernel/run-tracker.ts), shared with the live port.
  */
 import {
   NotebookPortError,
@@ -11,7 +9,6 @@ import {
   type IRunResult
 } from '../agent/ports';
 import type { CellStore } from './cell-store';
-import type { WatchedExecution } from './execution';
 import type { KernelRunner } from './kernel-runner';
 
 /** The runs of the cells in `cells`, on `kernel`. */
@@ -30,12 +27,7 @@ export class CellRuns {
           'Insert a code cell for the code you want to run.'
       );
     }
-    if (this._runs.get(cellId)?.finished === false) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is still running. Call wait to keep watching it, ` +
-          'or interrupt_kernel to stop it, before running it again.'
-      );
-    }
+    this._kernel.runs.assertNotRunning(cellId);
     await this._kernel.settled();
     if (options.signal?.aborted) {
       return { cellId, status: 'aborted', executionCount: null, outputs: [] };
@@ -48,21 +40,11 @@ export class CellRuns {
     cell.outputs = [];
     cell.executionCount = null;
     cell.lastRunSource = cell.source;
-    this._runs.set(cellId, execution);
     return execution.watch(options);
   }
 
   /** Watch the cell's last run again, finished or not. */
   async wait(cellId: string, options: IRunOptions): Promise<IRunResult> {
-    const execution = this._runs.get(cellId);
-    if (!execution) {
-      throw new NotebookPortError(
-        `Cell ${cellId} has not been run by the agent, so there is nothing ` +
-          'to wait for. Call run_cell to run it.'
-      );
-    }
-    return execution.watch(options);
+    return this._kernel.runs.runOf(cellId).watch(options);
   }
-
-  private readonly _runs = new Map<string, WatchedExecution>();
 }

@@ -27,13 +27,13 @@ import {
   type ServerConnection
 } from '@jupyterlab/services';
 import type { KernelState } from '../agent/ports';
+import { toKernelState } from '../kernel/kernel-state';
 import {
   disposeSafely,
   sleep,
-  toKernelState,
   until,
   whenAnswering
-} from './kernel-probes';
+} from '../kernel/kernel-probes';
 
 /** How long to wait for a restarted kernel before calling it dead. */
 const RECOVER_TIMEOUT_MS = 60000;

@@ -11,11 +11,13 @@
 import type { Kernel, ServerConnection } from '@jupyterlab/services';
 import {
   NotebookPortError,
+  type IInterruptOptions,
   type IRunOptions,
   type IRunResult,
   type KernelState
 } from '../agent/ports';
-import { WatchedExecution } from './execution';
+import { RunTracker } from '../kernel/run-tracker';
+import { WatchedExecution } from '../kernel/watched-execution';
 import { KernelLink } from './kernel-link';
 import { openKernelSession, type IKernelSession } from './kernel-session';
 import type { INotebookDocument } from './notebook-file';
@@ -77,9 +79,15 @@ export class KernelRunner {
     await this._link?.settled();
   }
 
+  /** The executions started here: by cell, and those in flight. */
+  get runs(): RunTracker {
+    return this._runs;
+  }
+
   /**
-   * Start a watched execution of `code`; `onChange` sees every change of
-   * it. Throws a NotebookPortError when the kernel cannot run code now.
+   * Start a watched execution of `code` (a cell's when `cellId` is given:
+   * counted and in the history); `onChange` sees every change of it.
+   * Throws a NotebookPortError when the kernel cannot run code now.
    */
   execute(
     code: string,
@@ -90,18 +98,15 @@ export class KernelRunner {
     const kernel = this._require();
     let execution: WatchedExecution;
     try {
-      execution = new WatchedExecution({
+      execution = WatchedExecution.send({
         kernel,
         code,
         cellId,
         silent,
+        storeHistory: cellId !== null && !silent,
         interrupt: () => this._interruptKernel(),
-        onChange: run => {
-          onChange?.(run);
-          if (run.finished) {
-            this._executions.delete(run);
-          }
-        }
+        restart: () => this.restart(),
+        onChange
       });
     } catch (error) {
       throw new NotebookPortError(
@@ -110,7 +115,7 @@ export class KernelRunner {
           'Restart the kernel, then run the cells again.'
       );
     }
-    this._executions.add(execution);
+    this._runs.add(execution);
     return execution;
   }
 
@@ -134,13 +139,19 @@ export class KernelRunner {
 
   /**
    * Interrupt the kernel. Executions started here that are still running
-   * end as `aborted` (their outputs keep the KeyboardInterrupt).
+   * end as `aborted` (their outputs keep the KeyboardInterrupt); see
+   * IInterruptOptions for the user's Stop.
    */
-  async interrupt(): Promise<void> {
-    for (const execution of this._executions) {
-      execution.stop('aborted', true);
+  async interrupt(options: IInterruptOptions = {}): Promise<void> {
+    this._runs.stopAll(options.userStop ?? false);
+    await this._interruptKernel().catch(error => {
+      if (!options.userStop) {
+        throw error;
+      }
+    });
+    if (options.userStop) {
+      await this._runs.settled();
     }
-    await this._interruptKernel();
   }
 
   async restart(): Promise<void> {
@@ -165,9 +176,7 @@ export class KernelRunner {
    */
   async close(shutdownKernel?: boolean): Promise<void> {
     this._closed = true;
-    for (const execution of this._executions) {
-      execution.abandon();
-    }
+    this._runs.abandonAll();
     this._link?.dispose();
     this._link = null;
     if (this._session && (shutdownKernel ?? this._session.started)) {
@@ -181,11 +190,9 @@ export class KernelRunner {
     model: Kernel.IModel,
     timeoutMs?: number
   ): Promise<KernelLink> {
-    return KernelLink.connect(this._serverSettings, model, timeoutMs, () => {
-      for (const execution of this._executions) {
-        execution.abandon('lost');
-      }
-    });
+    return KernelLink.connect(this._serverSettings, model, timeoutMs, () =>
+      this._runs.abandonAll('lost')
+    );
   }
 
   private async _interruptKernel(): Promise<void> {
@@ -219,6 +226,6 @@ export class KernelRunner {
   private _session: IKernelSession | null = null;
   private _link: KernelLink | null = null;
   private _closed = false;
-  /** Every execution still in flight (cells and scratch code). */
-  private readonly _executions = new Set<WatchedExecution>();
+  /** Every execution started here (cells and scratch code). */
+  private readonly _runs = new RunTracker();
 }

@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as nbformat from '@jupyterlab/nbformat';
-import type { CellOutput, CellType, ICellSnapshot } from '../agent/ports';
+import type { CellType, ICellSnapshot } from '../agent/ports';
+import { multiline, parseOutput, toOutput } from '../kernel/nbformat-outputs';
 
 /** A cell as the server port keeps it. */
 export interface IServerCell extends ICellSnapshot {
@@ -135,90 +136,6 @@ export function cellSnapshot(cell: IServerCell): ICellSnapshot {
     outputs: [...cell.outputs],
     lastRunSource: cell.lastRunSource
   };
-}
-
-/** Convert one nbformat output (as JSON) to the agent's type. */
-export function parseOutput(raw: unknown): CellOutput[] {
-  const output = asObject(raw);
-  switch (output.output_type) {
-    case 'stream':
-      return [
-        {
-          type: 'stream',
-          name: output.name === 'stderr' ? 'stderr' : 'stdout',
-          text: multiline(output.text)
-        }
-      ];
-    case 'execute_result':
-    case 'display_data': {
-      const data = asObject(output.data);
-      for (const [mime, value] of Object.entries(data)) {
-        // Text mimetypes may be split into lines on disk; the agent reads
-        // them whole. JSON mimetypes are left as they are.
-        if (Array.isArray(value) && !mime.endsWith('json')) {
-          data[mime] = multiline(value);
-        }
-      }
-      return [
-        {
-          type: output.output_type,
-          data,
-          metadata: asObject(output.metadata)
-        }
-      ];
-    }
-    case 'error':
-      return [
-        {
-          type: 'error',
-          ename: String(output.ename ?? ''),
-          evalue: String(output.evalue ?? ''),
-          traceback: Array.isArray(output.traceback)
-            ? output.traceback.map(String)
-            : []
-        }
-      ];
-    default:
-      return [];
-  }
-}
-
-/** Convert an agent output back to nbformat. */
-export function toOutput(
-  output: CellOutput,
-  executionCount: number | null
-): nbformat.IOutput {
-  switch (output.type) {
-    case 'stream':
-      return { output_type: 'stream', name: output.name, text: output.text };
-    case 'error':
-      return {
-        output_type: 'error',
-        ename: output.ename,
-        evalue: output.evalue,
-        traceback: output.traceback
-      };
-    case 'execute_result':
-      return {
-        output_type: 'execute_result',
-        execution_count: executionCount,
-        data: output.data as nbformat.IMimeBundle,
-        metadata: (output.metadata ?? {}) as nbformat.OutputMetadata
-      };
-    case 'display_data':
-      return {
-        output_type: 'display_data',
-        data: output.data as nbformat.IMimeBundle,
-        metadata: (output.metadata ?? {}) as nbformat.OutputMetadata
-      };
-  }
-}
-
-function multiline(value: unknown): string {
-  if (Array.isArray(value)) {
-    return value.map(String).join('');
-  }
-  return typeof value === 'string' ? value : '';
 }
 
 function asObject(value: unknown): Record<string, unknown> {

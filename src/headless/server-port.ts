@@ -5,7 +5,8 @@
  *
  * The notebook lives in memory while the agent works; `save()` writes it
  * back (the agent core never saves; the runner decides when). Runs are
- * watched executions (./execution.ts), so a run never hangs the agent.
+ * watched executions of the shared engine (src/kernel/), so a run never
+ * hangs the agent.
  * This class puts the parts together: cells (./cell-store.ts), their runs
  * (./cell-runs.ts), the kernel (./kernel-runner.ts), undo
  * (./undo-history.ts) and the file (./server-files.ts).
@@ -18,6 +19,7 @@ import {
 import {
   NotebookPortError,
   type CellOutput,
+  type IInterruptOptions,
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
@@ -26,7 +28,6 @@ import {
   type IRunResult,
   type KernelState
 } from '../agent/ports';
-import { withoutHiddenEntries } from '../server-api/path-check';
 import { CellRuns } from './cell-runs';
 import { CellStore } from './cell-store';
 import {
@@ -36,10 +37,9 @@ import {
   type IDiskVersion
 } from './disk-version';
 import { KernelRunner } from './kernel-runner';
+import { listFiles, readTextFile } from '../kernel/files';
 import {
-  listServerFiles,
   loadServerNotebook,
-  readServerFile,
   saveServerNotebook,
   type ILoadedNotebook
 } from './server-files';
@@ -127,6 +127,12 @@ export class ServerNotebookPort implements INotebookPort {
     outputs: ReadonlyArray<CellOutput>,
     executionCount: number | null
   ): Promise<void> {
+    const cell = this._cells.get(cellId);
+    if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
+    }
     this._cells.restoreOutputs(cellId, outputs, executionCount);
   }
 
@@ -149,8 +155,12 @@ export class ServerNotebookPort implements INotebookPort {
    * Interrupt the kernel. Executions this port started and that are still
    * running end as `aborted` (their outputs keep the KeyboardInterrupt).
    */
-  interrupt(): Promise<void> {
-    return this._kernel.interrupt();
+  interrupt(options?: IInterruptOptions): Promise<void> {
+    return this._kernel.interrupt(options);
+  }
+
+  runningCells(): string[] {
+    return this._kernel.runs.runningCells();
   }
 
   restartKernel(): Promise<void> {
@@ -161,13 +171,12 @@ export class ServerNotebookPort implements INotebookPort {
     return this._kernel.state();
   }
 
-  async listFiles(path: string): Promise<IFileEntry[]> {
-    const entries = await listServerFiles(this._contents, path);
-    return withoutHiddenEntries(this._contents.serverSettings, path, entries);
+  listFiles(path: string): Promise<IFileEntry[]> {
+    return listFiles(this._contents, path);
   }
 
   readFile(path: string): Promise<string> {
-    return readServerFile(this._contents, path);
+    return readTextFile(this._contents, path);
   }
 
   // A file on a server has no undo history: the port keeps one in memory

@@ -13,7 +13,7 @@ import type { ICodeCellModel } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { INotebookModel } from '@jupyterlab/notebook';
 import type { CellOutput } from '../agent/ports';
-import { toNbOutputs } from './outputs';
+import { toOutput } from '../kernel/nbformat-outputs';
 
 /** A cell's outputs and execution count at one moment. */
 interface IOutputState {
@@ -51,7 +51,7 @@ export function restoreCellOutputs(
   executionCount: number | null
 ): void {
   apply(cell, {
-    outputs: toNbOutputs(outputs, executionCount),
+    outputs: outputs.map(output => toOutput(output, executionCount)),
     executionCount
   });
 }

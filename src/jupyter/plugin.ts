@@ -8,6 +8,7 @@ import {
   type JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { PageConfig } from '@jupyterlab/coreutils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker, type NotebookPanel } from '@jupyterlab/notebook';
@@ -96,6 +97,11 @@ export const agentPlugin: JupyterFrontEndPlugin<void> = {
     // the user runs (to tell the agent which cells are stale).
     tracker.widgetAdded.connect((_, panel) => void portFor(panel));
     tracker.forEach(panel => void portFor(panel));
+    if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {
+      void import('./test-hooks').then(hooks =>
+        hooks.installTestHooks(app, tracker, portFor)
+      );
+    }
 
     // The session reads the configuration at each run; the configuration
     // reads the chat's own provider/model choice from the session.

@@ -6,7 +6,7 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
-import { SIDEBAR, ask, finished } from './sidebar';
+import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -144,4 +144,72 @@ test('closing the notebook mid-run stops the agent with a clear message', async 
   await finished(page);
   // No further model call after the close.
   expect(await received(request)).toHaveLength(2);
+});
+
+test('closing the notebook while the agent’s cell runs interrupts that cell and says so', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  try {
+    await page.notebook.createNew('closed-running.ipynb');
+    await script(request, [
+      {
+        tool_calls: [
+          {
+            name: 'insert_cell',
+            arguments: {
+              source:
+                "import time\nprint('working', flush=True)\ntime.sleep(120)"
+            }
+          }
+        ]
+      },
+      {
+        tool_calls: [
+          { name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }
+        ]
+      },
+      { content: 'Done.' }
+    ]);
+    await ask(page, 'Sleep two minutes');
+    await expect(
+      page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
+    ).toContainText('working', { timeout: 30000 });
+    // As a user closes it: the tab's close icon, then Discard (unsaved changes).
+    await page.activity
+      .getTabLocator('closed-running.ipynb')
+      .locator('.lm-TabBar-tabCloseIcon')
+      .click();
+    await page
+      .locator('.jp-Dialog')
+      .getByRole('button', { name: 'Discard' })
+      .click();
+    const sidebar = page.locator(`#${SIDEBAR}`);
+    await expect(sidebar.getByRole('alert')).toContainText(
+      'closed-running.ipynb was closed while the agent was working in it, so the agent stopped.'
+    );
+    await finished(page);
+    await expect(sidebar).not.toContainText('Cannot read properties');
+    await expect(sidebar).toContainText(
+      "was closed while the agent's code was running in it: that code was interrupted"
+    );
+    // The kernel (still running: closing a notebook leaves it) is idle again.
+    await expect
+      .poll(
+        () =>
+          page.evaluate(async () => {
+            const kernels = (await (
+              await fetch('/api/kernels')
+            ).json()) as Array<{ execution_state: string }>;
+            return kernels.map(k => k.execution_state).join();
+          }),
+        { timeout: 15000 }
+      )
+      .toBe('idle');
+    // No further model call after the close.
+    expect(await received(request)).toHaveLength(2);
+  } finally {
+    await setAgentSettings(page, {});
+  }
 });

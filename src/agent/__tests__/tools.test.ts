@@ -341,7 +341,7 @@ describe('file and shell tools', () => {
     expect(escape.ok).toBe(false);
     expect(escape.output).toMatch(/inside the server root/);
     expect((await call('read_file', { path: 'missing.csv' })).output).toMatch(
-      /no file missing.csv/
+      /no file "missing\.csv"[\s\S]*list_files/
     );
   });
 

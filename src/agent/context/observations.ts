@@ -195,6 +195,12 @@ function statusLine(result: IRunResult): string {
         '`interrupt_kernel` to stop it.'
       );
     case 'aborted':
+      if (result.kernelRestarted) {
+        return (
+          `${who} was stopped by the user${after && ` after ${after}`}; the code ignored the ` +
+          `interrupt, so the kernel was restarted. ${LOST_STATE}`
+        );
+      }
       return result.notStopped
         ? `${who} was interrupted by the user${after && ` after ${after}`}, but ${STILL_RUNNING}`
         : `${who} was interrupted by the user${after && ` after ${after}`}, ` +

@@ -2,8 +2,11 @@
  * An in-memory INotebookPort for unit tests of the loop and tools.
  *
  * It has no kernel: running code asks `execute`, a function the test
- * supplies, for the outputs (it may be slow, or throw when aborted, to
- * exercise watched runs). Integration and UI tests use a real kernel.
+ * supplies, for the outputs (it may be slow, stream partial output, or
+ * throw when aborted, to exercise watched runs; ./fake-runs.ts). It passes
+ * the port contract suite (./port-contract/) except where a case needs a
+ * real kernel, which that suite says. Integration and UI tests use a real
+ * kernel.
  */
 import {
   NotebookPortError,
@@ -11,25 +14,15 @@ import {
   type ICellSnapshot,
   type IFileEntry,
   type IInsertOptions,
+  type IInterruptOptions,
   type INotebookPort,
   type IRunOptions,
   type IRunResult,
   type KernelState
 } from '../ports';
+import { FakeRuns, type FakeExecutor } from './fake-runs';
 
-/** Decides what running some code outputs. */
-export type FakeExecutor = (
-  source: string,
-  signal: AbortSignal
-) => Promise<CellOutput[]> | CellOutput[];
-
-interface IFlight {
-  done: Promise<void>;
-  controller: AbortController;
-  started: number;
-  result: IRunResult;
-  finished: boolean;
-}
+export type { FakeExecutor } from './fake-runs';
 
 /** An in-memory notebook. */
 export class FakeNotebook implements INotebookPort {
@@ -44,8 +37,7 @@ export class FakeNotebook implements INotebookPort {
   state: KernelState = 'idle';
   private _count = 0;
   private _nextId = 0;
-  private _flights = new Map<string, IFlight>();
-  private _execute: FakeExecutor;
+  private readonly _runs: FakeRuns;
 
   constructor(
     options: {
@@ -71,7 +63,11 @@ export class FakeNotebook implements INotebookPort {
     for (const [path, text] of Object.entries(options.files ?? {})) {
       this.files.set(path, text);
     }
-    this._execute = options.execute ?? (() => []);
+    this._runs = new FakeRuns(
+      options.execute ?? (() => []),
+      () => void this.interrupt(),
+      busy => (this.state = busy ? 'busy' : 'idle')
+    );
   }
 
   async getCells(): Promise<ICellSnapshot[]> {
@@ -111,8 +107,10 @@ export class FakeNotebook implements INotebookPort {
     executionCount: number | null
   ): Promise<void> {
     const cell = this.cells[this._index(cellId)];
-    if (this._flights.has(cellId)) {
-      throw new NotebookPortError(`Cell ${cellId} is running.`);
+    if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
+      throw new NotebookPortError(
+        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
+      );
     }
     cell.outputs = [...outputs];
     cell.executionCount = executionCount;
@@ -125,56 +123,56 @@ export class FakeNotebook implements INotebookPort {
     const cell = this.cells[this._index(cellId)];
     if (cell.type !== 'code') {
       throw new NotebookPortError(
-        `Cell ${cellId} is a ${cell.type} cell; only code cells run.`
+        `Cell ${cellId} is a ${cell.type} cell; only code cells run. ` +
+          'Insert a code cell for the code you want to run.'
       );
     }
-    this._count += 1;
-    cell.executionCount = this._count;
-    cell.lastRunSource = cell.source;
-    cell.outputs = [];
-    const flight = this._start(
+    const flight = this._runs.start(
       cellId,
       cell.source,
-      cell.executionCount,
+      this._count + 1,
       outputs => {
         cell.outputs = outputs;
       }
     );
-    return this._watch(flight, options);
+    this._count += 1;
+    cell.executionCount = this._count;
+    cell.lastRunSource = cell.source;
+    cell.outputs = [];
+    return this._runs.watch(flight, options);
   }
 
   async waitForCell(
     cellId: string,
     options: IRunOptions = {}
   ): Promise<IRunResult> {
-    const flight = this._flights.get(cellId);
-    if (!flight) {
-      throw new NotebookPortError(`Cell ${cellId} is not running.`);
-    }
-    return this._watch(flight, options);
+    return this._runs.watch(this._runs.lastRun(cellId), options);
   }
 
   async executeCode(
     code: string,
     options: IRunOptions & { silent?: boolean } = {}
   ): Promise<IRunResult> {
-    const flight = this._start(null, code, null, () => undefined);
-    return this._watch(flight, options);
+    const flight = this._runs.start(null, code, null, () => undefined);
+    return this._runs.watch(flight, options);
   }
 
-  async interrupt(): Promise<void> {
+  async interrupt(options: IInterruptOptions = {}): Promise<void> {
     this.interrupts += 1;
-    for (const flight of this._flights.values()) {
-      flight.controller.abort();
+    this._runs.stopAll('aborted');
+    if (options.userStop) {
+      await this._runs.settled();
     }
+  }
+
+  runningCells(): string[] {
+    return this._runs.runningCells();
   }
 
   async restartKernel(): Promise<void> {
     this.restarts += 1;
-    for (const flight of this._flights.values()) {
-      flight.result.status = 'kernel-died';
-      flight.controller.abort();
-    }
+    this._runs.stopAll('kernel-died');
+    await this._runs.settled();
   }
 
   kernelState(): KernelState {
@@ -195,7 +193,9 @@ export class FakeNotebook implements INotebookPort {
   async readFile(path: string): Promise<string> {
     const text = this.files.get(path);
     if (text === undefined) {
-      throw new NotebookPortError(`There is no file ${path}.`);
+      throw new NotebookPortError(
+        `There is no file "${path}". Call list_files on its parent directory to see what exists.`
+      );
     }
     return text;
   }
@@ -206,100 +206,6 @@ export class FakeNotebook implements INotebookPort {
 
   endUndoGroup(): void {
     this.undoGroups.push('end');
-  }
-
-  private _start(
-    cellId: string | null,
-    source: string,
-    executionCount: number | null,
-    store: (outputs: CellOutput[]) => void
-  ): IFlight {
-    const controller = new AbortController();
-    const result: IRunResult = {
-      cellId,
-      status: 'running',
-      executionCount,
-      outputs: []
-    };
-    const flight: IFlight = {
-      controller,
-      started: Date.now(),
-      result,
-      finished: false,
-      done: Promise.resolve()
-    };
-    this.state = 'busy';
-    flight.done = (async () => {
-      try {
-        result.outputs = await this._execute(source, controller.signal);
-        result.status = result.outputs.some(o => o.type === 'error')
-          ? 'error'
-          : 'ok';
-      } catch (error) {
-        if (!controller.signal.aborted) {
-          throw error;
-        }
-        if (result.status === 'running') {
-          result.status = 'aborted';
-        }
-      } finally {
-        flight.finished = true;
-        store(result.outputs);
-        if (cellId) {
-          this._flights.delete(cellId);
-        }
-        this.state = 'idle';
-      }
-    })();
-    if (cellId) {
-      this._flights.set(cellId, flight);
-    }
-    return flight;
-  }
-
-  private async _watch(
-    flight: IFlight,
-    options: IRunOptions
-  ): Promise<IRunResult> {
-    const { signal, softTimeoutMs, hardTimeoutMs } = options;
-    const timers: Array<ReturnType<typeof setTimeout>> = [];
-    const onAbort = () => void this.interrupt();
-    signal?.addEventListener('abort', onAbort);
-    if (signal?.aborted) {
-      onAbort();
-    }
-    try {
-      const soft = new Promise<'soft'>(resolve => {
-        if (softTimeoutMs !== undefined) {
-          timers.push(setTimeout(() => resolve('soft'), softTimeoutMs));
-        }
-      });
-      if (hardTimeoutMs !== undefined) {
-        const left = hardTimeoutMs - (Date.now() - flight.started);
-        timers.push(
-          setTimeout(
-            () => {
-              flight.result.status = 'timeout';
-              void this.interrupt();
-            },
-            Math.max(0, left)
-          )
-        );
-      }
-      const outcome = await Promise.race([
-        flight.done.then(() => 'done' as const),
-        soft
-      ]);
-      const result = { ...flight.result, outputs: [...flight.result.outputs] };
-      result.elapsedMs = Date.now() - flight.started;
-      if (outcome === 'soft' && !flight.finished) {
-        result.status = 'running';
-      }
-      return result;
-    } finally {
-      timers.forEach(clearTimeout);
-      signal?.removeEventListener('abort', onAbort);
-    }
   }
 
   private _index(cellId: string): number {

@@ -1,8 +1,10 @@
 /**
  * Turns the iopub messages of one execution into cell outputs, the way a
- * notebook's output area does: consecutive stream text of the same name is
- * merged, `clear_output(wait=True)` clears just before the next output, and
- * `update_display_data` replaces the outputs with the same display id.
+ * notebook's output area does (JupyterLab's OutputArea and
+ * OutputAreaModel): consecutive stream text of the same name is merged,
+ * with `\r` and `\b` applied (./stream-output.ts), `clear_output(wait=True)`
+ * clears just before the next output, and `update_display_data` replaces
+ * the outputs with the same display id.
  *
  * Outputs are treated as immutable values (a merge replaces the last
  * output rather than mutating it), so snapshots handed out earlier never
@@ -12,7 +14,7 @@
  */
 import { KernelMessage } from '@jupyterlab/services';
 import type { CellOutput } from '../agent/ports';
-import { CappedStream } from './stream-cap';
+import { StreamOutput } from './stream-output';
 
 /** The outputs of one execution, built from its iopub messages. */
 export class OutputAccumulator {
@@ -24,8 +26,22 @@ export class OutputAccumulator {
   /** The execution count the kernel announced, if any. */
   executionCount: number | null = null;
 
+  /**
+   * The last output, when it is a stream that went past the cap: its text
+   * is then head + tail, which a notebook's own output area would not do.
+   */
+  get cutStream(): CellOutput | null {
+    return this._stream?.cut ? this._outputs[this._outputs.length - 1] : null;
+  }
+
+  /** True when the last message `add` took merged into the last output (a stream). */
+  get lastMerged(): boolean {
+    return this._lastMerged;
+  }
+
   /** Handle one iopub message; returns whether the outputs changed. */
   add(msg: KernelMessage.IIOPubMessage): boolean {
+    this._lastMerged = false;
     if (KernelMessage.isExecuteInputMsg(msg)) {
       this.executionCount = msg.content.execution_count;
       return false;
@@ -59,13 +75,14 @@ export class OutputAccumulator {
       this._stream
     ) {
       this._stream.append(output.text);
+      this._lastMerged = true;
       this._outputs[this._outputs.length - 1] = {
         ...last,
         text: this._stream.text
       };
     } else {
       if (output.type === 'stream') {
-        this._stream = new CappedStream(output.text);
+        this._stream = new StreamOutput(output.text);
         output.text = this._stream.text;
       } else {
         this._stream = null;
@@ -107,10 +124,11 @@ export class OutputAccumulator {
 
   private _outputs: CellOutput[] = [];
   /** The text of the last output, when it is a stream (it may grow). */
-  private _stream: CappedStream | null = null;
+  private _stream: StreamOutput | null = null;
   /** Output index → display id, for update_display_data. */
   private _displays = new Map<number, string>();
   private _clearPending = false;
+  private _lastMerged = false;
 }
 
 namespace Private {

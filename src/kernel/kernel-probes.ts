@@ -1,10 +1,19 @@
 /**
- * Small bounded waits on a kernel connection, for KernelLink: poll until a
- * condition holds, wait until a kernel answers, dispose a connection safely,
- * and map its status to the agent's kernel state. Every wait has a deadline.
+ * Small bounded waits on a kernel connection: poll until a condition
+ * holds, wait until a kernel answers, nudge a kernel that shows no status,
+ * dispose a connection safely. Every wait has a deadline.
+ *
+ * Why kernels need nudging: after a restart, a connection shows `starting`
+ * or `unknown` until the kernel next publishes a status for a tracked
+ * request, though the kernel is idle. In the browser, JupyterLab ignores
+ * the statuses of "untracked" requests (kernel_info, completion, debug…;
+ * the page config's `untracked_message_types`), so only an execution
+ * moves it: measured in Chromium against JupyterLab 4.6, the status stayed
+ * `unknown` for good after every restart. In Node the kernel_info request
+ * the connection sends on reconnecting is sometimes never answered
+ * (about one restart in five).
  */
 import type { Kernel } from '@jupyterlab/services';
-import type { KernelState } from '../agent/ports';
 
 /** How often to resend kernel_info while a fresh connection shows no status. */
 const PROBE_INTERVAL_MS = 1000;
@@ -29,6 +38,40 @@ export function disposeSafely(kernel: Kernel.IKernelConnection): void {
   }
   kernel.dispose();
 }
+
+/**
+ * Make `kernel` publish its status when it is connected but shows none
+ * (neither idle nor busy), at most once per PROBE_INTERVAL_MS: an empty
+ * silent execution (no output, no execution count, no history) is the one
+ * request whose status every client tracks.
+ */
+export function nudgeIfSilent(kernel: Kernel.IKernelConnection): void {
+  if (
+    kernel.isDisposed ||
+    kernel.connectionStatus !== 'connected' ||
+    (kernel.status !== 'starting' && kernel.status !== 'unknown')
+  ) {
+    return;
+  }
+  const last = nudged.get(kernel) ?? 0;
+  if (Date.now() - last > PROBE_INTERVAL_MS) {
+    nudged.set(kernel, Date.now());
+    try {
+      const future = kernel.requestExecute({
+        code: '',
+        silent: true,
+        store_history: false,
+        allow_stdin: false,
+        stop_on_error: false
+      });
+      future.done.catch(() => undefined);
+    } catch {
+      // The connection cannot send now: the next call tries again.
+    }
+  }
+}
+
+const nudged = new WeakMap<Kernel.IKernelConnection, number>();
 
 /** Poll `predicate` until true or `deadline` (Date.now() ms); its value. */
 export async function until(
@@ -70,22 +113,4 @@ export async function whenAnswering(
     }
     return false;
   }, deadline).then(ok => ok && !kernel.isDisposed);
-}
-
-/** The kernel state the agent sees for a connection status. */
-export function toKernelState(status: Kernel.Status): KernelState {
-  switch (status) {
-    case 'idle':
-    case 'busy':
-    case 'starting':
-    case 'restarting':
-    case 'dead':
-      return status;
-    case 'autorestarting':
-      return 'restarting';
-    case 'terminating':
-      return 'dead';
-    default:
-      return 'unknown';
-  }
 }

@@ -4,7 +4,7 @@
  * A cell may print without end (50 MB of logs, a loop gone wrong). Keeping
  * it all would hold it in memory, write it into the notebook and make every
  * read of the notebook slow, while the agent only ever reads a head and a
- * tail of it (context/observations.ts). So past `MAX_STREAM_CHARS` the text
+ * tail of it (src/agent/context/observations.ts). So past `MAX_STREAM_CHARS` the text
  * keeps its first and last part with a line saying how much was dropped.
  * Appending is amortized O(1) per character: the tail may grow to twice its
  * size before it is trimmed.
@@ -50,6 +50,11 @@ export class CappedStream {
       this._dropped += start;
       this._tail = this._tail.slice(start);
     }
+  }
+
+  /** True once the text went past MAX_STREAM_CHARS (it is kept as head + tail from then on). */
+  get cut(): boolean {
+    return this._cut;
   }
 
   /** The text as kept: all of it, or head + a line on what was dropped + tail. */

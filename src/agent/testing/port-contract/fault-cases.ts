@@ -1,0 +1,192 @@
+/**
+ * Contract cases for kernel faults (those of the headless fault suite,
+ * src/headless/__tests__/faults/, at the port): code that ignores SIGINT,
+ * a kernel that dies, a restart by another client, input(), 50 MB of
+ * output, a huge image. Each bounds its time and checks the observation
+ * the agent would read.
+ */
+import { formatRunResult } from '../../context/observations';
+import * as check from './check';
+import { withPort, type IPortCase } from './contract';
+import { PROGRAMS } from './programs';
+import { cellShowsResult, codeCell, idle } from './run-cases';
+
+/** The grace the engine gives an interrupt (src/kernel/watched-execution.ts). */
+const GRACE_MS = 3000;
+
+export const FAULT_CASES: IPortCase[] = [
+  {
+    name: 'code that ignores SIGINT: the hard timeout reports it still running',
+    timeoutMs: 90000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const id = await codeCell(port, PROGRAMS.ignoresSigint);
+        const result = await port.runCell(id, { hardTimeoutMs: 1500 });
+        check.equal(result.status, 'timeout', 'status');
+        check.ok(result.notStopped === true, 'notStopped');
+        check.below(
+          result.elapsedMs ?? Infinity,
+          1500 + GRACE_MS + 3000,
+          'elapsed ms'
+        );
+        check.matches(
+          formatRunResult(result),
+          /did not stop when interrupted.*restart_kernel/s,
+          'observation'
+        );
+        check.equal(port.kernelState(), 'busy', 'the kernel, still running it');
+        await port.restartKernel();
+        await idle(port, 20000);
+      })
+  },
+  {
+    name: 'code that ignores SIGINT: the user’s Stop restarts the kernel',
+    timeoutMs: 90000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        await port.runCell(await codeCell(port, PROGRAMS.defineX));
+        const id = await codeCell(port, PROGRAMS.ignoresSigint);
+        const controller = new AbortController();
+        const running = port.runCell(id, { signal: controller.signal });
+        await check.until(
+          async () =>
+            check
+              .streamText(
+                (await port.getCells()).find(c => c.id === id)!.outputs
+              )
+              .includes('ignoring'),
+          20000,
+          'the code to start'
+        );
+        const stopped = Date.now();
+        controller.abort();
+        const result = await running;
+        check.equal(result.status, 'aborted', 'status');
+        check.ok(result.kernelRestarted === true, 'kernelRestarted');
+        check.matches(
+          formatRunResult(result),
+          /ignored the interrupt, so the kernel was restarted/,
+          'observation'
+        );
+        await idle(port, 20000);
+        check.below(Date.now() - stopped, GRACE_MS + 15000, 'Stop → idle (ms)');
+        const after = await port.executeCode(PROGRAMS.useX);
+        check.equal(check.errorName(after.outputs), 'NameError', 'x after it');
+      })
+  },
+  {
+    name: 'the kernel dies mid-cell',
+    timeoutMs: 90000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const started = Date.now();
+        const result = await port.runCell(await codeCell(port, PROGRAMS.dies), {
+          softTimeoutMs: 30000
+        });
+        check.equal(result.status, 'kernel-died', 'status');
+        check.equal(result.kernelEvent, undefined, 'kernel event');
+        check.below(Date.now() - started, 20000, 'ms to report it');
+        check.matches(
+          formatRunResult(result),
+          /The kernel died while cell_id/,
+          'observation'
+        );
+        await idle(port, 30000);
+        const next = await port.runCell(await codeCell(port, PROGRAMS.answer));
+        check.equal(next.status, 'ok', 'a run after the kernel came back');
+      })
+  },
+  {
+    name: 'another client restarts the kernel mid-run',
+    timeoutMs: 90000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const id = await codeCell(port, PROGRAMS.sleeper);
+        const running = port.runCell(id, { softTimeoutMs: 40000 });
+        await check.until(
+          async () =>
+            check
+              .streamText(
+                (await port.getCells()).find(c => c.id === id)!.outputs
+              )
+              .includes('sleeping'),
+          20000,
+          'the code to start'
+        );
+        const restarted = Date.now();
+        await harness.restartElsewhere(port);
+        const result = await running;
+        check.equal(result.status, 'kernel-died', 'status');
+        check.equal(result.kernelEvent, 'restarted', 'kernel event');
+        check.below(Date.now() - restarted, 15000, 'ms to report it');
+        check.matches(
+          formatRunResult(result),
+          /The kernel was restarted \(by the user or another client\) while cell_id/,
+          'observation'
+        );
+        await idle(port, 20000);
+      })
+  },
+  {
+    name: 'input() is refused at once',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const result = await port.runCell(
+          await codeCell(port, PROGRAMS.asksInput),
+          {
+            hardTimeoutMs: 15000
+          }
+        );
+        check.equal(result.status, 'error', 'status');
+        check.ok(result.stdinRefused === true, 'stdinRefused');
+        check.below(result.elapsedMs ?? Infinity, 10000, 'elapsed ms');
+        check.matches(
+          formatRunResult(result),
+          /input\(\), which is not available/,
+          'observation'
+        );
+      })
+  },
+  {
+    name: '50 MB of stdout: the cell and the observation stay bounded',
+    timeoutMs: 180000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const result = await port.runCell(
+          await codeCell(port, PROGRAMS.flood),
+          {
+            hardTimeoutMs: 150000
+          }
+        );
+        check.equal(result.status, 'ok', 'status');
+        const observation = formatRunResult(result);
+        check.matches(observation, /finished OK/, 'observation');
+        check.matches(observation, /END/, 'observation');
+        check.below(observation.length, 5000, 'observation length');
+        const text = check.streamText(result.outputs);
+        check.below(text.length, 4_000_000, 'characters kept');
+        check.matches(text, /characters of output dropped/, 'the cut');
+        check.ok(text.endsWith('END\n'), 'the tail kept');
+        await cellShowsResult(port, result);
+      })
+  },
+  {
+    name: 'a huge image output is described, not pasted',
+    timeoutMs: 90000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const result = await port.runCell(await codeCell(port, PROGRAMS.image));
+        check.equal(result.status, 'ok', 'status');
+        const image = result.outputs.find(o => o.type === 'display_data');
+        check.ok(
+          image?.type === 'display_data' &&
+            String(image.data['image/png']).length > 7_000_000,
+          'the image in the outputs'
+        );
+        const observation = formatRunResult(result);
+        check.matches(observation, /image/i, 'observation');
+        check.below(observation.length, 5000, 'observation length');
+      })
+  }
+];

@@ -1,0 +1,80 @@
+/**
+ * The port contract (src/agent/testing/port-contract/) on the headless
+ * ServerNotebookPort: a private Jupyter server and a real ipykernel per
+ * notebook. No IOPub rate limit, as in the fault suite: a flood must reach
+ * the port, whose own bounds are under test.
+ */
+import { ContentsManager, KernelAPI } from '@jupyterlab/services';
+import type { INotebookPort } from '../../agent/ports';
+import { describePortContract } from '../../agent/__tests__/port-contract-suite';
+import type {
+  IPortHarness,
+  IUserCell
+} from '../../agent/testing/port-contract/contract';
+import { JupyterServerProcess } from '../jupyter-server';
+import { ServerNotebookPort } from '../server-port';
+
+let server: JupyterServerProcess | null = null;
+let contents: ContentsManager | null = null;
+let opened = 0;
+
+afterAll(async () => {
+  contents?.dispose();
+  await server?.dispose();
+}, 30000);
+
+async function harness(): Promise<IPortHarness> {
+  // @jupyterlab/services logs every kernel status and reconnect.
+  jest.spyOn(console, 'debug').mockImplementation(() => undefined);
+  jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  server = await JupyterServerProcess.start({
+    extraArgs: ['--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0']
+  });
+  const settings = server.serverSettings;
+  contents = new ContentsManager({ serverSettings: settings });
+  const files = contents;
+  return {
+    name: 'ServerNotebookPort',
+    notApplicable: {},
+    async open(cells: IUserCell[] = []): Promise<INotebookPort> {
+      opened += 1;
+      const path = `contract-${opened}.ipynb`;
+      await files.save(path, {
+        type: 'notebook',
+        format: 'json',
+        content: {
+          nbformat: 4,
+          nbformat_minor: 5,
+          metadata: {
+            kernelspec: { name: 'python3', display_name: 'Python 3' }
+          },
+          cells: cells.map((cell, i) => ({
+            id: `user-cell-${i}`,
+            cell_type: cell.type,
+            metadata: {},
+            source: cell.source,
+            ...(cell.type === 'code'
+              ? { outputs: [], execution_count: null }
+              : {})
+          }))
+        }
+      });
+      return ServerNotebookPort.open({ serverSettings: settings, path });
+    },
+    async restartElsewhere(port): Promise<void> {
+      const kernel = (port as ServerNotebookPort).kernel;
+      if (!kernel) {
+        throw new Error('the port has no kernel');
+      }
+      await KernelAPI.restartKernel(kernel.id, settings);
+    },
+    async writeFile(path, text): Promise<void> {
+      await files.save(path, { type: 'file', format: 'text', content: text });
+    },
+    async close(port): Promise<void> {
+      await (port as ServerNotebookPort).close({ shutdownKernel: true });
+    }
+  };
+}
+
+describePortContract('ServerNotebookPort', harness, {});

@@ -1,0 +1,153 @@
+/**
+ * Measurements the browser benchmarks and UI tests make inside the page
+ * (through ./test-hooks.ts), on the live port as the user's JupyterLab
+ * runs it:
+ * - `overhead`: the agent's cost per step on top of the kernel round trip,
+ *   as bench/agent-overhead.ts measures it in Node: raw `requestExecute`,
+ *   the cell run as Shift+Enter runs it (`CodeCell.execute`, output
+ *   rendered), and the run_cell tool over LiveNotebookPort, interleaved;
+ * - `stopIgnored`: the user's Stop on code that ignores SIGINT, timed from
+ *   the Stop to the run's end and to an idle kernel.
+ */
+import { CodeCell } from '@jupyterlab/cells';
+import type { NotebookPanel } from '@jupyterlab/notebook';
+import type { INotebookPort } from '../agent/ports';
+import type { IPortHarness } from '../agent/testing/port-contract/contract';
+import { PROGRAMS } from '../agent/testing/port-contract/programs';
+import { runCell } from '../agent/tools/kernel-tools';
+import { ToolRegistry, type ITool } from '../agent/tools/registry';
+import { RunState } from '../agent/tools/run-state';
+
+/** Timings in ms, one per round. */
+export interface IOverheadSamples {
+  raw: number[];
+  shiftEnter: number[];
+  port: number[];
+  tool: number[];
+  observationChars: number;
+}
+
+/** The live harness with the panel of each port it opened. */
+export interface ILiveHarness extends IPortHarness {
+  panelOf(port: INotebookPort): NotebookPanel;
+}
+
+/** Time `rounds` rounds of the three paths for `code`, after `warmup` rounds. */
+export async function overhead(
+  harness: ILiveHarness,
+  code: string,
+  rounds: number,
+  warmup: number
+): Promise<IOverheadSamples> {
+  const port = await harness.open([]);
+  try {
+    const panel = harness.panelOf(port);
+    const kernel = panel.sessionContext.session!.kernel!;
+    const cellId = (await port.insertCell({ type: 'code', source: code })).id;
+    const shiftEnterCell = (
+      await port.insertCell({ type: 'code', source: code })
+    ).id;
+    const widget = (id: string) =>
+      panel.content.widgets.find(w => w.model.id === id) as CodeCell;
+    const registry = new ToolRegistry([runCell] as ITool<never>[]);
+    const context = {
+      notebook: port,
+      signal: new AbortController().signal,
+      state: new RunState()
+    };
+    const args = JSON.stringify({ cell_id: cellId });
+    const samples: IOverheadSamples = {
+      raw: [],
+      shiftEnter: [],
+      port: [],
+      tool: [],
+      observationChars: 0
+    };
+    for (let i = 0; i < warmup + rounds; i++) {
+      let t = performance.now();
+      const reply = await kernel.requestExecute({ code }).done;
+      if (reply.content.status !== 'ok') {
+        throw new Error(`raw execute: ${reply.content.status}`);
+      }
+      const raw = performance.now() - t;
+      t = performance.now();
+      await CodeCell.execute(widget(shiftEnterCell), panel.sessionContext);
+      const shiftEnter = performance.now() - t;
+      t = performance.now();
+      await port.runCell(cellId);
+      const portOnly = performance.now() - t;
+      t = performance.now();
+      const result = await registry.call(
+        { id: `call-${i}`, name: 'run_cell', arguments: args },
+        context
+      );
+      const tool = performance.now() - t;
+      if (!result.ok) {
+        throw new Error(`run_cell: ${result.output}`);
+      }
+      if (i >= warmup) {
+        samples.raw.push(raw);
+        samples.shiftEnter.push(shiftEnter);
+        samples.port.push(portOnly);
+        samples.tool.push(tool);
+        samples.observationChars = result.output.length;
+      }
+    }
+    return samples;
+  } finally {
+    await harness.close(port);
+  }
+}
+
+/** Times of the user's Stop, from the Stop (ms), and the kernel statuses seen meanwhile. */
+export interface IStopTimes {
+  toEnd: number;
+  toIdle: number;
+  status: string;
+  statuses: string[];
+}
+
+/** The user's Stop on code that ignores SIGINT: ms to the run's end and to an idle kernel. */
+export async function stopIgnored(harness: ILiveHarness): Promise<IStopTimes> {
+  const port = await harness.open([]);
+  try {
+    const cellId = (
+      await port.insertCell({ type: 'code', source: PROGRAMS.ignoresSigint })
+    ).id;
+    const controller = new AbortController();
+    const running = port.runCell(cellId, { signal: controller.signal });
+    const started = Date.now();
+    const printed = async () =>
+      JSON.stringify(
+        (await port.getCells()).find(c => c.id === cellId)?.outputs
+      ).includes('ignoring');
+    while (!(await printed())) {
+      if (Date.now() - started > 30000) {
+        throw new Error('the code did not start');
+      }
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+    const kernel = harness.panelOf(port).sessionContext.session!.kernel!;
+    const stopped = performance.now();
+    const statuses: string[] = [];
+    const onStatus = (_: unknown, status: string) =>
+      statuses.push(`${status}@${Math.round(performance.now() - stopped)}`);
+    kernel.statusChanged.connect(onStatus);
+    controller.abort();
+    const result = await running;
+    const toEnd = performance.now() - stopped;
+    while (port.kernelState() !== 'idle') {
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+    const toIdle = performance.now() - stopped;
+    kernel.statusChanged.disconnect(onStatus);
+    return {
+      toEnd,
+      toIdle,
+      status: `${result.status}${result.kernelRestarted ? ' (kernel restarted)' : ''}`,
+      statuses
+    };
+  } finally {
+    await harness.close(port);
+  }
+}

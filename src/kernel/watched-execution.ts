@@ -1,0 +1,280 @@
+/**
+ * One watched execute_request, for every port: the wiring between a kernel
+ * request and its record (./run-record.ts), and the stopping.
+ *
+ * An execution is either sent here (`send`: scratch code, and every cell of
+ * the headless port), whose iopub messages only this side reads, or
+ * observed (`observe`: a live notebook cell run the way Shift+Enter runs
+ * it, whose output area renders the messages): then a message hook on the
+ * request reads every message before the output area does and lets it
+ * through, except the rest of a stream past the cap (./cut-stream-writer.ts).
+ *
+ * Nothing here may hang: the reply races the kernel going away
+ * (./kernel-watch.ts), and once this side asked the kernel to stop (abort,
+ * hard timeout) the reply is awaited only for STOP_GRACE_MS. A kernel that
+ * has not stopped by then ignores SIGINT or is stuck in native code: the
+ * run ends `notStopped`, or, after the user's Stop and when the caller can
+ * restart the kernel, the kernel is restarted (`kernelRestarted`).
+ */
+import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type {
+  CellOutput,
+  IRunOptions,
+  IRunResult,
+  RunStatus
+} from '../agent/ports';
+import { CutStreamWriter } from './cut-stream-writer';
+import { isGoneStatus } from './kernel-state';
+import { watchKernel, type KernelGone } from './kernel-watch';
+import { RunRecord, type StopReason } from './run-record';
+import { watchRun } from './watch-run';
+
+/** How long to wait for the reply after interrupting, before giving up. */
+export const STOP_GRACE_MS = 3000;
+
+/** Bound on the restart after an ignored Stop. */
+const RESTART_TIMEOUT_MS = 20000;
+
+type Future = Kernel.IShellFuture<
+  KernelMessage.IExecuteRequestMsg,
+  KernelMessage.IExecuteReplyMsg
+>;
+
+/** An execution in a kernel, watched. */
+export class WatchedExecution {
+  /**
+   * Send `code` with stdin disabled and collect its outputs. Throws the
+   * connection's error when it cannot send (e.g. the kernel is dead).
+   */
+  static send(options: WatchedExecution.ISendOptions): WatchedExecution {
+    const future = options.kernel.requestExecute({
+      code: options.code,
+      silent: options.silent ?? false,
+      store_history: options.storeHistory,
+      user_expressions: {},
+      allow_stdin: false,
+      stop_on_error: true
+    });
+    return new WatchedExecution(options, future, true);
+  }
+
+  /** Watch `future`, a request someone else sent (a live cell's output area). */
+  static observe(options: WatchedExecution.IObserveOptions): WatchedExecution {
+    return new WatchedExecution(options, options.future, false);
+  }
+
+  private constructor(
+    private readonly _options: WatchedExecution.IOptions,
+    private readonly _future: Future,
+    private readonly _owned: boolean
+  ) {
+    this._record = new RunRecord(_options.cellId, Date.now());
+    this._done = new Promise(resolve => (this._resolveDone = resolve));
+    this._cutWriter = new CutStreamWriter(
+      _owned
+        ? undefined
+        : (_options as WatchedExecution.IObserveOptions).onCutStream
+    );
+    if (_owned) {
+      _future.onIOPub = msg => {
+        if (!this.finished && this._accumulate(msg)) {
+          this._changed();
+        }
+      };
+    } else {
+      _future.registerMessageHook(this._hook);
+    }
+    _future.done.then(
+      reply => this._finish(reply.content),
+      // Disposed: the kernel restarted or the connection closed (the watch
+      // usually said so first), or someone ran the observed cell again.
+      () =>
+        setTimeout(() => {
+          const rerun = !_owned && !isGoneStatus(_options.kernel.status);
+          this._finish(null, rerun ? 'aborted' : 'kernel-died');
+        }, 0)
+    );
+    this._unwatch = watchKernel(
+      _options.kernel,
+      {
+        finished: () => this.finished,
+        quietMs: () => Date.now() - this._lastMessageAt
+      },
+      why => this._gone(why)
+    );
+  }
+
+  /** Date.now() when the request was sent; timeouts count from here. */
+  get started(): number {
+    return this._record.started;
+  }
+
+  /** The cell, or null for scratch code. */
+  get cellId(): string | null {
+    return this._record.cellId;
+  }
+
+  /** True once the execution ended (or was given up on). */
+  get finished(): boolean {
+    return this._record.finished;
+  }
+
+  /** True once this side asked the kernel to stop the execution. */
+  get stopping(): boolean {
+    return this._record.stopReason !== null;
+  }
+
+  /** Resolves when the execution ended (or was given up on); never rejects. */
+  get done(): Promise<void> {
+    return this._done;
+  }
+
+  /** The result now; `running` until finished. */
+  snapshot(): IRunResult {
+    return this._record.snapshot();
+  }
+
+  /**
+   * Ask the kernel to stop this execution; it ends as `reason` (the first
+   * reason wins). The caller interrupts the kernel unless `interrupted`
+   * says it already did (one interrupt serves every execution). `byUser`:
+   * the user's Stop, after which a kernel that ignores the interrupt is
+   * restarted when the options say how.
+   */
+  stop(reason: StopReason, interrupted = false, byUser = false): void {
+    if (this.finished || this.stopping) {
+      return;
+    }
+    this._record.stopReason = reason;
+    if (!interrupted) {
+      void this._options.interrupt().catch(() => undefined);
+    }
+    this._graceTimer = setTimeout(() => {
+      const restart = this._options.restart;
+      if (!byUser || !restart) {
+        this._record.notStopped = true;
+        this._finish(null, reason);
+        return;
+      }
+      this._record.restartedAfterStop = true;
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      void Promise.race([
+        restart().catch(() => undefined),
+        new Promise(done => (bound = setTimeout(done, RESTART_TIMEOUT_MS)))
+      ]).then(() => {
+        clearTimeout(bound);
+        this._finish(null, reason);
+      });
+    }, STOP_GRACE_MS);
+  }
+
+  /** Give up on the execution (the port is closing, or the kernel is gone). */
+  abandon(event?: 'lost'): void {
+    this._gone(event ?? 'died');
+  }
+
+  /**
+   * Watch until the execution ends or the soft timeout passes (then the
+   * result says `running`). A hard timeout or an abort stops it.
+   */
+  watch(options: IRunOptions = {}): Promise<IRunResult> {
+    return watchRun(this, options);
+  }
+
+  /** Observed requests: read each message, and keep a flood out of the cell. */
+  private readonly _hook = (msg: KernelMessage.IIOPubMessage): boolean => {
+    if (this.finished) {
+      return true;
+    }
+    const changed = this._accumulate(msg);
+    const pass = this._cutWriter.pass(msg, this._record.outputs);
+    if (changed) {
+      this._changed();
+    }
+    return pass;
+  };
+
+  /** Add a message to the outputs; true when they changed. */
+  private _accumulate(msg: KernelMessage.IIOPubMessage): boolean {
+    this._lastMessageAt = Date.now();
+    const changed = this._record.outputs.add(msg);
+    return changed || msg.header.msg_type === 'execute_input';
+  }
+
+  private _gone(why: KernelGone): void {
+    if (this._record.restartedAfterStop) {
+      return; // our own restart: the stop ends the run
+    }
+    if (!this.finished && why !== 'died') {
+      this._record.kernelEvent = why;
+    }
+    this._finish(null, 'kernel-died');
+  }
+
+  private _finish(
+    reply: KernelMessage.IExecuteReplyMsg['content'] | null,
+    forced?: RunStatus
+  ): void {
+    if (this.finished) {
+      return;
+    }
+    this._cutWriter.flush();
+    this._record.end(reply, forced);
+    if (this._graceTimer) {
+      clearTimeout(this._graceTimer);
+    }
+    this._unwatch();
+    if (this._owned && !reply) {
+      // Given up on: later messages must not land in the outputs.
+      this._future.dispose();
+    } else if (!this._owned && !this._future.isDisposed) {
+      this._future.removeMessageHook(this._hook);
+    }
+    this._changed();
+    this._resolveDone();
+  }
+
+  private _changed(): void {
+    this._options.onChange?.(this);
+  }
+
+  private readonly _record: RunRecord;
+  private readonly _cutWriter: CutStreamWriter;
+  private readonly _unwatch: () => void;
+  private readonly _done: Promise<void>;
+  private _resolveDone: () => void = () => undefined;
+  private _graceTimer: ReturnType<typeof setTimeout> | null = null;
+  private _lastMessageAt = Date.now();
+}
+
+/** Options of WatchedExecution. */
+export namespace WatchedExecution {
+  /** What every execution needs. */
+  export interface IOptions {
+    kernel: Kernel.IKernelConnection;
+    /** The cell, or null for scratch code. */
+    cellId: string | null;
+    /** Interrupt the kernel (the port's, so it can count interrupts). */
+    interrupt: () => Promise<void>;
+    /** Restart the kernel after the user's ignored Stop; without it the run ends `notStopped`. */
+    restart?: () => Promise<void>;
+    /** Called whenever outputs or the execution count change, and at the end. */
+    onChange?: (execution: WatchedExecution) => void;
+  }
+
+  /** An execution to send. */
+  export interface ISendOptions extends IOptions {
+    code: string;
+    /** No execute_result, no execution count, no history (inspection). */
+    silent?: boolean;
+    /** Count it and add it to the kernel's history (cells do, scratch code does not). */
+    storeHistory: boolean;
+  }
+
+  /** A request someone else sent, to watch. */
+  export interface IObserveOptions extends IOptions {
+    future: Future;
+    /** Write a stream output that went past the cap into the cell, in place of its last output. */
+    onCutStream?: (output: CellOutput) => void;
+  }
+}

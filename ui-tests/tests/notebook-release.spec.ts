@@ -1,0 +1,46 @@
+/**
+ * Closed notebooks are released: the extension makes a port for every
+ * notebook panel, and the port used to stay connected to JupyterLab's
+ * static NotebookActions.executionScheduled signal, which kept every panel
+ * ever opened in memory. Open, run and close 20 notebooks the way a user
+ * does (JupyterLab's own commands: open, run the cell, save, close the
+ * tab; bench/lib/notebook-cycles.ts, which the memory benchmark uses too),
+ * collect garbage (CDP), and count the closed panels still reachable (the
+ * extension's test hook keeps WeakRefs to every panel it saw).
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { Page } from '@playwright/test';
+import { openAndCloseNotebooks } from '../../bench/lib/notebook-cycles';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  await page.kernel.shutdownAll();
+});
+
+test('20 notebooks opened, run and closed are all released from memory', async ({
+  page
+}) => {
+  test.setTimeout(300000);
+  await page.waitForFunction(() => 'notebookAgentTest' in window);
+  await openAndCloseNotebooks(page, 20);
+  // Let pending timers that still hold the last panel (autosave, status
+  // debouncers) fire, then collect twice.
+  await page.waitForTimeout(2000);
+  // The fixture is a proxy around the real Page, which CDP wants.
+  const real = (page as unknown as { page: Page }).page;
+  const cdp = await page.context().newCDPSession(real);
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('HeapProfiler.collectGarbage');
+  const panels = await page.evaluate(() =>
+    (
+      window as unknown as {
+        notebookAgentTest: {
+          livePanels(): { opened: number; closedInMemory: number };
+        };
+      }
+    ).notebookAgentTest.livePanels()
+  );
+  expect(panels.opened).toBeGreaterThanOrEqual(20);
+  expect(panels.closedInMemory).toBe(0);
+});
