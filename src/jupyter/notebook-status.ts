@@ -82,9 +82,12 @@ export function notebookStatus(
       if (watched !== run) {
         return;
       }
-      update({ busyAfterReload: state === 'busy' });
+      // A kernel that ran before the reload and says "starting" is still
+      // busy: the reloaded page's kernel_info request waits behind the cell.
+      const busy = state === 'busy' || state === 'starting';
+      update({ busyAfterReload: busy });
       const done =
-        (state !== '' && state !== 'busy' && state !== 'starting') ||
+        (state !== '' && !busy) ||
         (state === '' && Date.now() - started > FIND_KERNEL_MS);
       if (done) {
         return;
