@@ -25,6 +25,11 @@ export interface IChatRecord {
   usage: IUsage;
   plan: IPlanStep[] | null;
   choice: IModelChoice | null;
+  /**
+   * Whether a run was in progress when this was saved (absent in older
+   * records): reopened, such a run shows as interrupted (interrupted-run.ts).
+   */
+  running?: boolean;
 }
 
 /** A short title from the chat's first request. */

@@ -68,6 +68,18 @@ export interface IToolResult {
   images?: IImageAttachment[];
   /** The plan as the agent last stated it (from `update_plan`). */
   plan?: IPlanStep[];
+  /**
+   * The code the tool ran was still running when it returned (a soft
+   * timeout): the card says "still running", not "done".
+   */
+  stillRunning?: boolean;
+}
+
+/** A cell the agent ran that is still running in the kernel. */
+export interface IRunningCell {
+  id: string;
+  /** How the user finds it: its position and first line ("cell 2 (import time)"). */
+  label: string;
 }
 
 /** One step of the agent's plan, shown to the user as a checklist. */
@@ -124,4 +136,13 @@ export type AgentEvent =
       durationMs: number;
     }
   | { type: 'usage'; usage: IUsage }
-  | { type: 'end'; reason: RunEndReason; error?: IAgentError; detail?: string };
+  /** A line for the transcript from the loop itself (not the model's words). */
+  | { type: 'notice'; text: string }
+  | {
+      type: 'end';
+      reason: RunEndReason;
+      error?: IAgentError;
+      detail?: string;
+      /** Cells the agent ran that are still running as the run ends. */
+      leftRunning?: IRunningCell[];
+    };

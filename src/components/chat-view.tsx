@@ -31,10 +31,12 @@ import { RulesLine } from './rules-line';
 import { SetupNotice } from './setup-notice';
 import type {
   IChatHistory,
+  INotebookStatus,
   IReadable,
   ISidebarActions,
   ISidebarConfig
 } from './sidebar-config';
+import { NotebookLine, WorkingElsewhere } from './notebook-line';
 import { SaveStatus } from './save-status';
 import { TranscriptItemView } from './transcript-item';
 import { UsageBadge } from './usage-badge';
@@ -57,11 +59,18 @@ export interface IChatViewProps {
   mentions?: IMentionSource;
   /** The in-browser model's loading progress (local mode). */
   localModel?: LocalModelStatusStore;
+  /** Which notebook the user is on, and its kernel after a reload. */
+  notebook?: IReadable<INotebookStatus>;
   /** The Jupyter server's MCP servers and their tools. */
   mcp?: McpToolSource;
   /** The project rules that apply to the active notebook. */
   rules?: IReadable<IProjectRules | null>;
 }
+
+const NO_NOTEBOOK_STATUS: IReadable<INotebookStatus> = {
+  subscribe: () => () => undefined,
+  getSnapshot: () => ({ current: '', busyAfterReload: false })
+};
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
 function urgentChange(shown: ISessionState, next: ISessionState): boolean {
@@ -88,11 +97,19 @@ export function ChatView(props: IChatViewProps): JSX.Element {
     props.config.subscribe,
     props.config.getSnapshot
   );
+  const where = props.notebook ?? NO_NOTEBOOK_STATUS;
+  const notebook = useSyncExternalStore(where.subscribe, where.getSnapshot);
+  // The chat belongs to its notebook; a chat not yet used, to the current one.
+  const chatNotebook = session.notebookPath || notebook.current;
   const bottom = useRef<HTMLDivElement>(null);
   useEffect(() => {
     bottom.current?.scrollIntoView?.({ block: 'end' });
   }, [state.items]);
   const running = state.status === 'running';
+  // A run works in another notebook than the one on screen: say where,
+  // instead of showing that notebook's chat as if it were this one's.
+  const elsewhere =
+    running && !!notebook.current && notebook.current !== chatNotebook;
 
   return (
     <div
@@ -124,65 +141,81 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           disabled={running}
         />
       </div>
+      <NotebookLine
+        path={chatNotebook}
+        kernelBusy={notebook.busyAfterReload && !running}
+        onInterrupt={actions.interruptKernel}
+      />
       {props.history && <SaveStatus history={props.history} />}
-      <div className="jp-AgentSidebar-transcript" aria-live="polite">
-        <SetupNotice
-          status={config.serverStatus}
-          mode={config.mode}
-          onLookAgain={actions.lookForLocalServers}
+      {elsewhere ? (
+        <WorkingElsewhere
+          path={chatNotebook}
+          waiting={state.pendingApproval !== null}
+          onGo={actions.showNotebook}
+          onStop={() => session.stop()}
         />
-        {config.mode === 'direct' && config.direct && (
-          <DirectModeWarning {...config.direct} />
-        )}
-        {config.mode === 'local' && props.localModel && (
-          <LocalModelProgress store={props.localModel} />
-        )}
-        {state.plan && <PlanView plan={state.plan} />}
-        {state.items.length === 0 && (
-          <p className="jp-AgentSidebar-empty">
-            {trans.__(
-              'Ask for an analysis of the active notebook: the agent writes cells, runs them in its kernel, reads the results and answers.'
-            )}
-          </p>
-        )}
-        {state.items.map((item, index) => (
-          <TranscriptItemView
-            key={item.kind === 'tool' ? `${item.id}-${index}` : item.id}
-            item={item}
-            rendermime={rendermime}
-            actions={actions}
+      ) : (
+        <div className="jp-AgentSidebar-transcript" aria-live="polite">
+          <SetupNotice
+            status={config.serverStatus}
+            mode={config.mode}
+            onLookAgain={actions.lookForLocalServers}
           />
-        ))}
-        {state.pendingApproval && (
-          <ApprovalCard
-            key={state.pendingApproval.call.id}
-            request={state.pendingApproval}
-            onDecide={decision => session.resolveApproval(decision)}
-          />
-        )}
-        {state.review && (
-          <Suspense fallback={null}>
-            <FixReview
-              review={state.review}
-              onAccept={() => session.acceptReview()}
-              onReject={() => void session.rejectReview()}
-              onShowCell={actions.showCell}
+          {config.mode === 'direct' && config.direct && (
+            <DirectModeWarning {...config.direct} />
+          )}
+          {config.mode === 'local' && props.localModel && (
+            <LocalModelProgress store={props.localModel} />
+          )}
+          {state.plan && <PlanView plan={state.plan} />}
+          {state.items.length === 0 && (
+            <p className="jp-AgentSidebar-empty">
+              {trans.__(
+                'Ask for an analysis of the active notebook: the agent writes cells, runs them in its kernel, reads the results and answers.'
+              )}
+            </p>
+          )}
+          {state.items.map((item, index) => (
+            <TranscriptItemView
+              key={item.kind === 'tool' ? `${item.id}-${index}` : item.id}
+              item={item}
+              rendermime={rendermime}
+              actions={actions}
             />
-          </Suspense>
-        )}
-        {running && !state.pendingApproval && (
-          <div className="jp-AgentSidebar-working">{trans.__('Working…')}</div>
-        )}
-        {state.error && (
-          <ErrorBanner
-            error={state.error}
-            canRetry={state.items.some(item => item.kind === 'user')}
-            onRetry={actions.retry}
-            onOpenSettings={actions.openSettings}
-          />
-        )}
-        <div ref={bottom} />
-      </div>
+          ))}
+          {state.pendingApproval && (
+            <ApprovalCard
+              key={state.pendingApproval.call.id}
+              request={state.pendingApproval}
+              onDecide={decision => session.resolveApproval(decision)}
+            />
+          )}
+          {state.review && (
+            <Suspense fallback={null}>
+              <FixReview
+                review={state.review}
+                onAccept={() => session.acceptReview()}
+                onReject={() => void session.rejectReview()}
+                onShowCell={actions.showCell}
+              />
+            </Suspense>
+          )}
+          {running && !state.pendingApproval && (
+            <div className="jp-AgentSidebar-working">
+              {trans.__('Working…')}
+            </div>
+          )}
+          {state.error && (
+            <ErrorBanner
+              error={state.error}
+              canRetry={state.items.some(item => item.kind === 'user')}
+              onRetry={actions.retry}
+              onOpenSettings={actions.openSettings}
+            />
+          )}
+          <div ref={bottom} />
+        </div>
+      )}
       {config.providers && (
         <ProviderBar
           view={config.providers}

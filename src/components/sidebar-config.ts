@@ -71,6 +71,10 @@ export interface ISidebarActions {
   retry: () => void;
   /** Bring a cell the agent touched into view. */
   showCell: (cellId: string) => void;
+  /** Interrupt the kernel of the chat's notebook (a cell the agent left running). */
+  interruptKernel: () => void;
+  /** Bring the chat's notebook to the front. */
+  showNotebook: () => void;
   /** Insert code from an answer as a new cell below the active cell. */
   insertCode: (code: string) => void;
   /** Copy files next to the notebook and attach them. */
@@ -86,6 +90,17 @@ export interface ISidebarActions {
   lookForLocalServers?: () => void;
   /** Open a project rules file (AGENTS.md) by its path from the server root. */
   openRule?: (path: string) => void;
+}
+
+/** Where the sidebar is, as the views need it (written by the JupyterLab glue). */
+export interface INotebookStatus {
+  /** The path of the notebook the user is on ('' when none is open). */
+  current: string;
+  /**
+   * The kernel of the chat's notebook is still busy with a cell of a run the
+   * page's reload interrupted (the sidebar offers Interrupt).
+   */
+  busyAfterReload: boolean;
 }
 
 /** A chat in the history list. */

@@ -29,14 +29,27 @@ function title(name: string, trans: TranslationBundle): string {
   }
 }
 
-function state(status: ToolItem['status'], trans: TranslationBundle): string {
-  switch (status) {
+/** The card's state: "done · 1.2 s", "still running (30 s)", "interrupted (page reloaded)"… */
+function state(item: ToolItem, trans: TranslationBundle): string {
+  const seconds =
+    item.durationMs !== undefined
+      ? ` · ${trans.__('%1 s', (item.durationMs / 1000).toFixed(1))}`
+      : '';
+  switch (item.status) {
     case 'running':
       return trans.__('running…');
-    case 'done':
-      return trans.__('done');
+    case 'interrupted':
+      return trans.__('interrupted (page reloaded)');
     case 'error':
-      return trans.__('error');
+      return trans.__('error') + seconds;
+    case 'done':
+      // A soft timeout returned: the code goes on in the kernel.
+      return item.stillRunning
+        ? trans.__(
+            'still running (%1 s)',
+            Math.round((item.durationMs ?? 0) / 1000)
+          )
+        : trans.__('done') + seconds;
   }
 }
 
@@ -77,12 +90,7 @@ export function ToolCallCard({
         <span className="jp-AgentSidebar-toolTitle">
           {title(item.name, trans)}
         </span>
-        <span className="jp-AgentSidebar-toolState">
-          {state(item.status, trans)}
-          {item.durationMs !== undefined
-            ? ` · ${trans.__('%1 s', (item.durationMs / 1000).toFixed(1))}`
-            : ''}
-        </span>
+        <span className="jp-AgentSidebar-toolState">{state(item, trans)}</span>
       </button>
       {code !== null && <pre className="jp-AgentSidebar-toolCode">{code}</pre>}
       {open && !code && item.arguments && item.arguments !== '{}' && (

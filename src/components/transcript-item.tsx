@@ -5,8 +5,9 @@
  * a notice ("Built, not verified: …" among them).
  */
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import React, { useEffect, useRef } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import type { TranscriptItem } from '../agent/session';
+import type { IRunningCell } from '../agent/types';
 import { decorateCodeBlocks } from './code-block-actions';
 import { MarkdownView } from './markdown-view';
 import type { ISidebarActions } from './sidebar-config';
@@ -17,7 +18,7 @@ import { useTrans } from './trans';
 export interface ITranscriptItemProps {
   item: TranscriptItem;
   rendermime: IRenderMimeRegistry;
-  actions: Pick<ISidebarActions, 'insertCode' | 'showCell'>;
+  actions: Pick<ISidebarActions, 'insertCode' | 'showCell' | 'interruptKernel'>;
 }
 
 /** Notices that give a generation's verdict start like this. */
@@ -41,6 +42,15 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
     case 'tool':
       return <ToolCallCard item={item} onShowCell={props.actions.showCell} />;
     case 'notice':
+      if (item.runningCells?.length) {
+        return (
+          <LeftRunningNotice
+            text={item.text}
+            cells={item.runningCells}
+            actions={props.actions}
+          />
+        );
+      }
       return (
         <div
           className={
@@ -54,6 +64,42 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
         </div>
       );
   }
+}
+
+/** The run's last line when cells it ran still run: Show cell, Interrupt. */
+function LeftRunningNotice(props: {
+  text: string;
+  cells: ReadonlyArray<IRunningCell>;
+  actions: Pick<ISidebarActions, 'showCell' | 'interruptKernel'>;
+}): JSX.Element {
+  const trans = useTrans();
+  const [interrupted, setInterrupted] = useState(false);
+  return (
+    <div className="jp-AgentSidebar-note jp-mod-warning" role="status">
+      {props.text}{' '}
+      {props.cells.map(cell => (
+        <button
+          key={cell.id}
+          className="jp-AgentSidebar-link"
+          onClick={() => props.actions.showCell(cell.id)}
+        >
+          {props.cells.length > 1
+            ? trans.__('Show %1', cell.label)
+            : trans.__('Show cell')}
+        </button>
+      ))}{' '}
+      <button
+        className="jp-AgentSidebar-link"
+        disabled={interrupted}
+        onClick={() => {
+          setInterrupted(true);
+          props.actions.interruptKernel();
+        }}
+      >
+        {interrupted ? trans.__('Interrupted') : trans.__('Interrupt')}
+      </button>
+    </div>
+  );
 }
 
 /** An answer: markdown, with Copy / Insert as cell on its code blocks. */

@@ -40,7 +40,7 @@ function lineFor(item: TranscriptItem, final: boolean): string | null {
     case 'tool':
       return item.status === 'running'
         ? null
-        : `  [${item.name}] ${item.status}` +
+        : `  [${item.name}] ${item.stillRunning ? 'still running' : item.status}` +
             (item.durationMs !== undefined
               ? ` (${(item.durationMs / 1000).toFixed(1)} s)`
               : '') +

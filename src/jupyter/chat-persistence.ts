@@ -24,9 +24,12 @@ export function persistChats(
   const saveError = new ValueStore<string | null>(null);
   /** Records whose last save failed, by chat id (the newest of each). */
   const unsaved = new Map<string, IChatRecord>();
-  const put = async (record: IChatRecord): Promise<boolean> => {
+  const put = async (
+    record: IChatRecord,
+    leaving = false
+  ): Promise<boolean> => {
     try {
-      await client.put(record);
+      await client.put(record, leaving);
       unsaved.delete(record.id);
     } catch (error) {
       unsaved.set(record.id, record);
@@ -44,7 +47,7 @@ export function persistChats(
   let timer = 0;
   let savedItems = session.getSnapshot().items;
   let savedStatus = session.getSnapshot().status;
-  const save = async () => {
+  const save = async (leaving = false) => {
     window.clearTimeout(timer);
     const state = session.getSnapshot();
     if (
@@ -55,7 +58,7 @@ export function persistChats(
     }
     savedItems = state.items;
     savedStatus = state.status;
-    if (!(await put(session.record()))) {
+    if (!(await put(session.record(), leaving))) {
       // The next change, or Retry, saves it again.
       savedItems = [];
     }
@@ -69,7 +72,9 @@ export function persistChats(
     window.clearTimeout(timer);
     timer = window.setTimeout(() => void save(), SAVE_DELAY_MS);
   });
-  window.addEventListener('beforeunload', () => void save());
+  // The page is going away (a reload mid-run among others): the chat as it
+  // is now, in a request that outlives the page.
+  window.addEventListener('beforeunload', () => void save(true));
 
   const pathOf = (panel: NotebookPanel | null) => panel?.context.path ?? '';
   let switching = Promise.resolve();
@@ -107,6 +112,16 @@ export function persistChats(
   };
   tracker.currentChanged.connect((_, panel) => follow(panel));
   follow(tracker.currentWidget);
+  // A run that worked in another notebook than the one now on screen: once
+  // it ends, the sidebar shows the chat of the notebook on screen.
+  let wasRunning = session.busy;
+  session.subscribe(() => {
+    const running = session.busy;
+    if (wasRunning && !running) {
+      follow(tracker.currentWidget);
+    }
+    wasRunning = running;
+  });
 
   return {
     list: async () => {

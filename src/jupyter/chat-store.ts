@@ -9,6 +9,9 @@ import type { IChatSummary } from '../components/sidebar-config';
 
 export type { IChatSummary };
 
+/** Characters a keepalive request may carry (the browsers' limit is 64 KiB). */
+const KEEPALIVE_LIMIT = 60_000;
+
 /** Chats on the server. */
 export class ChatStoreClient {
   constructor(private readonly _settings: ServerConnection.ISettings) {}
@@ -34,11 +37,18 @@ export class ChatStoreClient {
     return isChatRecord(record) ? record : null;
   }
 
-  /** Save a chat; throws with the server's message when it refuses. */
-  async put(record: IChatRecord): Promise<void> {
+  /**
+   * Save a chat; throws with the server's message when it refuses.
+   * `leaving`: the page is going away (a reload, a closed tab): the request
+   * is sent so that it outlives the page when the browser allows it (a
+   * keepalive request, at most 64 KiB).
+   */
+  async put(record: IChatRecord, leaving = false): Promise<void> {
+    const body = JSON.stringify(record);
     const response = await this._request(this._url(record.id), {
       method: 'PUT',
-      body: JSON.stringify(record)
+      body,
+      keepalive: leaving && body.length < KEEPALIVE_LIMIT
     });
     if (!response.ok) {
       throw new Error(

@@ -8,6 +8,7 @@ import type { AttachmentStore } from '../components/attachment-store';
 import type { ISidebarActions } from '../components/sidebar-config';
 import type { AgentHost } from './agent-host';
 import { insertCodeCell, showCell } from './cell-actions';
+import { chatPanel } from './notebook-status';
 import { askForProviderKey } from './key-dialog';
 
 /** What `sidebarActions` acts on. */
@@ -47,6 +48,16 @@ export function sidebarActions(
         )
       ),
     showCell: cellId => showCell(app, tracker, cellId),
+    interruptKernel: () =>
+      void chatPanel(session, tracker)
+        ?.sessionContext.session?.kernel?.interrupt()
+        .catch(() => undefined),
+    showNotebook: () => {
+      const panel = chatPanel(session, tracker);
+      if (panel) {
+        app.shell.activateById(panel.id);
+      }
+    },
     insertCode: code => insertCodeCell(app, tracker, session, code, trans),
     attachFiles: options.attachFiles,
     setApprovalMode: mode => void host.setSetting('approvalMode', mode),

@@ -17,6 +17,7 @@ import { ChatView } from '../components/chat-view';
 import type { IMentionSource } from '../components/mentions';
 import type {
   IChatHistory,
+  INotebookStatus,
   IReadable,
   ISidebarActions,
   ISidebarConfig
@@ -58,6 +59,7 @@ export class AgentSidebarView extends ReactWidget {
           attachments={options.attachments}
           mentions={options.mentions}
           localModel={options.localModel}
+          notebook={options.notebook}
           mcp={options.mcp}
           rules={options.rules}
         />
@@ -87,6 +89,8 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** The in-browser model's loading progress. */
     localModel?: LocalModelStatusStore;
+    /** Which notebook the user is on, and its kernel after a reload. */
+    notebook?: IReadable<INotebookStatus>;
     /** The Jupyter server's MCP servers and their tools. */
     mcp?: McpToolSource;
     /** The project rules of the active notebook (the sidebar's "Rules:" line). */

@@ -107,9 +107,20 @@ test('switching to another notebook: the agent keeps working in its own', async 
     `${tmpPath}/other.ipynb`
   );
   await page.notebook.openByPath(`${tmpPath}/other.ipynb`);
+  // The sidebar on the other notebook says where the run works, not its chat.
+  const elsewhere = page
+    .locator(`#${SIDEBAR}`)
+    .locator('.jp-AgentSidebar-elsewhere');
+  await expect(elsewhere).toHaveText(
+    'Working in mine.ipynb (waiting for your approval) — Go there · Stop'
+  );
+  await expect(card).toHaveCount(0);
+  // The user goes there to approve, then comes back.
+  await elsewhere.getByRole('button', { name: 'Go there' }).click();
   await card.getByRole('button', { name: 'Run' }).click();
+  await page.notebook.activate('other.ipynb');
   await finished(page);
-  // Nothing happened in the notebook on screen…
+  // Nothing happened in the other notebook…
   expect(await page.notebook.getCellCount()).toBe(1);
   expect(await sourceAt(page, 0)).toBe('b = 2');
   // …and the agent's cell ran in its own notebook.

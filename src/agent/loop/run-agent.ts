@@ -19,6 +19,7 @@ import type {
   ChatMessage,
   IAgentError,
   IImageAttachment,
+  IRunningCell,
   RunEndReason
 } from '../types';
 import {
@@ -27,6 +28,11 @@ import {
   type Approver
 } from './approval';
 import { executeToolCall } from './execute-tool-call';
+import {
+  cellsLeftRunning,
+  reminderNotice,
+  stillRunningReminder
+} from './left-running';
 import {
   imageObservation,
   withLatestImagesOnly,
@@ -92,6 +98,8 @@ export interface IRunOutcome {
   error?: IAgentError;
   /** For `repeated-failure`: the failure that repeated. */
   detail?: string;
+  /** Cells the agent ran that were still running when the run ended. */
+  leftRunning?: IRunningCell[];
 }
 
 /** Run the agent until it answers, is stopped, or runs out of steps. */
@@ -120,15 +128,19 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   }
   const failures = new FailureStreak();
   const repeats = new RepeatedSteps();
-  const end = (outcome: IRunOutcome): IRunOutcome => {
+  // However it ends, the run names the cells it leaves running.
+  const end = async (outcome: IRunOutcome): Promise<IRunOutcome> => {
+    const left = await cellsLeftRunning(notebook, state);
     onEvent({
       type: 'end',
       reason: outcome.reason,
       error: outcome.error,
-      detail: outcome.detail
+      detail: outcome.detail,
+      ...(left.length ? { leftRunning: left } : {})
     });
-    return outcome;
+    return left.length ? { ...outcome, leftRunning: left } : outcome;
   };
+  let reminded = false;
 
   let step = 0;
   while (!reachedStepLimit(step, maxSteps)) {
@@ -189,6 +201,22 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
     });
     if (isFinalAnswer(turn)) {
+      // An answer over code still running is given from partial output:
+      // once, the model is asked to wait for it or stop it first.
+      const left =
+        reminded || !tools.get('wait')
+          ? []
+          : await cellsLeftRunning(notebook, state);
+      if (left.length && !signal.aborted) {
+        reminded = true;
+        onEvent({ type: 'notice', text: reminderNotice(left) });
+        messages.push({
+          role: 'user',
+          content: stillRunningReminder(left),
+          observation: true
+        });
+        continue;
+      }
       return end({ reason: 'completed', steps: step });
     }
     const verdict = repeats.record(

@@ -42,6 +42,9 @@ export class AgentSession {
   /** The current immutable snapshot. */
   readonly getSnapshot = this._store.getSnapshot;
 
+  /** Register a listener for the loop's events; returns the function that removes it. */
+  readonly subscribeEvents = this._store.subscribeEvents;
+
   /** The model conversation (for tests and persistence). */
   get history(): ReadonlyArray<ChatMessage> {
     return this._store.history;

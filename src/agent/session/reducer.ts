@@ -4,7 +4,7 @@
  * run management (runner.ts) and its store (store.ts).
  */
 import { capTranscriptImages, toolImages } from '../tool-images';
-import type { AgentEvent, IPlanStep, IUsage } from '../types';
+import type { AgentEvent, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { TranscriptItem } from './types';
 
 /** The part of the session state that events change. */
@@ -57,6 +57,7 @@ export function applyEvent(
           output: event.result.preview ?? event.result.output,
           cellId: event.result.cellId,
           durationMs: event.durationMs,
+          ...(event.result.stillRunning ? { stillRunning: true } : {}),
           ...toolImages(event.result.images)
         };
       }
@@ -73,16 +74,35 @@ export function applyEvent(
             state.usage.completionTokens + event.usage.completionTokens
         }
       };
+    case 'notice':
+      items.push({ kind: 'notice', id: newId(), text: event.text });
+      return { items };
     case 'end': {
       const notice = endNotice(event);
       if (notice) {
         items.push({ kind: 'notice', id: newId(), text: notice });
+      }
+      if (event.leftRunning?.length) {
+        items.push({
+          kind: 'notice',
+          id: newId(),
+          text: leftRunningNotice(event.leftRunning),
+          runningCells: event.leftRunning
+        });
       }
       return { items };
     }
     default:
       return {};
   }
+}
+
+/** The run's last line when cells it ran are still running. */
+export function leftRunningNotice(cells: ReadonlyArray<IRunningCell>): string {
+  const names = cells.map(cell => cell.label).join(', ');
+  return cells.length === 1
+    ? `Still running in the kernel: ${names}. The run ended with it still going; Interrupt stops it.`
+    : `Still running in the kernel: ${names}. The run ended with them still going; Interrupt stops them.`;
 }
 
 function endNotice(event: Extract<AgentEvent, { type: 'end' }>): string | null {

@@ -14,6 +14,7 @@ import {
 } from '../chat-record';
 import { dropImages } from '../tool-images';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';
+import { settleInterruptedRun } from './interrupted-run';
 import { applyEvent } from './reducer';
 import type { ISessionState } from './types';
 
@@ -28,7 +29,8 @@ function emptyState(): ISessionState {
     pendingApproval: null,
     plan: null,
     review: null,
-    choice: null
+    choice: null,
+    interruptedRun: null
   };
 }
 
@@ -61,11 +63,24 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Register a listener for the loop's events as they are applied (e.g. to
+   * save the notebook after an agent edit); returns the function that
+   * removes it.
+   */
+  subscribeEvents = (listener: (event: AgentEvent) => void): (() => void) => {
+    this._eventListeners.add(listener);
+    return () => this._eventListeners.delete(listener);
+  };
+
   /** Apply one of the loop's events (the reducer decides what it changes). */
   dispatch(event: AgentEvent): void {
     this.set(applyEvent(this._state, event, () => this.newId()));
     if (event.type === 'end') {
       this.set({ error: event.error ?? null, pendingApproval: null });
+    }
+    for (const listener of this._eventListeners) {
+      listener(event);
     }
   }
 
@@ -106,7 +121,8 @@ export class SessionStore {
       history: withoutImages(this.history),
       usage: state.usage,
       plan: state.plan ? [...state.plan] : null,
-      choice: state.choice
+      choice: state.choice,
+      running: state.status === 'running'
     };
   }
 
@@ -119,7 +135,6 @@ export class SessionStore {
     this._chatId = record.id;
     this._created = record.created ?? Date.now();
     this.notebookPath = record.notebook;
-    this.history.splice(0, this.history.length, ...record.history);
     // New items must not reuse the saved ones' ids.
     this._nextId = Math.max(
       0,
@@ -127,9 +142,17 @@ export class SessionStore {
         Number(/^item-(\d+)$/.exec(item.id)?.[1] ?? 0)
       )
     );
+    // Saved mid-run by a page that went away: that run is over.
+    const settled = settleInterruptedRun(record, () => this.newId());
+    this.history.splice(
+      0,
+      this.history.length,
+      ...(settled?.history ?? record.history)
+    );
     this.set({
       ...emptyState(),
-      items: record.items,
+      items: settled?.items ?? record.items,
+      interruptedRun: settled ? { cellIds: settled.cellIds } : null,
       usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
       plan: record.plan ?? null,
       choice: record.choice ?? null
@@ -176,6 +199,7 @@ export class SessionStore {
 
   private _state: ISessionState = emptyState();
   private readonly _listeners = new Set<() => void>();
+  private readonly _eventListeners = new Set<(event: AgentEvent) => void>();
   private _nextId = 0;
   private _chatId = newChatId();
   private _created = Date.now();

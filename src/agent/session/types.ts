@@ -15,7 +15,7 @@ import type { IToolImage } from '../tool-images';
 import type { IExtraTools } from '../tools/mcp-tools';
 import type { ToolRegistry } from '../tools/registry';
 import type { IRunSettings } from '../tools/run-state';
-import type { IAgentError, IPlanStep, IUsage } from '../types';
+import type { IAgentError, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { ICellChange } from '../workflows/cell-changes';
 import type { IFixResult } from '../workflows/fix-cell';
 import type { IAttachedFile } from '../workflows/generate-notebook';
@@ -40,8 +40,11 @@ export type TranscriptItem =
       id: string;
       name: string;
       arguments: string;
-      status: 'running' | 'done' | 'error';
+      /** `interrupted`: the page went away (reload, closed tab) while it ran. */
+      status: 'running' | 'done' | 'error' | 'interrupted';
       output?: string;
+      /** The code it ran was still running when it returned (a soft timeout). */
+      stillRunning?: boolean;
       cellId?: string;
       durationMs?: number;
       /** Images the outputs showed, for thumbnails (bounded: tool-images.ts). */
@@ -49,7 +52,13 @@ export type TranscriptItem =
       /** Images not shown on the card (over the caps, or not kept in a saved chat). */
       moreImages?: number;
     }
-  | { kind: 'notice'; id: string; text: string };
+  | {
+      kind: 'notice';
+      id: string;
+      text: string;
+      /** Cells the agent left running: the notice offers Interrupt. */
+      runningCells?: IRunningCell[];
+    };
 
 /** Everything the UI shows. */
 export interface ISessionState {
@@ -67,6 +76,12 @@ export interface ISessionState {
   review: IFixReview | null;
   /** This chat's provider and model; null: the defaults from the settings. */
   choice: IModelChoice | null;
+  /**
+   * Set when the reopened chat was saved in the middle of a run whose page
+   * went away (a reload, a closed tab): the cells that run may have left
+   * running in the kernel. Cleared by the next task or chat.
+   */
+  interruptedRun: { cellIds: string[] } | null;
 }
 
 /** A chat's choice of provider and model ('' = the provider's default model). */

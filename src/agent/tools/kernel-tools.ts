@@ -34,6 +34,7 @@ export function runObservation(
     cellId: result.cellId ?? undefined,
     output: formatRunResult(result),
     images: collectImages(result.outputs),
+    ...(result.status === 'running' ? { stillRunning: true } : {}),
     preview:
       result.status === 'ok' || result.status === 'error'
         ? formatOutputs(result.outputs)

@@ -13,6 +13,7 @@ import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../../components/trans';
 import { AgentHost } from '../agent-host';
+import { autosaveSetting, saveAgentEdits } from '../save-agent-edits';
 import { PLUGIN_ID } from '../settings';
 import { IAgentHost } from './host-tokens';
 
@@ -41,6 +42,13 @@ export const corePlugin: JupyterFrontEndPlugin<AgentHost> = {
     if (settingRegistry) {
       host.loadSettings(settingRegistry);
     }
+    // A reload mid-run loses nothing the agent did (save-agent-edits.ts).
+    saveAgentEdits(
+      host.session,
+      tracker,
+      autosaveSetting(settingRegistry),
+      trans
+    );
     return host;
   }
 };

@@ -18,6 +18,7 @@ import { acceptContentsDrops } from '../contents-drop';
 import { localModelStatus } from '../local-model-status';
 import { notebookMentions } from '../mention-source';
 import { sidebarActions } from '../sidebar-actions';
+import { notebookStatus } from '../notebook-status';
 import { SidebarConfiguration } from '../sidebar-configuration';
 import { IAgentHost, IAgentSidebar } from './host-tokens';
 
@@ -56,6 +57,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       attachments,
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
+      notebook: notebookStatus(session, tracker, serverSettings),
       mcp: host.mcp,
       trans,
       history: persistChats(

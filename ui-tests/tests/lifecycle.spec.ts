@@ -1,0 +1,275 @@
+/**
+ * A run's lifecycle in the browser, as a user meets it: a reload mid-run
+ * loses nothing the agent did and shows the run as interrupted (with
+ * Interrupt while the kernel still runs the agent's cell); a soft timeout
+ * shows "still running", the model is asked to wait, and a run that leaves
+ * a cell running names it with Interrupt; the sidebar names the chat's
+ * notebook, and on another notebook says where the run works.
+ */
+import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { received, script } from './scripted-model';
+import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
+
+test.use({ kernels: null, sessions: null });
+
+test.afterEach(async ({ page }) => {
+  // Through the server's settings API: after a plain browser reload the
+  // page has no Galata helpers for setAgentSettings.
+  await page.evaluate(() =>
+    fetch('/lab/api/settings/jupyterlab-notebook-agent:plugin', {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ raw: '{}' })
+    })
+  );
+  await page.kernel.shutdownAll();
+});
+
+const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
+const cell = (page: IJupyterLabPageFixture, index: number) =>
+  page.locator('.jp-Notebook .jp-Cell').nth(index);
+
+/** The execution state of the kernel of notebook `name`, as the server knows it. */
+function kernelState(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<string> {
+  return page.evaluate(async name => {
+    const sessions = (await (await fetch('/api/sessions')).json()) as Array<{
+      path: string;
+      kernel: { execution_state: string } | null;
+    }>;
+    const own = sessions.find(s => s.path.endsWith(`/${name}`));
+    return own?.kernel?.execution_state ?? 'none';
+  }, name);
+}
+
+/** The agent inserts a cell that prints "working" then sleeps, and runs it. */
+function insertAndRunSleeper(seconds: number, ...after: unknown[]) {
+  return [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            source: `import time\nprint('working', flush=True)\ntime.sleep(${seconds})`
+          }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    ...after
+  ];
+}
+
+test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (page reloaded)", and offers Interrupt only while the kernel still runs it', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 120
+  });
+  await page.notebook.createNew('reload.ipynb');
+  await script(request, insertAndRunSleeper(300, { content: 'Done.' }));
+  await ask(page, 'Sleep five minutes');
+  await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
+    'working',
+    { timeout: 30000 }
+  );
+  const card = sidebar(page).locator('[data-tool="run_cell"]');
+  await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
+    'running…'
+  );
+  // The agent's cell is on disk already: saved after the agent inserted it.
+  const onDisk = () =>
+    page.evaluate(
+      async path =>
+        (await fetch(`/api/contents/${path}?content=1&type=notebook`)).text(),
+      `${tmpPath}/reload.ipynb`
+    );
+  await expect.poll(onDisk).toContain('time.sleep(300)');
+
+  // The user reloads, seconds into the run, and leaves the page when asked.
+  page.on('dialog', dialog => void dialog.accept());
+  await page.waitForTimeout(1500);
+  await page.evaluate(() => window.location.reload());
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+  await page.waitForSelector('.jp-NotebookPanel');
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  await page.waitForTimeout(1000);
+  if (!(await prompt.isVisible())) {
+    await openAgent(page);
+  }
+  // Nothing the agent did is lost.
+  await expect
+    .poll(() => page.notebook.getCellTextInput(1))
+    .toContain('time.sleep(300)');
+  // The run shows as interrupted, never running; Send is back.
+  await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
+    'interrupted (page reloaded)',
+    { timeout: 20000 }
+  );
+  await expect(sidebar(page)).toContainText(
+    'This run was interrupted (page reloaded)'
+  );
+  await expect(sidebar(page)).not.toContainText('running…');
+  await expect(
+    sidebar(page).getByRole('button', { name: 'Send' })
+  ).toBeVisible();
+  // The banner follows the kernel: while it still runs the agent's cell the
+  // sidebar says so, with Interrupt; an idle kernel gets none. (Before the
+  // engine merge the cell survived the reload and the first branch ran;
+  // with the engine's port the kernel is idle after the reload.)
+  const busy = sidebar(page).locator('.jp-AgentSidebar-kernelBusy');
+  const after = await kernelState(page, 'reload.ipynb');
+  if (/^(busy|starting)$/.test(after)) {
+    await expect(busy).toContainText(
+      'The kernel of reload.ipynb is still busy with the agent’s cell',
+      { timeout: 20000 }
+    );
+    await busy.getByRole('button', { name: 'Interrupt' }).click();
+    await expect
+      .poll(() => kernelState(page, 'reload.ipynb'), { timeout: 15000 })
+      .toBe('idle');
+  }
+  await expect(busy).toHaveCount(0, { timeout: 10000 });
+
+  // The chat goes on, and the run_cell call the reload cut off has its answer.
+  await script(request, [{ content: 'Ready again.' }]);
+  await ask(page, 'Are you there?');
+  await finished(page);
+  await expect(sidebar(page)).toContainText('Ready again.');
+  const [next] = await received(request);
+  const tools = next.body.messages.filter(m => m.role === 'tool');
+  expect(tools.at(-1)?.content).toContain('the page was reloaded');
+});
+
+test('at the soft timeout the card says "still running", the model is asked to wait, and a cell left running is named with Interrupt', async ({
+  page,
+  request
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 2
+  });
+  await page.notebook.createNew('soft.ipynb');
+  await script(
+    request,
+    insertAndRunSleeper(
+      120,
+      { content: 'It printed working.' },
+      { content: 'It keeps running; check it later.' }
+    )
+  );
+  await ask(page, 'Start the long job');
+  await finished(page);
+  const state = sidebar(page).locator(
+    '[data-tool="run_cell"] .jp-AgentSidebar-toolState'
+  );
+  await expect(state).toHaveText(/^still running \(\d+ s\)$/);
+  // The first answer over the running cell got a reminder, not the end.
+  const requests = await received(request);
+  expect(requests).toHaveLength(4);
+  const reminder = requests[3].body.messages.at(-1);
+  expect(reminder?.role).toBe('user');
+  expect(reminder?.content).toContain('still running in the kernel');
+  // The run ended with the cell still running: named, with Interrupt.
+  const left = sidebar(page)
+    .getByRole('status')
+    .filter({ hasText: 'Still running in the kernel' });
+  await expect(left).toContainText(
+    'Still running in the kernel: cell 2 (import time).'
+  );
+  expect(await kernelState(page, 'soft.ipynb')).toBe('busy');
+  await left.getByRole('button', { name: 'Interrupt' }).click();
+  await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
+    'KeyboardInterrupt',
+    { timeout: 15000 }
+  );
+  await expect
+    .poll(() => kernelState(page, 'soft.ipynb'), { timeout: 15000 })
+    .toBe('idle');
+});
+
+test('the sidebar names the chat’s notebook; on another one during a run it says "Working in A.ipynb — Go there · Stop"', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 120
+  });
+  await page.notebook.createNew('A.ipynb');
+  await script(request, insertAndRunSleeper(120, { content: 'Done.' }));
+  await ask(page, 'Work in A');
+  const name = sidebar(page).locator('.jp-AgentSidebar-notebookName');
+  await expect(name).toHaveText('A.ipynb');
+  await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
+    'working',
+    { timeout: 30000 }
+  );
+
+  // The user opens another notebook.
+  await page.contents.uploadContent(
+    JSON.stringify({
+      cells: [],
+      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
+      nbformat: 4,
+      nbformat_minor: 5
+    }),
+    'text',
+    `${tmpPath}/B.ipynb`
+  );
+  await page.notebook.openByPath(`${tmpPath}/B.ipynb`);
+  const elsewhere = sidebar(page).locator('.jp-AgentSidebar-elsewhere');
+  await expect(elsewhere).toHaveText('Working in A.ipynb — Go there · Stop');
+  // A's chat is not shown as if it were B's.
+  await expect(sidebar(page)).not.toContainText('Work in A');
+
+  // Go there: A is on screen, with its chat.
+  await elsewhere.getByRole('button', { name: 'Go there' }).click();
+  await expect(page.locator('.jp-NotebookPanel:visible')).toHaveCount(1);
+  await expect
+    .poll(() =>
+      page.evaluate(
+        () =>
+          (
+            window.jupyterapp.shell.currentWidget as unknown as {
+              context?: { path: string };
+            }
+          )?.context?.path
+      )
+    )
+    .toMatch(/A\.ipynb$/);
+  await expect(elsewhere).toHaveCount(0);
+  await expect(sidebar(page)).toContainText('Work in A');
+
+  // Back on B, Stop from there ends the run; B's own chat follows.
+  await page.notebook.activate('B.ipynb');
+  await elsewhere.getByRole('button', { name: 'Stop' }).click();
+  await finished(page);
+  await expect(elsewhere).toHaveCount(0);
+  await expect(name).toHaveText('B.ipynb');
+  await expect(sidebar(page)).not.toContainText('Work in A');
+  // Stop interrupted the agent's cell in A: no kernel is busy.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () =>
+          (
+            (await (await fetch('/api/kernels')).json()) as Array<{
+              execution_state: string;
+            }>
+          )
+            .map(k => k.execution_state)
+            .join()
+        ),
+      { timeout: 15000 }
+    )
+    .not.toContain('busy');
+});
