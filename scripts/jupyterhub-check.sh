@@ -34,6 +34,11 @@ fi
 "$work/venv/bin/pip" install -q jupyterhub jupyterlab ipykernel hatchling hatch-nodejs-version hatch-jupyter-builder
 # This checkout, not editable (the users' servers never read the checkout), with the prebuilt extension.
 "$work/venv/bin/pip" install -q --no-deps --no-build-isolation --force-reinstall "$checkout"
+# Then its dependencies as pyproject.toml declares them today (the MCP SDK…):
+# with --no-deps alone, a new dependency was missing and the users' servers
+# could not load the extension (every notebook-agent route answered 404).
+"$work/venv/bin/pip" install -q --no-build-isolation "$checkout"
+"$work/venv/bin/python" -c "import jupyterlab_notebook_agent.mcp_handlers"
 "$work/venv/bin/jupyterhub" --version
 
 step "configurable-http-proxy"
