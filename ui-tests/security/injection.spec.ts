@@ -233,8 +233,9 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
   expect(hostileResults).toHaveLength(hostileCount);
   for (const [index, result] of hostileResults.entries()) {
     expect(result, `hostile call #${index}`).toMatch(
-      // (an absolute path is read relative to the root: not found there)
-      /^Refused: |rejected|No: that reads secrets|^Error: read_file failed: Could not read tmp\/.*404/i
+      // (an absolute path is read relative to the root: not found there;
+      // the engine's files.ts words it for every port)
+      /^Refused: |rejected|No: that reads secrets|^Error: read_file failed: There is no file "tmp\//i
     );
   }
 });
