@@ -26,13 +26,17 @@ const chromium = (extra, webgpu) => ({
   expectedWeights: webgpu ? 'model_q4.onnx' : 'model_quantized.onnx',
   // (WASM: enough tokens that a fast q8 answer still spans several of the
   // sidebar's 50 ms renders, so token-by-token streaming is observable.)
-  answerTokens: webgpu ? 8 : 400
+  answerTokens: webgpu ? 8 : 400,
+  // How long one turn may take: on SwiftShader the first one also compiles
+  // every shader (about 60 s here when the machine is quiet; CI's machine
+  // went past 60 s once), so the WebGPU rung gets more.
+  turnTimeout: webgpu ? 180000 : 60000
 });
 
 module.exports = {
   ...baseConfig,
   testDir: './local-model',
-  timeout: 180000,
+  timeout: 420000,
   retries: 0,
   workers: 1,
   reporter: [['list']],

@@ -27,13 +27,14 @@ export async function ask(page: IJupyterLabPageFixture, text: string) {
   return page.locator(`#${SIDEBAR}`);
 }
 
-/** Wait until the run is over (the Send button is back). */
-export async function finished(page: IJupyterLabPageFixture) {
+/**
+ * Wait until the run is over (the Send button is back); `timeout` for
+ * runs known to be slow (the in-browser model on SwiftShader's WebGPU).
+ */
+export async function finished(page: IJupyterLabPageFixture, timeout = 60000) {
   await expect(
     page.locator(`#${SIDEBAR}`).getByRole('button', { name: 'Send' })
-  ).toBeVisible({
-    timeout: 60000
-  });
+  ).toBeVisible({ timeout });
 }
 
 /** Change the extension's settings live, as the Settings Editor does. */
