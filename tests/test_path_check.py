@@ -35,6 +35,17 @@ async def test_the_route_refuses_hidden_and_outside_paths(jp_fetch, findings):
             assert answer["inside"] is (case["verdict"] != "outside"), case
 
 
+async def test_the_route_judges_paths_write_file_is_given_even_those_not_there_yet(jp_fetch, findings):
+    """write_file asks before creating: a new name under a link to a hidden or outside folder is refused."""
+    for case in TABLE["writes"]:
+        with findings.case(f"write {case['path']}: {case['verdict']}"):
+            answer = await check(jp_fetch, case["path"])
+            allowed = case["verdict"] == "allowed"
+            findings.leak_if(answer["allowed"] and not allowed, f"write to {case['path']} allowed")
+            assert answer["allowed"] is allowed, case
+            assert answer["reason"] == (None if allowed else case["verdict"]), case
+
+
 async def test_the_contents_api_itself_follows_the_links(jp_fetch):
     """Why the check exists: Jupyter serves a link to .env under an ordinary name."""
     response = await jp_fetch("api", "contents", "notes.txt", params={"content": "1"})

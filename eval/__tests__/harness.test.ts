@@ -56,6 +56,15 @@ function turns(answer: string): unknown[] {
   ];
 }
 
+/** The same run in one round trip: insert_cell with run: true. */
+function oneTrip(answer: string): unknown[] {
+  const [insert, , final] = turns(answer) as Array<{
+    tool_calls?: Array<{ arguments: Record<string, unknown> }>;
+  }>;
+  insert.tool_calls![0].arguments.run = true;
+  return [insert, final];
+}
+
 describe('the eval harness', () => {
   it('scores a correct run 1 and a wrong answer 0, with a real kernel', async () => {
     const task = (id: string) => ({
@@ -75,14 +84,15 @@ describe('the eval harness', () => {
     const set: ITaskSet = {
       name: 'tiny',
       dataDir: dir,
-      tasks: [task('right'), task('wrong'), task('guess')]
+      tasks: [task('right'), task('wrong'), task('guess'), task('one-trip')]
     };
     // One scripted server plays the runs in order (one task at a time);
     // the last answers without running any code.
     await model.script([
       ...turns('6'),
       ...turns('7'),
-      { content: 'The sum of column a is 12.5.\n\nANSWER: 12.5' }
+      { content: 'The sum of column a is 12.5.\n\nANSWER: 12.5' },
+      ...oneTrip('6')
     ]);
     const results = await runTaskSet(set, {
       model: () =>
@@ -96,7 +106,7 @@ describe('the eval harness', () => {
       notebooksDir: join(dir, 'notebooks')
     });
 
-    const [right, wrong, guess] = results;
+    const [right, wrong, guess, trip] = results;
     // The answer that ran no code and stated a number is recorded as such.
     expect(guess).toMatchObject({
       id: 'guess',
@@ -111,12 +121,23 @@ describe('the eval harness', () => {
       end: 'completed',
       steps: 3,
       toolCalls: 2,
+      toolSteps: 2,
+      cellsRun: 1,
       promptTokens: 30,
       completionTokens: 15,
       tokensEstimated: false
     });
     expect(right.detail).toMatch(/answer 6 = expected 6; python check passed/);
     expect(wrong).toMatchObject({ id: 'wrong', success: false, steps: 3 });
+    // One model call inserted, ran and observed the cell.
+    expect(trip).toMatchObject({
+      id: 'one-trip',
+      success: true,
+      steps: 2,
+      toolSteps: 1,
+      cellsRun: 1
+    });
+    expect(trip.detail).toMatch(/python check passed/);
     expect(wrong.detail).toMatch(/answer 7 ≠ expected 6/);
     // The executed notebook was kept, with the agent's cell and its output.
     const saved = JSON.parse(
@@ -139,16 +160,19 @@ describe('the eval harness', () => {
       },
       results
     );
+    // right, wrong: 2 calls for their cell; one-trip: 1; guess ran none.
     expect(report.summary).toMatchObject({
-      tasks: 3,
-      succeeded: 1,
-      notComputed: 1
+      tasks: 4,
+      succeeded: 2,
+      notComputed: 1,
+      cellsRun: 3,
+      callsPerCell: 5 / 3
     });
     const files = await writeReport(join(dir, 'out'), report);
     expect(await readFile(files.markdown, 'utf8')).toMatch(
-      /Success: 1\/3 \(33\.3 %\)[\s\S]*not computed in the notebook: 1[\s\S]*\| right \| ✅ \| completed \| 3 \|[\s\S]*\| guess \| ❌ .*\| 12\.5 \|/
+      /Success: 2\/4 \(50\.0 %\)[\s\S]*not computed in the notebook: 1; model calls per executed cell: 1\.67 \(3 cells run\)[\s\S]*\| right \| ✅ \| completed \| 3 \| 1 \| 2\.00 \|[\s\S]*\| guess \| ❌ \| completed \| 1 \| 0 \| – \|.*\| 12\.5 \|[\s\S]*\| one-trip \| ✅ \| completed \| 2 \| 1 \| 1\.00 \|/
     );
-  }, 60000);
+  }, 120000);
 
   it('fails a python check when the kernel lacks what it asserts', async () => {
     await model.script([{ content: 'I did nothing.\n\nANSWER: 6' }]);

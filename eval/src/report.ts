@@ -38,6 +38,14 @@ export interface IReport {
     /** Tasks whose final answer stated numbers nothing computed. */
     notComputed: number;
     costUsd: number | null;
+    /** Cells the agent ran, in all tasks. */
+    cellsRun: number;
+    /**
+     * Model calls per executed cell: the calls that asked for tools divided
+     * by the cells run (null when no cell ran). 2 when every cell costs an
+     * insert and a run, 1 with `insert_cell` and `run: true`.
+     */
+    callsPerCell: number | null;
     byCategory: Record<string, { tasks: number; succeeded: number }>;
   };
   results: Array<ITaskResult & { costUsd: number | null }>;
@@ -61,6 +69,7 @@ export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
   const succeeded = results.filter(r => r.success).length;
   const promptTokens = sum(r => r.promptTokens);
   const completionTokens = sum(r => r.completionTokens);
+  const cellsRun = sum(r => r.cellsRun);
   return {
     info: { ...info, promptVersion: PROMPT_VERSION },
     summary: {
@@ -72,6 +81,8 @@ export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
       tokensEstimated: results.some(r => r.tokensEstimated),
       notComputed: results.filter(r => r.notComputed?.length).length,
       costUsd: costOf(info.price, promptTokens, completionTokens),
+      cellsRun,
+      callsPerCell: cellsRun ? sum(r => r.toolSteps) / cellsRun : null,
       byCategory
     },
     results: rows
@@ -80,6 +91,11 @@ export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
 
 const usd = (value: number | null) =>
   value === null ? 'n/a' : `$${value.toFixed(4)}`;
+
+/** Model calls per executed cell, for the table ("–" when no cell ran). */
+export function perCell(value: number | null): string {
+  return value === null ? '–' : value.toFixed(2);
+}
 
 /** Escape a table cell. */
 function cell(text: string): string {
@@ -101,7 +117,8 @@ export function toMarkdown(report: IReport): string {
       `${summary.promptTokens} prompt + ${summary.completionTokens} completion tokens` +
       `${summary.tokensEstimated ? ' (partly estimated at 4 characters per token: the endpoint reported no usage)' : ''}; ` +
       `cost ${usd(summary.costUsd)}; wall ${info.wallS.toFixed(0)} s; ` +
-      `answers stating numbers not computed in the notebook: ${summary.notComputed}.`,
+      `answers stating numbers not computed in the notebook: ${summary.notComputed}; ` +
+      `model calls per executed cell: ${perCell(summary.callsPerCell)} (${summary.cellsRun} cells run).`,
     '',
     '| category | tasks | succeeded |',
     '| --- | ---: | ---: |',
@@ -109,11 +126,12 @@ export function toMarkdown(report: IReport): string {
       ([name, c]) => `| ${name} | ${c.tasks} | ${c.succeeded} |`
     ),
     '',
-    '| task | success | end | steps | prompt tok | completion tok | wall s | cost | not computed | detail |',
-    '| --- | :---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    '| task | success | end | steps | cells run | calls/cell | prompt tok | completion tok | wall s | cost | not computed | detail |',
+    '| --- | :---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...report.results.map(
       r =>
-        `| ${r.id} | ${r.success ? '✅' : '❌'} | ${r.end} | ${r.steps} | ${r.promptTokens}${r.tokensEstimated ? '~' : ''} | ` +
+        `| ${r.id} | ${r.success ? '✅' : '❌'} | ${r.end} | ${r.steps} | ${r.cellsRun} | ` +
+        `${perCell(r.cellsRun ? r.toolSteps / r.cellsRun : null)} | ${r.promptTokens}${r.tokensEstimated ? '~' : ''} | ` +
         `${r.completionTokens}${r.tokensEstimated ? '~' : ''} | ${r.wallS.toFixed(1)} | ${usd(r.costUsd)} | ` +
         `${cell(r.notComputed?.join(', ') ?? '')} | ${cell(r.detail)} |`
     ),

@@ -17,7 +17,7 @@ import {
 import type { IModelClient } from '../../src/agent/model/types';
 import { agentTools } from '../../src/agent/tools/all-tools';
 import { ToolRegistry, type ITool } from '../../src/agent/tools/registry';
-import type { ChatMessage } from '../../src/agent/types';
+import type { ChatMessage, IToolCall } from '../../src/agent/types';
 import { ServerNotebookPort } from '../../src/headless/server-port';
 import { runChecker } from './checkers';
 import {
@@ -66,6 +66,10 @@ export interface ITaskResult {
   end: string;
   steps: number;
   toolCalls: number;
+  /** Model calls that asked for tools (every step but the final answer). */
+  toolSteps: number;
+  /** Cells the agent ran (run_cell, insert_cell with run: true, a text-protocol block). */
+  cellsRun: number;
   promptTokens: number;
   completionTokens: number;
   /** The endpoint reported no usage for some turns: tokens are estimates. */
@@ -152,6 +156,8 @@ async function runTask(
     end: 'not-started',
     steps: 0,
     toolCalls: 0,
+    toolSteps: 0,
+    cellsRun: 0,
     promptTokens: 0,
     completionTokens: 0,
     tokensEstimated: false,
@@ -225,6 +231,7 @@ async function runAgentOnTask(
     },
     { role: 'user', content: taskPrompt(task) }
   ];
+  const calls = new Map<string, IToolCall>();
   const controller = new AbortController();
   const timeoutMs = (task.timeout_s ?? options.timeoutS ?? 300) * 1000;
   let timedOut = false;
@@ -245,10 +252,20 @@ async function runAgentOnTask(
       onEvent: event => {
         if (event.type === 'tool-call') {
           result.toolCalls += 1;
+          calls.set(event.call.id, event.call);
+        } else if (event.type === 'tool-result') {
+          const call = calls.get(event.callId);
+          // A cell ran: a call that runs code, on a cell (not scratch code).
+          if (call && event.result.cellId && tools.runsCode(call)) {
+            result.cellsRun += 1;
+          }
         }
       }
     });
     result.steps = outcome.steps;
+    result.toolSteps = messages.filter(
+      m => m.role === 'assistant' && !!m.toolCalls?.length
+    ).length;
     result.end = timedOut ? 'timeout' : outcome.reason;
     if (outcome.error) {
       result.error = outcome.error.message;
@@ -259,10 +276,8 @@ async function runAgentOnTask(
     result.completionTokens = meter.completionTokens;
     result.tokensEstimated = meter.estimated;
   }
-  result.notComputed = uncomputedNumbers(
-    messages,
-    1,
-    name => tools.get(name)?.kind === 'run'
+  result.notComputed = uncomputedNumbers(messages, 1, call =>
+    tools.runsCode(call)
   );
   const last = messages[messages.length - 1];
   result.answer =

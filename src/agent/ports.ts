@@ -133,6 +133,17 @@ export class NotebookPortError extends Error {
   }
 }
 
+/**
+ * What `readFile` throws when the path names no file (nothing is there):
+ * `write_file` tells creating a file from replacing one by it.
+ */
+export class NoSuchFileError extends NotebookPortError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoSuchFileError';
+  }
+}
+
 /** A notebook and its kernel, as the agent sees them. */
 export interface INotebookPort {
   /** The notebook's path relative to the server root, for messages. */
@@ -186,8 +197,19 @@ export interface INotebookPort {
   kernelState(): KernelState;
   /** List a directory, relative to the server root ('' is the root). */
   listFiles(path: string): Promise<IFileEntry[]>;
-  /** Read a text file, relative to the server root. */
+  /**
+   * Read a text file, relative to the server root; a path with nothing
+   * there throws a NoSuchFileError.
+   */
   readFile(path: string): Promise<string>;
+  /**
+   * Create or replace a text file, relative to the server root (its folder
+   * must exist). Refused like `readFile` outside the root, on a hidden
+   * path, or through a link to one.
+   */
+  writeFile(path: string, text: string): Promise<void>;
+  /** Delete a file, relative to the server root (the undo of a file the agent created). */
+  deleteFile(path: string): Promise<void>;
   /**
    * Start grouping cell changes: until `endUndoGroup`, every insert, edit
    * and delete is one undo step (one Undo restores the notebook as it was).

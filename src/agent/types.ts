@@ -73,6 +73,19 @@ export interface IToolResult {
    * timeout): the card says "still running", not "done".
    */
   stillRunning?: boolean;
+  /**
+   * A file the tool created or replaced: its text before (null: there was
+   * none) and after, so one Undo puts it back (session/file-undo.ts).
+   */
+  fileChange?: IFileChange;
+}
+
+/** A file a tool wrote. */
+export interface IFileChange {
+  /** Relative to the server root. */
+  path: string;
+  before: string | null;
+  after: string;
 }
 
 /** A cell the agent ran that is still running in the kernel. */

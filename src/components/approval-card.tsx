@@ -29,7 +29,9 @@ export function ApprovalCard({
       ? trans.__('Apply')
       : request.kind === 'restart'
         ? trans.__('Restart')
-        : trans.__('Run');
+        : request.kind === 'replace'
+          ? trans.__('Replace')
+          : trans.__('Run');
   return (
     <div
       className="jp-AgentSidebar-approval"
@@ -45,6 +47,9 @@ export function ApprovalCard({
           rows={Math.min(12, Math.max(2, code.split('\n').length))}
           onChange={event => setCode(event.target.value)}
         />
+      )}
+      {request.diff !== undefined && (
+        <DiffView diff={request.diff} label={trans.__('Changes')} />
       )}
       {request.code === null && request.details && (
         <pre
@@ -101,5 +106,27 @@ export function ApprovalCard({
         )}
       </div>
     </div>
+  );
+}
+
+/** A unified diff, one line a row, added and removed lines marked. */
+function DiffView(props: { diff: string; label: string }): JSX.Element {
+  return (
+    <pre className="jp-AgentSidebar-approvalDiff" aria-label={props.label}>
+      {props.diff.split('\n').map((line, index) => (
+        <div
+          key={index}
+          className={
+            line.startsWith('+') && !line.startsWith('+++')
+              ? 'jp-mod-added'
+              : line.startsWith('-') && !line.startsWith('---')
+                ? 'jp-mod-removed'
+                : undefined
+          }
+        >
+          {line || ' '}
+        </div>
+      ))}
+    </pre>
   );
 }

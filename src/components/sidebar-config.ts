@@ -73,6 +73,13 @@ export interface ISidebarActions {
   showCell: (cellId: string) => void;
   /** Interrupt the kernel of the chat's notebook (a cell the agent left running). */
   interruptKernel: () => void;
+  /**
+   * Undo a file the agent wrote (the write_file call `callId`); absent
+   * where the session cannot (its card then offers no Undo).
+   */
+  undoFile?: (callId: string) => void;
+  /** Whether the write of `callId` can still be undone. */
+  canUndoFile?: (callId: string) => boolean;
   /** Bring the chat's notebook to the front. */
   showNotebook: () => void;
   /** Insert code from an answer as a new cell below the active cell. */

@@ -13,15 +13,25 @@ type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 export interface IToolCallCardProps {
   item: ToolItem;
   onShowCell?: (cellId: string) => void;
+  /** Undo the file this call wrote (write_file); absent: no Undo offered. */
+  onUndoFile?: (callId: string) => void;
 }
 
 /** The card's title: what the tool did, in words, or the tool's name. */
-function title(name: string, trans: TranslationBundle): string {
+function title(
+  name: string,
+  args: Record<string, unknown>,
+  trans: TranslationBundle
+): string {
   switch (name) {
     case 'read_notebook':
       return trans.__('Read the notebook');
     case 'insert_cell':
-      return trans.__('Inserted a cell');
+      return args.run === true
+        ? trans.__('Inserted and ran a cell')
+        : trans.__('Inserted a cell');
+    case 'write_file':
+      return trans.__('Wrote %1', String(args.path ?? ''));
     case 'run_cell':
       return trans.__('Ran a cell');
     default:
@@ -67,7 +77,8 @@ function parseArguments(text: string): Record<string, unknown> {
 /** A collapsible card for one tool call. */
 export function ToolCallCard({
   item,
-  onShowCell
+  onShowCell,
+  onUndoFile
 }: IToolCallCardProps): JSX.Element {
   const trans = useTrans();
   const [open, setOpen] = useState(item.status === 'error');
@@ -88,7 +99,7 @@ export function ToolCallCard({
         onClick={() => setOpen(!open)}
       >
         <span className="jp-AgentSidebar-toolTitle">
-          {title(item.name, trans)}
+          {title(item.name, args, trans)}
         </span>
         <span className="jp-AgentSidebar-toolState">{state(item, trans)}</span>
       </button>
@@ -99,7 +110,7 @@ export function ToolCallCard({
       {(item.images?.length ?? 0) + (item.moreImages ?? 0) > 0 && (
         <ToolImages images={item.images ?? []} more={item.moreImages ?? 0} />
       )}
-      {preview && (open || item.name === 'run_cell') && (
+      {preview && (open || item.name === 'run_cell' || args.run === true) && (
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
       )}
       {item.cellId && onShowCell && (
@@ -108,6 +119,24 @@ export function ToolCallCard({
           onClick={() => onShowCell(item.cellId!)}
         >
           {trans.__('Show cell')}
+        </button>
+      )}
+      {item.file?.undone && (
+        <span className="jp-AgentSidebar-toolState">
+          {item.file.created ? trans.__('removed') : trans.__('restored')}
+        </span>
+      )}
+      {onUndoFile && (
+        <button
+          className="jp-AgentSidebar-link jp-AgentSidebar-fileUndo"
+          title={
+            item.file?.created
+              ? trans.__('Remove the file the agent created')
+              : trans.__('Put back the file as it was before')
+          }
+          onClick={() => onUndoFile(item.id)}
+        >
+          {trans.__('Undo')}
         </button>
       )}
     </div>

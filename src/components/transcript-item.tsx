@@ -18,7 +18,10 @@ import { useTrans } from './trans';
 export interface ITranscriptItemProps {
   item: TranscriptItem;
   rendermime: IRenderMimeRegistry;
-  actions: Pick<ISidebarActions, 'insertCode' | 'showCell' | 'interruptKernel'>;
+  actions: Pick<
+    ISidebarActions,
+    'insertCode' | 'showCell' | 'interruptKernel' | 'undoFile' | 'canUndoFile'
+  >;
 }
 
 /** Notices that give a generation's verdict start like this. */
@@ -40,7 +43,20 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
         />
       );
     case 'tool':
-      return <ToolCallCard item={item} onShowCell={props.actions.showCell} />;
+      return (
+        <ToolCallCard
+          item={item}
+          onShowCell={props.actions.showCell}
+          onUndoFile={
+            item.file &&
+            !item.file.undone &&
+            props.actions.canUndoFile?.(item.id) &&
+            props.actions.undoFile
+              ? props.actions.undoFile
+              : undefined
+          }
+        />
+      );
     case 'notice':
       if (item.runningCells?.length) {
         return (

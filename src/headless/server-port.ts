@@ -37,7 +37,12 @@ import {
   type IDiskVersion
 } from './disk-version';
 import { KernelRunner } from './kernel-runner';
-import { listFiles, readTextFile } from '../kernel/files';
+import {
+  deleteFile,
+  listFiles,
+  readTextFile,
+  writeTextFile
+} from '../kernel/files';
 import {
   loadServerNotebook,
   saveServerNotebook,
@@ -177,6 +182,14 @@ export class ServerNotebookPort implements INotebookPort {
 
   readFile(path: string): Promise<string> {
     return readTextFile(this._contents, path);
+  }
+
+  writeFile(path: string, text: string): Promise<void> {
+    return writeTextFile(this._contents, path, text);
+  }
+
+  deleteFile(path: string): Promise<void> {
+    return deleteFile(this._contents, path);
   }
 
   // A file on a server has no undo history: the port keeps one in memory

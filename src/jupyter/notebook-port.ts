@@ -34,7 +34,12 @@ import {
   type IRunResult,
   type KernelState
 } from '../agent/ports';
-import { listFiles, readTextFile } from '../kernel/files';
+import {
+  deleteFile,
+  listFiles,
+  readTextFile,
+  writeTextFile
+} from '../kernel/files';
 import { nudgeIfSilent, until } from '../kernel/kernel-probes';
 import { toKernelState } from '../kernel/kernel-state';
 import { parseOutputs } from '../kernel/nbformat-outputs';
@@ -238,6 +243,14 @@ export class LiveNotebookPort implements INotebookPort {
 
   readFile(path: string): Promise<string> {
     return readTextFile(this._contents, path);
+  }
+
+  writeFile(path: string, text: string): Promise<void> {
+    return writeTextFile(this._contents, path, text);
+  }
+
+  deleteFile(path: string): Promise<void> {
+    return deleteFile(this._contents, path);
   }
 
   beginUndoGroup(): void {

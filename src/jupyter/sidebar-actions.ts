@@ -52,6 +52,8 @@ export function sidebarActions(
       void chatPanel(session, tracker)
         ?.sessionContext.session?.kernel?.interrupt()
         .catch(() => undefined),
+    undoFile: callId => void session.undoFile(callId),
+    canUndoFile: callId => session.canUndoFile(callId),
     showNotebook: () => {
       const panel = chatPanel(session, tracker);
       if (panel) {

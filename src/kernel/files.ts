@@ -6,7 +6,11 @@
  * files refused, and refusals written for the model to act on.
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
-import { NotebookPortError, type IFileEntry } from '../agent/ports';
+import {
+  NoSuchFileError,
+  NotebookPortError,
+  type IFileEntry
+} from '../agent/ports';
 import {
   assertInsideRoot,
   withoutHiddenEntries
@@ -71,6 +75,66 @@ export async function readTextFile(
   return model.content;
 }
 
+/**
+ * Create or replace a text file. The path is checked first (inside the
+ * root, nothing hidden on the way, no link to a hidden or outside place:
+ * writing through `notes.txt -> .env` would replace .env); a directory
+ * there is refused.
+ */
+export async function writeTextFile(
+  contents: Contents.IManager,
+  path: string,
+  text: string
+): Promise<void> {
+  const file = normalize(path);
+  await assertInsideRoot(contents.serverSettings, file);
+  const meta = await get(contents, file, { content: false }, 'file').catch(
+    error => {
+      if (error instanceof NoSuchFileError) {
+        return null;
+      }
+      throw error;
+    }
+  );
+  if (meta && meta.type !== 'file') {
+    throw new NotebookPortError(
+      `${file} is a ${meta.type}, not a text file, so write_file does not replace it.`
+    );
+  }
+  try {
+    await contents.save(file, { type: 'file', format: 'text', content: text });
+  } catch (error) {
+    throw failure(error, 'write', file);
+  }
+}
+
+/** Delete a file (checked like a write). */
+export async function deleteFile(
+  contents: Contents.IManager,
+  path: string
+): Promise<void> {
+  const file = normalize(path);
+  await assertInsideRoot(contents.serverSettings, file);
+  try {
+    await contents.delete(file);
+  } catch (error) {
+    throw failure(error, 'delete', file);
+  }
+}
+
+/** A contents API failure as a message the model can act on. */
+function failure(error: unknown, verb: string, path: string): unknown {
+  if (error instanceof ServerConnection.ResponseError) {
+    return new NotebookPortError(
+      `Could not ${verb} "${path}": ${error.message} (HTTP ${error.response.status}).` +
+        (error.response.status === 404
+          ? ' Its folder may not exist: list_files shows what does.'
+          : '')
+    );
+  }
+  return error;
+}
+
 /** Strip leading slashes and "./": the contents API wants root-relative paths. */
 function normalize(path: string): string {
   return path
@@ -90,7 +154,7 @@ async function get(
   } catch (error) {
     if (error instanceof ServerConnection.ResponseError) {
       if (error.response.status === 404) {
-        throw new NotebookPortError(
+        throw new (what === 'file' ? NoSuchFileError : NotebookPortError)(
           `There is no ${what} "${path}" (paths are relative to the Jupyter ` +
             "server's root). Call list_files on its parent directory to see " +
             'what exists.'

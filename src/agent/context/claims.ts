@@ -105,7 +105,7 @@ function isBacked(claim: IStated, backing: ReadonlyArray<number>): boolean {
 
 /**
  * The numbers the final answer of a turn states without anything having
- * computed them: empty when the turn ran code (`isRun` names the tools
+ * computed them: empty when the turn ran code (`isRun` tells the calls
  * that run code), when it has no final answer, or when the conversation's
  * observations and the user's messages back every number.
  * `messages[turnStart]` is the turn's user message.
@@ -113,7 +113,7 @@ function isBacked(claim: IStated, backing: ReadonlyArray<number>): boolean {
 export function uncomputedNumbers(
   messages: ReadonlyArray<ChatMessage>,
   turnStart: number,
-  isRun: (toolName: string) => boolean
+  isRun: (call: { name: string; arguments: string }) => boolean
 ): string[] {
   const last = messages[messages.length - 1];
   if (last?.role !== 'assistant' || last.toolCalls?.length || !last.content) {
@@ -121,7 +121,7 @@ export function uncomputedNumbers(
   }
   const ranCode = messages
     .slice(turnStart)
-    .some(m => m.role === 'assistant' && m.toolCalls?.some(c => isRun(c.name)));
+    .some(m => m.role === 'assistant' && m.toolCalls?.some(c => isRun(c)));
   if (ranCode) {
     return [];
   }

@@ -5,7 +5,7 @@
  */
 
 /** Bump when the prompt's wording changes. */
-export const PROMPT_VERSION = 3;
+export const PROMPT_VERSION = 4;
 
 /** Options that shape the prompt. */
 export interface ISystemPromptOptions {
@@ -25,10 +25,11 @@ const WORKFLOW = [
     'for longer tasks, call update_plan with the steps and again as each one starts and ends.',
   '2. Look before you act: read_notebook shows the cells, their ids and outputs; variables defined ' +
     'there already exist in the kernel (inspect_variables lists them).',
-  '3. Act in small steps: insert one focused code cell (insert_cell after the last relevant cell), ' +
-    'then run it (run_cell). Never guess a value you can compute.',
+  '3. Act in small steps: insert one focused code cell and run it in the same call ' +
+    '(insert_cell with run: true, after the last relevant cell); its outputs come back at once. ' +
+    'Never guess a value you can compute.',
   '4. Read every output. If a cell fails, read the traceback, fix the cause (edit_cell on your own ' +
-    'cell, then run_cell again), and do not repeat an attempt that already failed the same way.',
+    'cell, then run_cell to re-run it), and do not repeat an attempt that already failed the same way.',
   '5. Long runs return partial output: call wait to keep waiting, or interrupt_kernel to stop.',
   '6. Finish with a concise answer in markdown that cites the values the cells showed.'
 ];

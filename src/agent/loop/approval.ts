@@ -6,7 +6,8 @@ import type { ToolKind } from '../tools/registry';
 import type { IToolCall } from '../types';
 
 /**
- * - `run-everything`: never ask (except before a kernel restart);
+ * - `run-everything`: never ask (except before a kernel restart or
+ *   replacing a file's content);
  * - `ask-before-running`: ask before any code runs (the default);
  * - `ask-before-edits`: ask before any code runs and before any cell changes.
  */
@@ -20,6 +21,7 @@ export const DEFAULT_APPROVAL_MODE: ApprovalMode = 'ask-before-running';
 export function needsApproval(kind: ToolKind, mode: ApprovalMode): boolean {
   switch (kind) {
     case 'restart':
+    case 'replace':
       return true;
     case 'run':
       return mode !== 'run-everything';
@@ -38,6 +40,8 @@ export interface IApprovalRequest {
   title: string;
   /** Exactly the code (or command) that will run or be written, when there is one. */
   code: string | null;
+  /** A unified diff of what the call changes (write_file replacing a file), read-only. */
+  diff?: string;
   /** The cell concerned, if any. */
   cellId?: string;
   /**

@@ -5,7 +5,14 @@
  * definition: no tool is known here by name.
  */
 import type { INotebookPort } from '../ports';
-import type { ITool, ToolFilter, ToolRegistry } from '../tools/registry';
+import {
+  toolKind,
+  type ITool,
+  type IToolPreview,
+  type ToolFilter,
+  type ToolKind,
+  type ToolRegistry
+} from '../tools/registry';
 import type { RunState } from '../tools/run-state';
 import type { IToolCall, IToolResult } from '../types';
 import {
@@ -43,17 +50,29 @@ export async function executeToolCall(
     return checked.refused;
   }
   const { tool } = checked;
+  let preview: IToolPreview = {};
+  if (tool.preview) {
+    try {
+      preview = await tool.preview(checked.args, { notebook, signal, state });
+    } catch (error) {
+      return {
+        ok: false,
+        output: `Error: ${call.name} failed: ${(error as Error).message ?? String(error)}`
+      };
+    }
+  }
+  const kind = preview.kind ?? toolKind(tool, checked.args);
   if (
-    !(
-      needsApproval(tool.kind, options.approvalMode) ||
-      options.alwaysAsk?.(tool)
-    ) ||
+    !(needsApproval(kind, options.approvalMode) || options.alwaysAsk?.(tool)) ||
     preApproved(tool, checked.args, options.approvedCells)
   ) {
     return tools.call(call, { notebook, signal, state });
   }
   const args = (checked.args ?? {}) as Record<string, unknown>;
-  const request = await describeCall(call, tool, args, notebook);
+  const request = await describeCall(call, tool, args, notebook, {
+    ...preview,
+    kind
+  });
   const decision = options.approve
     ? await options.approve(request, signal)
     : { approved: true as const };
@@ -116,11 +135,22 @@ async function describeCall(
   call: IToolCall,
   tool: ITool<unknown>,
   args: Record<string, unknown>,
-  notebook: INotebookPort
+  notebook: INotebookPort,
+  preview: IToolPreview & { kind: ToolKind }
 ): Promise<IApprovalRequest> {
-  const { kind, codeArgument } = tool;
-  const title = titleOf(tool, args);
+  const { codeArgument } = tool;
+  const { kind } = preview;
+  const title = preview.title ?? titleOf(tool, args);
   const cellId = typeof args.cell_id === 'string' ? args.cell_id : undefined;
+  if (preview.code !== undefined || preview.diff !== undefined) {
+    return {
+      call,
+      kind,
+      title,
+      code: preview.code ?? null,
+      ...(preview.diff !== undefined ? { diff: preview.diff } : {})
+    };
+  }
   if (codeArgument && typeof args[codeArgument] === 'string') {
     return { call, kind, cellId, title, code: args[codeArgument] as string };
   }

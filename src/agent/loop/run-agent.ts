@@ -219,9 +219,8 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       }
       return end({ reason: 'completed', steps: step });
     }
-    const verdict = repeats.record(
-      turn.toolCalls,
-      name => tools.get(name)?.kind === 'run'
+    const verdict = repeats.record(turn.toolCalls, call =>
+      tools.runsCode(call)
     );
     if (verdict !== 'run') {
       for (const call of turn.toolCalls) {
@@ -288,7 +287,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       repeated = failures.record(
         result.ok,
         result.output,
-        tools.get(call.name)?.kind === 'run'
+        tools.runsCode(call)
       );
     }
     const observation = options.vision

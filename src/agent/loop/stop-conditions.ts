@@ -106,15 +106,12 @@ export class RepeatedSteps {
   /** Record a step's calls: `run` it, `skip` it (a repeat), or `stop` the run. */
   record(
     calls: ReadonlyArray<{ name: string; arguments: string }>,
-    runsCode: (name: string) => boolean
+    runsCode: (call: { name: string; arguments: string }) => boolean
   ): 'run' | 'skip' | 'stop' {
     const signature = JSON.stringify(
       calls.map(call => [call.name, canonicalArguments(call.arguments)])
     );
-    if (
-      !calls.some(call => runsCode(call.name)) ||
-      signature !== this._signature
-    ) {
+    if (!calls.some(call => runsCode(call)) || signature !== this._signature) {
       this._signature = signature;
       this._count = 1;
       return 'run';

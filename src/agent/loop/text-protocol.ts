@@ -5,10 +5,11 @@
  *
  * It is a decorator around any IModelClient, so the loop, approvals, undo
  * and observations stay exactly the same: code blocks are turned into calls
- * of one tool, `add_and_run_cell`.
+ * of one tool, `add_and_run_cell`: one model round trip per executed
+ * cell, like `insert_cell` with `run: true`.
  */
 import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
-import { runObservation } from '../tools/kernel-tools';
+import { runWatchedCell } from '../tools/kernel-tools';
 import { defineTool } from '../tools/registry';
 import type { ChatMessage } from '../types';
 
@@ -33,6 +34,7 @@ export const TEXT_PROTOCOL_INSTRUCTIONS = [
 export const addAndRunCell = defineTool<{ source: string }>({
   name: TEXT_PROTOCOL_TOOL,
   kind: 'run',
+  title: 'Insert and run this cell',
   codeArgument: 'source',
   description: 'Append a code cell to the notebook and run it.',
   parameters: {
@@ -48,12 +50,8 @@ export const addAndRunCell = defineTool<{ source: string }>({
     });
     state.created.add(cell.id);
     state.seen.set(cell.id, cell.source);
-    const result = await notebook.runCell(cell.id, {
-      signal,
-      softTimeoutMs: state.settings.softTimeoutMs,
-      hardTimeoutMs: state.settings.hardTimeoutMs
-    });
-    return runObservation(result, state);
+    // The same watched run as run_cell and insert_cell's run: true.
+    return runWatchedCell(notebook, cell.id, signal, state);
   }
 });
 

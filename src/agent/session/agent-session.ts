@@ -160,6 +160,39 @@ export class AgentSession {
     );
   }
 
+  /** Whether the file written by tool call `callId` can be undone now. */
+  canUndoFile(callId: string): boolean {
+    return this._runner.files.has(callId);
+  }
+
+  /**
+   * Undo the file written by tool call `callId` (write_file): its content
+   * before is back, or the file the agent created is removed. A file
+   * changed since is left alone. The outcome is a notice in the chat.
+   */
+  async undoFile(callId: string): Promise<boolean> {
+    let outcome: { undone: boolean; message: string };
+    try {
+      outcome = await this._runner.files.undo(callId);
+    } catch (error) {
+      outcome = {
+        undone: false,
+        message: `Could not undo the file change: ${(error as Error).message ?? String(error)}`
+      };
+    }
+    if (outcome.undone) {
+      this._store.set({
+        items: this.getSnapshot().items.map(item =>
+          item.kind === 'tool' && item.id === callId && item.file
+            ? { ...item, file: { ...item.file, undone: true } }
+            : item
+        )
+      });
+    }
+    this._store.notice(outcome.message);
+    return outcome.undone;
+  }
+
   /** Answer the pending approval request (approve, approve edited code, or reject). */
   resolveApproval(decision: ApprovalDecision): void {
     this._runner.resolveApproval(decision);
@@ -174,6 +207,7 @@ export class AgentSession {
   newChat(notebook?: string): void {
     this.stop();
     this._reviewNotebook = null;
+    this._runner.files.clear();
     this._store.newChat(notebook);
   }
 
@@ -183,6 +217,7 @@ export class AgentSession {
       return false;
     }
     this._reviewNotebook = null;
+    this._runner.files.clear();
     return true;
   }
 

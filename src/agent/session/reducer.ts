@@ -58,6 +58,14 @@ export function applyEvent(
           cellId: event.result.cellId,
           durationMs: event.durationMs,
           ...(event.result.stillRunning ? { stillRunning: true } : {}),
+          ...(event.result.fileChange
+            ? {
+                file: {
+                  path: event.result.fileChange.path,
+                  created: event.result.fileChange.before === null
+                }
+              }
+            : {}),
           ...toolImages(event.result.images)
         };
       }

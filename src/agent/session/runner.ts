@@ -18,6 +18,7 @@ import type { IRunSettings } from '../tools/run-state';
 import type { IAgentError } from '../types';
 import type { ITurnOptions } from '../workflows/turn-runner';
 import { ApprovalGate } from './approval-gate';
+import { FileUndo } from './file-undo';
 import { prepareRun, runSettingsOf, type IRunSetup } from './run-setup';
 import type { SessionStore } from './store';
 import type { IRunTarget, ISessionOptions, TaskTurn, TaskWork } from './types';
@@ -34,6 +35,9 @@ export class TaskRunner {
     private readonly _store: SessionStore,
     private readonly _options: ISessionOptions
   ) {}
+
+  /** The files this session's runs wrote, for their Undo. */
+  readonly files = new FileUndo();
 
   /** Whether a task is running. */
   get running(): boolean {
@@ -176,7 +180,12 @@ export class TaskRunner {
       knownCells: options.knownCells,
       approve: (request, approvalSignal) =>
         this._approvals.ask(request, approvalSignal),
-      onEvent: event => store.dispatch(event)
+      onEvent: event => {
+        if (event.type === 'tool-result' && event.result.fileChange) {
+          this.files.record(event.callId, notebook, event.result.fileChange);
+        }
+        store.dispatch(event);
+      }
     });
     if (outcome.reason === 'completed') {
       this._markUncomputed(start, tools);
@@ -193,10 +202,8 @@ export class TaskRunner {
    */
   private _markUncomputed(turnStart: number, tools: ToolRegistry): void {
     const store = this._store;
-    const numbers = uncomputedNumbers(
-      store.history,
-      turnStart,
-      name => tools.get(name)?.kind === 'run'
+    const numbers = uncomputedNumbers(store.history, turnStart, call =>
+      tools.runsCode(call)
     );
     const items = [...store.getSnapshot().items];
     const index = items.length - 1;

@@ -51,6 +51,12 @@ export type TranscriptItem =
       images?: IToolImage[];
       /** Images not shown on the card (over the caps, or not kept in a saved chat). */
       moreImages?: number;
+      /**
+       * The file the call wrote (write_file): `created` when there was none
+       * before; `undone` once its Undo put the file back. The card offers
+       * Undo while the session holds the content before (not after a reload).
+       */
+      file?: { path: string; created: boolean; undone?: boolean };
     }
   | {
       kind: 'notice';

@@ -9,6 +9,7 @@
  * kernel.
  */
 import {
+  NoSuchFileError,
   NotebookPortError,
   type CellOutput,
   type ICellSnapshot,
@@ -193,11 +194,20 @@ export class FakeNotebook implements INotebookPort {
   async readFile(path: string): Promise<string> {
     const text = this.files.get(path);
     if (text === undefined) {
-      throw new NotebookPortError(
+      throw new NoSuchFileError(
         `There is no file "${path}". Call list_files on its parent directory to see what exists.`
       );
     }
     return text;
+  }
+  async writeFile(path: string, text: string): Promise<void> {
+    this.files.set(path, text);
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    if (!this.files.delete(path)) {
+      throw new NotebookPortError(`There is no file "${path}" to delete.`);
+    }
   }
 
   beginUndoGroup(): void {

@@ -14,6 +14,7 @@ import {
 } from './kernel-tools';
 import { listFiles, readFile, runShell } from './file-tools';
 import { updatePlan } from './plan-tool';
+import { writeFile } from './write-file-tool';
 import type { ITool } from './registry';
 
 /** Every tool of the notebook agent. */
@@ -35,6 +36,7 @@ export function agentTools(): ITool<never>[] {
     installPackage,
     listFiles,
     readFile,
+    writeFile,
     runShell
   ] as ITool<never>[];
 }

@@ -8,7 +8,7 @@ import {
   formatOutputs,
   formatRunResult
 } from '../context/observations';
-import type { IRunResult } from '../ports';
+import type { INotebookPort, IRunResult } from '../ports';
 import type { IToolResult } from '../types';
 import { defineTool } from './registry';
 import type { RunState } from './run-state';
@@ -60,23 +60,38 @@ export const runCell = defineTool<{ cell_id: string }>({
     required: ['cell_id'],
     additionalProperties: false
   },
-  async execute(args, { notebook, signal, state }) {
-    const busy = notebook.kernelState() === 'busy';
-    const result = await notebook.runCell(args.cell_id, {
-      signal,
-      softTimeoutMs: state.settings.softTimeoutMs,
-      hardTimeoutMs: state.settings.hardTimeoutMs
-    });
-    const observation = runObservation(result, state);
-    if (busy) {
-      // The request queued behind whatever the kernel was already running.
-      observation.output =
-        'Note: the kernel was busy with another execution when this cell was sent; it ran after it.\n' +
-        observation.output;
-    }
-    return observation;
+  execute(args, { notebook, signal, state }) {
+    return runWatchedCell(notebook, args.cell_id, signal, state);
   }
 });
+
+/**
+ * Run a cell through the port's watched execution (the run's soft and hard
+ * timeouts; `running` with partial output, then `wait` or interrupt) and
+ * turn the result into the observation: `run_cell` and `insert_cell` with
+ * `run: true` run cells this one way.
+ */
+export async function runWatchedCell(
+  notebook: INotebookPort,
+  cellId: string,
+  signal: AbortSignal,
+  state: RunState
+): Promise<IToolResult> {
+  const busy = notebook.kernelState() === 'busy';
+  const result = await notebook.runCell(cellId, {
+    signal,
+    softTimeoutMs: state.settings.softTimeoutMs,
+    hardTimeoutMs: state.settings.hardTimeoutMs
+  });
+  const observation = runObservation(result, state);
+  if (busy) {
+    // The request queued behind whatever the kernel was already running.
+    observation.output =
+      'Note: the kernel was busy with another execution when this cell was sent; it ran after it.\n' +
+      observation.output;
+  }
+  return observation;
+}
 
 /** `wait`: keep watching a cell that is still running. */
 export const wait = defineTool<{ cell_id: string; seconds?: number }>({
@@ -113,7 +128,7 @@ export const runCode = defineTool<{ code: string }>({
   description:
     'Run a short piece of code in the kernel without adding a cell, for quick ' +
     'inspection (e.g. df.dtypes, df.head()). It shares the notebook’s variables. ' +
-    'Use cells (insert_cell + run_cell) for work the user should keep.',
+    'Use cells (insert_cell with run: true) for work the user should keep.',
   parameters: {
     type: 'object',
     properties: { code: { type: 'string' } },

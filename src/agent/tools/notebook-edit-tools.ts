@@ -3,23 +3,38 @@
  * user's work behind their back: an edit needs the cell to be unchanged
  * since the agent read it, and only the agent's own cells can be deleted.
  */
+import { runWatchedCell } from './kernel-tools';
 import { defineTool } from './registry';
 
 interface IInsertArgs {
   source: string;
   cell_type?: 'code' | 'markdown';
   after_cell_id?: string;
+  run?: boolean;
 }
 
-/** `insert_cell`: add a code or markdown cell. */
+/** Whether an insert_cell call also runs its (code) cell. */
+function insertRuns(args: IInsertArgs): boolean {
+  return args.run === true && (args.cell_type ?? 'code') === 'code';
+}
+
+/**
+ * `insert_cell`: add a code or markdown cell; with `run: true` a code cell
+ * also runs at once, through the same watched execution as `run_cell`, and
+ * its outputs come back in this one result (one model round trip per
+ * executed cell instead of two).
+ */
 export const insertCell = defineTool<IInsertArgs>({
   name: 'insert_cell',
-  kind: 'edit',
-  title: 'Insert this cell',
+  kind: args => (insertRuns(args) ? 'run' : 'edit'),
+  title: args =>
+    insertRuns(args) ? 'Insert and run this cell' : 'Insert this cell',
   codeArgument: 'source',
   description:
-    'Insert a new cell after the cell with after_cell_id, or at the end when it is ' +
-    'omitted. Returns the new cell_id. Inserting does not run the cell: call run_cell next.',
+    'Insert a new cell and, with run: true, run it at once and return its outputs in this ' +
+    'result (prefer run: true for code). It goes after the cell with after_cell_id, or at ' +
+    'the end when that is omitted; the result names its cell_id. Without run the cell does ' +
+    'not run (run_cell runs it later).',
   parameters: {
     type: 'object',
     properties: {
@@ -32,12 +47,17 @@ export const insertCell = defineTool<IInsertArgs>({
       after_cell_id: {
         type: 'string',
         description: 'Insert after this cell; omit to append at the end.'
+      },
+      run: {
+        type: 'boolean',
+        description:
+          'Run the new code cell now and return its outputs (default false).'
       }
     },
     required: ['source'],
     additionalProperties: false
   },
-  async execute(args, { notebook, state }) {
+  async execute(args, { notebook, signal, state }) {
     const cell = await notebook.insertCell({
       type: args.cell_type ?? 'code',
       source: args.source,
@@ -48,12 +68,15 @@ export const insertCell = defineTool<IInsertArgs>({
     const where = args.after_cell_id
       ? `after cell ${args.after_cell_id}`
       : 'at the end of the notebook';
+    const inserted = `Inserted ${cell.type} cell cell_id: ${cell.id} ${where}.`;
+    if (insertRuns(args)) {
+      const run = await runWatchedCell(notebook, cell.id, signal, state);
+      return { ...run, cellId: cell.id, output: `${inserted}\n${run.output}` };
+    }
     return {
       ok: true,
       cellId: cell.id,
-      output:
-        `Inserted ${cell.type} cell cell_id: ${cell.id} ${where}.` +
-        (cell.type === 'code' ? ' It has not run yet.' : '')
+      output: inserted + (cell.type === 'code' ? ' It has not run yet.' : '')
     };
   }
 });

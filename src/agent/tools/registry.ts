@@ -23,9 +23,26 @@ export interface IToolContext {
 
 /**
  * What a tool does, for the approval policy: `read` never changes anything,
- * `edit` changes cells, `run` executes code, `restart` loses the kernel's state.
+ * `edit` changes cells (or creates a file), `run` executes code, `restart`
+ * loses the kernel's state, `replace` overwrites a file's content (which the
+ * notebook's undo does not hold: it always asks).
  */
-export type ToolKind = 'read' | 'edit' | 'run' | 'restart';
+export type ToolKind = 'read' | 'edit' | 'run' | 'restart' | 'replace';
+
+/**
+ * What a call's approval shows and asks as, when its arguments alone do not
+ * say it (`write_file`: whether the file exists, and the diff).
+ */
+export interface IToolPreview {
+  /** The call's kind now (default: the tool's `kind`). */
+  kind?: ToolKind;
+  /** The card's question (default: the tool's `title`). */
+  title?: string;
+  /** The code (or text) to show, editable; null for none. */
+  code?: string | null;
+  /** A unified diff of what the call changes, shown read-only. */
+  diff?: string;
+}
 
 /**
  * A tool the model can call. It carries its own approval rules (`kind`,
@@ -33,8 +50,12 @@ export type ToolKind = 'read' | 'edit' | 'run' | 'restart';
  * approval policy read them and know no tool by name.
  */
 export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
-  /** What the call does, for the approval policy (loop/approval.ts). */
-  kind: ToolKind;
+  /**
+   * What the call does, for the approval policy (loop/approval.ts); a
+   * function when it depends on the arguments (`insert_cell` with
+   * `run: true` runs code, without it only edits).
+   */
+  kind: ToolKind | ((args: TArgs) => ToolKind);
   /**
    * The question of its approval card, e.g. "Run this cell" (default
    * "Call NAME"); a function when it depends on the arguments.
@@ -56,6 +77,15 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    * JSON object (a known failure of real models), it is taken as this one.
    */
   codeArgument?: string;
+  /**
+   * Looks at the call before the approval policy does (its kind and card
+   * may depend on the world, not only the arguments). It runs before every
+   * call, asked or not; throwing refuses the call with the message.
+   */
+  preview?(
+    args: TArgs,
+    context: IToolContext & { state: RunState }
+  ): Promise<IToolPreview>;
   execute(
     args: TArgs,
     context: IToolContext & { state: RunState }
@@ -169,6 +199,28 @@ export class ToolRegistry {
     }
   }
 
+  /**
+   * What `call` does (its tool's kind for these arguments), or undefined for
+   * an unknown tool. Unparsable arguments count as the tool's most
+   * cautious reading: a kind that depends on them is asked as `run`.
+   */
+  kindOf(call: { name: string; arguments: string }): ToolKind | undefined {
+    const tool = this._tools.get(call.name);
+    if (!tool) {
+      return undefined;
+    }
+    if (typeof tool.kind !== 'function') {
+      return tool.kind;
+    }
+    const parsed = this.parseArguments({ id: '', ...call });
+    return 'error' in parsed ? 'run' : toolKind(tool, parsed.args);
+  }
+
+  /** Whether `call` runs code (its tool's kind for these arguments is `run`). */
+  runsCode(call: { name: string; arguments: string }): boolean {
+    return this.kindOf(call) === 'run';
+  }
+
   /** The tool specs to send to the model. */
   get specs(): IToolSpec[] {
     return [...this._tools.values()].map(
@@ -271,6 +323,19 @@ export class ToolRegistry {
       this._validators.set(tool, validator);
     }
     return validator;
+  }
+}
+
+/** What a call of `tool` with (valid) `args` does, for the approval policy. */
+export function toolKind<TArgs>(tool: ITool<TArgs>, args: TArgs): ToolKind {
+  if (typeof tool.kind !== 'function') {
+    return tool.kind;
+  }
+  try {
+    return tool.kind(args);
+  } catch {
+    // Arguments the kind cannot read (not yet validated): ask as for code.
+    return 'run';
   }
 }
 

@@ -29,6 +29,11 @@ export class RunState {
   readonly created = new Set<string>();
   /** Cells whose run returned `running` and may still be going. */
   readonly running = new Set<string>();
+  /**
+   * Path → a file's text as write_file's approval step saw it (null: no
+   * file), so the write is refused when it changed meanwhile.
+   */
+  readonly filesShown = new Map<string, string | null>();
 
   constructor(readonly settings: IRunSettings = DEFAULT_RUN_SETTINGS) {}
 }

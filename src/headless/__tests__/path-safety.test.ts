@@ -1,5 +1,5 @@
 /**
- * The headless port's read_file/list_files against a real Jupyter server
+ * The headless port's read_file/list_files/write_file against a real Jupyter server
  * whose root is a fake $HOME with planted links (`notes.txt -> .env`,
  * `data/readme.txt -> ../.ssh/id_rsa`, a link out of the root): the table
  * in tests/path_cases.json, which tests/test_path_check.py also runs
@@ -15,7 +15,11 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { executeToolCall } from '../../agent/loop/execute-tool-call';
 import { NotebookPortError } from '../../agent/ports';
+import { agentTools } from '../../agent/tools/all-tools';
+import { ToolRegistry } from '../../agent/tools/registry';
+import { RunState } from '../../agent/tools/run-state';
 import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
@@ -26,6 +30,7 @@ interface IPathTable {
   outside_files: Record<string, string>;
   links: Record<string, string>;
   reads: { path: string; verdict: 'allowed' | 'hidden' | 'outside' }[];
+  writes: { path: string; verdict: 'allowed' | 'hidden' | 'outside' }[];
   listings: { dir: string; shown: string[]; hidden: string[] }[];
 }
 
@@ -33,6 +38,8 @@ let table: IPathTable;
 let base: string;
 let server: JupyterServerProcess;
 let port: ServerNotebookPort;
+let root: string;
+let outside: string;
 
 async function writeTree(folder: string, files: Record<string, string>) {
   for (const [name, text] of Object.entries(files)) {
@@ -47,8 +54,8 @@ beforeAll(async () => {
   const file = join(__dirname, '..', '..', '..', 'tests', 'path_cases.json');
   table = JSON.parse(await readFile(file, 'utf8')) as IPathTable;
   base = await mkdtemp(join(tmpdir(), 'notebook-agent-paths-'));
-  const root = join(base, 'home');
-  const outside = join(base, 'outside');
+  root = join(base, 'home');
+  outside = join(base, 'outside');
   await writeTree(root, table.files);
   await writeTree(outside, table.outside_files);
   for (const [name, target] of Object.entries(table.links)) {
@@ -103,5 +110,100 @@ describe('read_file and list_files through the headless port', () => {
         expect(paths).not.toContain(path);
       }
     }
+  });
+});
+
+/** Every regular file under `dir` (links not followed) → its text. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const { readdir, lstat } = await import('node:fs/promises');
+  const out: Record<string, string> = {};
+  for (const name of await readdir(dir)) {
+    const full = join(dir, name);
+    const info = await lstat(full);
+    if (info.isDirectory()) {
+      for (const [k, v] of Object.entries(await snapshot(full))) {
+        out[`${name}/${k}`] = v;
+      }
+    } else if (info.isFile()) {
+      out[name] = await readFile(full, 'utf8');
+    }
+  }
+  return out;
+}
+
+describe('write_file through the headless port', () => {
+  it('writes allowed paths and refuses hidden and outside ones, leaving every file as it was', async () => {
+    const hiddenBefore = await snapshot(root);
+    const outsideBefore = await snapshot(outside);
+    const allowed: string[] = [];
+    for (const { path, verdict } of table.writes) {
+      const write = port.writeFile(path, `written by the agent: ${path}\n`);
+      if (verdict === 'allowed') {
+        await expect(write).resolves.toBeUndefined();
+        allowed.push(path);
+        continue;
+      }
+      await expect(write).rejects.toThrow(
+        verdict === 'hidden'
+          ? /hidden or is a link to a hidden file or folder/
+          : /outside the Jupyter server's root directory/
+      );
+    }
+    const after = await snapshot(root);
+    for (const path of allowed) {
+      expect(after[path]).toBe(`written by the agent: ${path}\n`);
+      expect(await port.readFile(path)).toBe(after[path]);
+    }
+    // Nothing else changed: not .env behind notes.txt, not .ssh, not .config.
+    const others = (files: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(files).filter(([path]) => !allowed.includes(path))
+      );
+    expect(others(after)).toEqual(others(hiddenBefore));
+    expect(hiddenBefore['.env']).toMatch(/sk-planted/);
+    expect(await snapshot(outside)).toEqual(outsideBefore);
+  });
+
+  it('the write_file tool refuses the same paths (links through the server check), a replacement is asked', async () => {
+    const tools = new ToolRegistry(agentTools());
+    const before = await snapshot(root);
+    const asked: string[] = [];
+    const results: string[] = [];
+    for (const { path, verdict } of table.writes) {
+      const result = await executeToolCall(
+        {
+          id: path,
+          name: 'write_file',
+          arguments: JSON.stringify({ path, content: 'second write\n' })
+        },
+        {
+          tools,
+          notebook: port,
+          signal: new AbortController().signal,
+          state: new RunState(),
+          approvalMode: 'run-everything',
+          approve: async request => {
+            asked.push(`${request.kind} ${request.title}`);
+            return { approved: true };
+          }
+        }
+      );
+      results.push(result.output);
+      expect(result.ok).toBe(verdict === 'allowed');
+      if (verdict !== 'allowed') {
+        expect(result.output).toMatch(/Refused/);
+      }
+    }
+    // Both allowed files exist by now (the test before wrote them): each
+    // replacement was asked, with its diff.
+    expect(asked).toEqual([
+      'replace Replace work/new-report.txt',
+      'replace Replace work/draft.txt'
+    ]);
+    const after = await snapshot(root);
+    expect(after['work/draft.txt']).toBe('second write\n');
+    expect(after['.env']).toBe(before['.env']);
+    expect(after['.ssh/id_rsa']).toBe(before['.ssh/id_rsa']);
+    expect(JSON.stringify(results)).not.toMatch(/sk-planted|PRIVATE KEY/);
   });
 });

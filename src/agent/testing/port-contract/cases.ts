@@ -4,11 +4,13 @@
 import { CELL_CASES } from './cell-cases';
 import type { IPortCase } from './contract';
 import { FAULT_CASES } from './fault-cases';
+import { FILE_CASES } from './file-cases';
 import { OUTPUT_CASES } from './output-cases';
 import { RUN_CASES } from './run-cases';
 
 export const PORT_CASES: readonly IPortCase[] = [
   ...CELL_CASES,
+  ...FILE_CASES,
   ...RUN_CASES,
   ...OUTPUT_CASES,
   ...FAULT_CASES

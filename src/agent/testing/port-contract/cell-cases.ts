@@ -178,7 +178,7 @@ export const CELL_CASES: IPortCase[] = [
         );
         await check.rejects(
           () => port.readFile('no-such-file.txt'),
-          REFUSED,
+          'NoSuchFileError',
           /no-such-file\.txt[\s\S]*list_files/,
           'reading a missing file'
         );

@@ -1,0 +1,49 @@
+/**
+ * Contract cases on the files the agent writes (write_file, and the Undo
+ * that removes a file it created): created, replaced and deleted relative
+ * to the root, read back through the same port; a missing file is a
+ * NoSuchFileError, which is how write_file tells creating from replacing.
+ */
+import * as check from './check';
+import { withPort, type IPortCase } from './contract';
+
+export const FILE_CASES: IPortCase[] = [
+  {
+    name: 'files: written, replaced and deleted relative to the root',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const path = 'contract-written.txt';
+        await port.deleteFile(path).catch(() => undefined);
+        await check.rejects(
+          () => port.readFile(path),
+          'NoSuchFileError',
+          /contract-written\.txt/,
+          'reading the file before it is written'
+        );
+        await port.writeFile(path, 'first\nline é\n');
+        check.equal(
+          await port.readFile(path),
+          'first\nline é\n',
+          'the created file read back'
+        );
+        check.ok(
+          (await port.listFiles('')).some(e => e.path === path),
+          'the created file in the listing of the root'
+        );
+        await port.writeFile(path, 'second\n');
+        check.equal(await port.readFile(path), 'second\n', 'the replaced file');
+        await port.deleteFile(path);
+        await check.rejects(
+          () => port.readFile(path),
+          'NoSuchFileError',
+          /contract-written\.txt/,
+          'reading the deleted file'
+        );
+        check.ok(
+          !(await port.listFiles('')).some(e => e.path === path),
+          'the deleted file gone from the listing'
+        );
+      })
+  }
+];

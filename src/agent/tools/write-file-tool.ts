@@ -1,0 +1,156 @@
+/**
+ * `write_file`: create or replace a text file in the server root (a helper
+ * module, a config, a report). The model's path is untrusted: it goes
+ * through the same checks as `read_file` (`rootPath`: no "..", no "~", no
+ * drive or URL, nothing hidden), then the port's engine asks the server
+ * where it really leads (a link to .env or out of the root is refused).
+ *
+ * Creating a file is an edit; replacing one asks first whatever the mode
+ * (kind `replace`), showing a diff against the file as it is. The write is
+ * refused when the file changed between what the approval showed and the
+ * write. The result carries the content before, so one Undo puts it back
+ * (or removes a file the agent created): session/file-undo.ts.
+ */
+import { createTwoFilesPatch } from 'diff';
+import { NoSuchFileError, NotebookPortError } from '../ports';
+import type { INotebookPort } from '../ports';
+import { rootPath } from './file-tools';
+import { defineTool } from './registry';
+
+/** Longest content write_file accepts, in characters. */
+export const MAX_WRITE_CHARS = 1_000_000;
+
+interface IWriteArgs {
+  path: string;
+  content: string;
+}
+
+/** The checked path, or throws the refusal (for the model to read). */
+function checkedPath(raw: string): string {
+  const checked = rootPath(raw);
+  if ('refused' in checked) {
+    throw new NotebookPortError(checked.refused);
+  }
+  if (!checked.path) {
+    throw new NotebookPortError(
+      'Refused: give the path of a file, not the root.'
+    );
+  }
+  if (/\.ipynb$/i.test(checked.path)) {
+    throw new NotebookPortError(
+      'Refused: write_file does not write notebooks; use the cell tools ' +
+        '(insert_cell, edit_cell) in the open notebook.'
+    );
+  }
+  return checked.path;
+}
+
+/** The file's text now, or null when there is none. */
+async function currentText(
+  notebook: INotebookPort,
+  path: string
+): Promise<string | null> {
+  try {
+    return await notebook.readFile(path);
+  } catch (error) {
+    if (error instanceof NoSuchFileError) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** A unified diff from `before` to `after`, for the approval card. */
+export function fileDiff(path: string, before: string, after: string): string {
+  return createTwoFilesPatch(path, path, before, after, '', '', {
+    context: 3
+  })
+    .split('\n')
+    .slice(2) // "Index: …" and its "====" rule
+    .map(line =>
+      line.startsWith('---') || line.startsWith('+++') ? line.trimEnd() : line
+    )
+    .join('\n')
+    .trimEnd();
+}
+
+/** `write_file`: create or replace a text file under the server root. */
+export const writeFile = defineTool<IWriteArgs>({
+  name: 'write_file',
+  kind: 'edit',
+  title: args => `Write ${args.path}`,
+  codeArgument: 'content',
+  description:
+    'Create or replace a text file (a .py module, a config, a report) relative to the ' +
+    'server root, with its complete new content. Replacing an existing file asks the ' +
+    'user first, showing the diff. Hidden paths and paths outside the root are refused; ' +
+    'notebooks are edited with the cell tools.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: {
+        type: 'string',
+        description: 'e.g. "helpers/clean.py" (relative to the server root).'
+      },
+      content: {
+        type: 'string',
+        maxLength: MAX_WRITE_CHARS,
+        description: 'The whole new text of the file.'
+      }
+    },
+    required: ['path', 'content'],
+    additionalProperties: false
+  },
+  async preview(args, { notebook, state }) {
+    const path = checkedPath(args.path);
+    const before = await currentText(notebook, path);
+    state.filesShown.set(path, before);
+    if (before === null) {
+      return { kind: 'edit', title: `Create ${path}`, code: args.content };
+    }
+    return {
+      kind: before === args.content ? 'edit' : 'replace',
+      title: `Replace ${path}`,
+      code: null,
+      diff: fileDiff(path, before, args.content)
+    };
+  },
+  async execute(args, { notebook, state }) {
+    const path = checkedPath(args.path);
+    const before = await currentText(notebook, path);
+    const shown = state.filesShown.get(path);
+    state.filesShown.delete(path);
+    if (shown !== undefined && shown !== before) {
+      return {
+        ok: false,
+        output:
+          `Refused: ${path} changed since the user was shown it` +
+          `${before === null ? ' (it is gone)' : ''}, so it was not written. ` +
+          'Read it again (read_file) and call write_file with the new content if it still makes sense.'
+      };
+    }
+    if (shown === undefined && before !== null) {
+      // Only the loop's approval step (which shows the diff) may replace a file.
+      return {
+        ok: false,
+        output: `Refused: ${path} exists, and replacing it needs the user's approval of the diff.`
+      };
+    }
+    if (before === args.content) {
+      return {
+        ok: true,
+        output: `${path} already has this content: nothing written.`
+      };
+    }
+    await notebook.writeFile(path, args.content);
+    const lines = args.content.split('\n').length;
+    return {
+      ok: true,
+      output:
+        before === null
+          ? `Created ${path} (${args.content.length} characters, ${lines} lines).`
+          : `Replaced ${path} (${before.length} → ${args.content.length} characters, ${lines} lines).`,
+      fileChange: { path, before, after: args.content }
+    };
+  }
+});
