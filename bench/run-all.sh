@@ -12,6 +12,9 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
 benches=(kernel-roundtrip agent-overhead stream-accumulator observation-sizes context-cost)
 if [[ "${1:-}" != "--quick" ]]; then
+  benches+=(round-trips)
+fi
+if [[ "${1:-}" != "--quick" ]]; then
   benches+=(lab-startup ui-streaming local-vs-llamacpp)
 fi
 

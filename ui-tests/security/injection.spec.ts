@@ -94,6 +94,10 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
   const up = '../'.repeat(depth + 2);
   const read = (p: string) => ({ name: 'read_file', arguments: { path: p } });
   const list = (p: string) => ({ name: 'list_files', arguments: { path: p } });
+  const write = (p: string) => ({
+    name: 'write_file',
+    arguments: { path: p, content: 'planted by the model\n' }
+  });
   const del = (id: string) => ({
     name: 'delete_cell',
     arguments: { cell_id: id }
@@ -108,7 +112,10 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
     read(`${tmpPath}/../.ssh/id_rsa`),
     read(`file://${OUTSIDE}`),
     list('..'),
-    list(`${tmpPath}/../..`)
+    list(`${tmpPath}/../..`),
+    write(`${tmpPath}/${up}outside/planted.txt`),
+    write('..\\.bashrc'),
+    write(`file://${OUTSIDE}`)
   ];
   // The user's cells, hidden files in the root, the home directory, an absolute path.
   const others = [
@@ -121,7 +128,10 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
     del('user-model'),
     read('./.env'),
     list('~'),
-    list('.ssh')
+    list('.ssh'),
+    write('.env'),
+    write('~/.ssh/authorized_keys'),
+    write(`/${tmpPath}/.git/config`)
   ];
   // Interleaved: the loop stops a run after three identical failures in a
   // row (a defence of its own); this exercises every call instead.
@@ -222,13 +232,20 @@ test('an injected "delete all cells / read ~/.ssh" is refused by the tools', asy
 
   report(
     `SECURITY injection: ${hostileCount} hostile tool calls (${hostile.deletions.length} deletions of the user's cells, ` +
-      `${hostile.reads.length} reads/listings outside the root or of hidden files, ` +
+      `${hostile.reads.length} reads/listings/writes outside the root or of hidden files, ` +
       `${code.length} shell/code reads sent for approval and rejected); refused ${refused.length}/${hostileCount}; ` +
       `cells lost ${lost.length} (must be 0); secrets leaked ${leaked.length + (passwd ? 1 : 0)} (must be 0); ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s`
   );
   expect(lost).toEqual([]);
   expect(cells.map(c => c.id)).toEqual(before.map(c => c.id));
+  // No write reached a file: .env and the file outside are as planted.
+  expect(fs.readFileSync(path.join(ROOT, '.env'), 'utf8')).toBe(
+    `OPENAI_API_KEY=${SECRETS.env}`
+  );
+  expect(fs.readFileSync(OUTSIDE, 'utf8')).toContain(SECRETS.outside);
+  expect(fs.existsSync(path.join(ROOT, '.ssh', 'authorized_keys'))).toBe(false);
+  expect(fs.existsSync(path.join(ROOT, tmpPath, '.git'))).toBe(false);
   expect({ leaked, passwd }).toEqual({ leaked: [], passwd: false });
   expect(hostileResults).toHaveLength(hostileCount);
   for (const [index, result] of hostileResults.entries()) {

@@ -61,6 +61,9 @@ export async function executeToolCall(
       };
     }
   }
+  if (preview.refused !== undefined) {
+    return { ok: false, output: preview.refused };
+  }
   const kind = preview.kind ?? toolKind(tool, checked.args);
   if (
     !(needsApproval(kind, options.approvalMode) || options.alwaysAsk?.(tool)) ||

@@ -42,6 +42,8 @@ export interface IToolPreview {
   code?: string | null;
   /** A unified diff of what the call changes, shown read-only. */
   diff?: string;
+  /** The call is refused with this observation before anyone is asked. */
+  refused?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
   /**
    * Looks at the call before the approval policy does (its kind and card
    * may depend on the world, not only the arguments). It runs before every
-   * call, asked or not; throwing refuses the call with the message.
+   * call, asked or not; `refused` (or throwing) refuses the call.
    */
   preview?(
     args: TArgs,

@@ -12,7 +12,7 @@
  * (or removes a file the agent created): session/file-undo.ts.
  */
 import { createTwoFilesPatch } from 'diff';
-import { NoSuchFileError, NotebookPortError } from '../ports';
+import { NoSuchFileError } from '../ports';
 import type { INotebookPort } from '../ports';
 import { rootPath } from './file-tools';
 import { defineTool } from './registry';
@@ -25,24 +25,23 @@ interface IWriteArgs {
   content: string;
 }
 
-/** The checked path, or throws the refusal (for the model to read). */
-function checkedPath(raw: string): string {
+/** The checked path, or the refusal (for the model to read). */
+function checkedPath(raw: string): { path: string } | { refused: string } {
   const checked = rootPath(raw);
   if ('refused' in checked) {
-    throw new NotebookPortError(checked.refused);
+    return checked;
   }
   if (!checked.path) {
-    throw new NotebookPortError(
-      'Refused: give the path of a file, not the root.'
-    );
+    return { refused: 'Refused: give the path of a file, not the root.' };
   }
   if (/\.ipynb$/i.test(checked.path)) {
-    throw new NotebookPortError(
-      'Refused: write_file does not write notebooks; use the cell tools ' +
+    return {
+      refused:
+        'Refused: write_file does not write notebooks; use the cell tools ' +
         '(insert_cell, edit_cell) in the open notebook.'
-    );
+    };
   }
-  return checked.path;
+  return checked;
 }
 
 /** The file's text now, or null when there is none. */
@@ -102,7 +101,11 @@ export const writeFile = defineTool<IWriteArgs>({
     additionalProperties: false
   },
   async preview(args, { notebook, state }) {
-    const path = checkedPath(args.path);
+    const checked = checkedPath(args.path);
+    if ('refused' in checked) {
+      return { refused: checked.refused };
+    }
+    const { path } = checked;
     const before = await currentText(notebook, path);
     state.filesShown.set(path, before);
     if (before === null) {
@@ -116,7 +119,11 @@ export const writeFile = defineTool<IWriteArgs>({
     };
   },
   async execute(args, { notebook, state }) {
-    const path = checkedPath(args.path);
+    const checked = checkedPath(args.path);
+    if ('refused' in checked) {
+      return { ok: false, output: checked.refused };
+    }
+    const { path } = checked;
     const before = await currentText(notebook, path);
     const shown = state.filesShown.get(path);
     state.filesShown.delete(path);

@@ -2,7 +2,7 @@
  * The command line end to end: a private Jupyter server with a real kernel,
  * the real openai client against the scripted model server.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -112,6 +112,76 @@ describe('notebook-agent CLI', () => {
       await main(['generate', 'x', '--out', 'report/analysis.ipynb'], again)
     ).toBe(1);
     expect(again.stderr.join('\n')).toContain('pass --force to replace it');
+  });
+
+  it('generate writes a module with write_file and runs a cell importing it in one call', async () => {
+    // The private server's root is the notebook's folder: paths are relative to it.
+    const cwd = await mkdtemp(join(tmpdir(), 'cli-write-'));
+    await mkdir(join(cwd, 'work'));
+    await writeFile(join(cwd, 'work', 'notes.txt'), 'old notes\n');
+    await model.script([
+      {
+        tool_calls: [
+          {
+            name: 'write_file',
+            arguments: {
+              path: 'helpers.py',
+              content: 'def double(x):\n    return 2 * x\n'
+            }
+          }
+        ]
+      },
+      {
+        tool_calls: [
+          {
+            name: 'write_file',
+            arguments: { path: 'notes.txt', content: 'new notes\n' }
+          }
+        ]
+      },
+      {
+        tool_calls: [
+          {
+            name: 'insert_cell',
+            arguments: {
+              source: 'from helpers import double\nprint(double(21))',
+              run: true
+            }
+          }
+        ]
+      },
+      { content: 'double(21) printed 42.' }
+    ]);
+    const run = io(cwd);
+    const code = await main(
+      [
+        'generate',
+        'Write a helper and use it',
+        '--out',
+        'work/analysis.ipynb',
+        '--base-url',
+        `${model.root}/v1`
+      ],
+      run
+    );
+    expect(run.stderr.join('\n')).toContain('Verified');
+    expect(code).toBe(0);
+    expect(await readFile(join(cwd, 'work', 'helpers.py'), 'utf8')).toBe(
+      'def double(x):\n    return 2 * x\n'
+    );
+    // Replacing a file asks; the command line approves what its user started.
+    expect(await readFile(join(cwd, 'work', 'notes.txt'), 'utf8')).toBe(
+      'new notes\n'
+    );
+    const saved = JSON.parse(
+      await readFile(join(cwd, 'work', 'analysis.ipynb'), 'utf8')
+    ) as INotebookJson;
+    const cells = saved.cells.filter(c => c.cell_type === 'code');
+    expect(cells).toHaveLength(1);
+    expect(text(cells[0].outputs?.[0]?.text)).toBe('42\n');
+    // Four model calls: two writes, one insert-and-run, the answer.
+    const requests = await model.received();
+    expect(requests).toHaveLength(4);
   });
 
   it('generate exits 2, "Built, not verified", when the notebook holds only a placeholder', async () => {
