@@ -31,7 +31,7 @@ function title(
         ? trans.__('Inserted and ran a cell')
         : trans.__('Inserted a cell');
     case 'write_file':
-      return trans.__('Wrote %1', String(args.path ?? ''));
+      return trans.__('Write %1', String(args.path ?? ''));
     case 'run_cell':
       return trans.__('Ran a cell');
     default:
