@@ -27,7 +27,7 @@ import {
   priceOf,
   type IPrice
 } from '../src/agent/model/prices';
-import { buildReport, writeReport } from './src/report';
+import { buildReport, perCell, writeReport } from './src/report';
 import { runTaskSet } from './src/runner';
 
 // @jupyterlab/services logs every kernel status change at debug level.
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     notebooksDir: join(out, 'notebooks'),
     onResult: r =>
       say(
-        `${r.success ? 'PASS' : 'FAIL'} ${r.id} (${r.end}, ${r.steps} steps, ${r.wallS.toFixed(1)} s): ${r.detail}`
+        `${r.success ? 'PASS' : 'FAIL'} ${r.id} (${r.end}, ${r.steps} steps, ${r.cellsRun} cells run, ${r.wallS.toFixed(1)} s): ${r.detail}`
       )
   });
   const report = buildReport(
@@ -142,7 +142,9 @@ async function main(): Promise<void> {
   );
   const files = await writeReport(out, report);
   say(
-    `success ${report.summary.succeeded}/${report.summary.tasks}; wrote ${files.markdown} and ${files.json}`
+    `success ${report.summary.succeeded}/${report.summary.tasks}; ` +
+      `model calls per executed cell ${perCell(report.summary.callsPerCell)}; ` +
+      `wrote ${files.markdown} and ${files.json}`
   );
 }
 
