@@ -203,9 +203,9 @@ export interface INotebookPort {
    */
   readFile(path: string): Promise<string>;
   /**
-   * Create or replace a text file, relative to the server root (its folder
-   * must exist). Refused like `readFile` outside the root, on a hidden
-   * path, or through a link to one.
+   * Create or replace a text file, relative to the server root (missing
+   * folders above it are created). Refused like `readFile` outside the
+   * root, on a hidden path, or through a link to one.
    */
   writeFile(path: string, text: string): Promise<void>;
   /** Delete a file, relative to the server root (the undo of a file the agent created). */

@@ -101,10 +101,47 @@ export async function writeTextFile(
       `${file} is a ${meta.type}, not a text file, so write_file does not replace it.`
     );
   }
+  if (!meta) {
+    await makeParents(contents, file);
+  }
   try {
     await contents.save(file, { type: 'file', format: 'text', content: text });
   } catch (error) {
     throw failure(error, 'write', file);
+  }
+}
+
+/**
+ * Create the missing folders above `file` (its whole path was checked:
+ * nothing hidden, nothing outside the root, as given or as resolved).
+ */
+async function makeParents(
+  contents: Contents.IManager,
+  file: string
+): Promise<void> {
+  const parts = file.split('/').slice(0, -1);
+  for (let depth = 1; depth <= parts.length; depth++) {
+    const dir = parts.slice(0, depth).join('/');
+    const existing = await get(contents, dir, { content: false }, 'file').catch(
+      error => {
+        if (error instanceof NoSuchFileError) {
+          return null;
+        }
+        throw error;
+      }
+    );
+    if (existing && existing.type !== 'directory') {
+      throw new NotebookPortError(
+        `${dir} is a ${existing.type}, not a folder, so ${file} cannot be written under it.`
+      );
+    }
+    if (!existing) {
+      try {
+        await contents.save(dir, { type: 'directory' });
+      } catch (error) {
+        throw failure(error, 'create the folder', dir);
+      }
+    }
   }
 }
 
@@ -127,9 +164,7 @@ function failure(error: unknown, verb: string, path: string): unknown {
   if (error instanceof ServerConnection.ResponseError) {
     return new NotebookPortError(
       `Could not ${verb} "${path}": ${error.message} (HTTP ${error.response.status}).` +
-        (error.response.status === 404
-          ? ' Its folder may not exist: list_files shows what does.'
-          : '')
+        (error.response.status === 404 ? ' list_files shows what exists.' : '')
     );
   }
   return error;

@@ -81,7 +81,7 @@ export const writeFile = defineTool<IWriteArgs>({
   codeArgument: 'content',
   description:
     'Create or replace a text file (a .py module, a config, a report) relative to the ' +
-    'server root, with its complete new content. Replacing an existing file asks the ' +
+    'server root, with its complete new content (missing folders are created). Replacing an existing file asks the ' +
     'user first, showing the diff. Hidden paths and paths outside the root are refused; ' +
     'notebooks are edited with the cell tools.',
   parameters: {

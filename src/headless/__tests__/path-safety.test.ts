@@ -162,6 +162,11 @@ describe('write_file through the headless port', () => {
     expect(others(after)).toEqual(others(hiddenBefore));
     expect(hiddenBefore['.env']).toMatch(/sk-planted/);
     expect(await snapshot(outside)).toEqual(outsideBefore);
+    // Missing folders are created for an allowed path only.
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(join(root, 'fresh', 'sub'))).toBe(true);
+    expect(existsSync(join(root, '.config', 'sub'))).toBe(false);
+    expect(existsSync(join(outside, 'newdir'))).toBe(false);
   });
 
   it('the write_file tool refuses the same paths (links through the server check), a replacement is asked', async () => {
@@ -198,6 +203,7 @@ describe('write_file through the headless port', () => {
     // replacement was asked, with its diff.
     expect(asked).toEqual([
       'replace Replace work/new-report.txt',
+      'replace Replace fresh/sub/notes.txt',
       'replace Replace work/draft.txt'
     ]);
     const after = await snapshot(root);

@@ -9,7 +9,7 @@ import { withPort, type IPortCase } from './contract';
 
 export const FILE_CASES: IPortCase[] = [
   {
-    name: 'files: written, replaced and deleted relative to the root',
+    name: 'files: written (in new folders too), replaced and deleted relative to the root',
     timeoutMs: 60000,
     run: harness =>
       withPort(harness, [], async port => {
@@ -44,6 +44,15 @@ export const FILE_CASES: IPortCase[] = [
           !(await port.listFiles('')).some(e => e.path === path),
           'the deleted file gone from the listing'
         );
+        // Missing folders above a new file are created.
+        const deep = 'contract-folder/sub/deep.txt';
+        await port.writeFile(deep, 'deep\n');
+        check.equal(
+          await port.readFile(deep),
+          'deep\n',
+          'the file in new folders'
+        );
+        await port.deleteFile(deep);
       })
   }
 ];
