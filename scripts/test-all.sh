@@ -143,15 +143,16 @@ hub="./scripts/jupyterhub-check.sh"
 # The UI tests' own extension, built once for both shards (ui-tests/test-extension).
 bash ui-tests/test-extension/build.sh
 
-step "Tests: Jest, pytest, the wheel | UI shard 1, security, scaling out, JupyterHub | UI shard 2, local model"
+step "Tests: Jest, the wheel | UI shard 1, security, scaling out, JupyterHub | UI shard 2, pytest, local model"
 # Jest: two workers (most suites wait on servers and kernels). The wheel as
 # users install it: sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in
 # Chromium. Security: XSS corpus, keys, prompt injection. Scaling out:
 # kernels on a Kernel Gateway, local model servers found. JupyterHub: two
-# local users (docs/jupyterhub.md). Local model: the in-browser model on the
-# WebAssembly and WebGPU rungs (builds the tiny random-weight test model
-# first, ~5 s).
+# local users (docs/jupyterhub.md). pytest: the server extension on a real
+# Jupyter server. Local model: the in-browser model on the WebAssembly and
+# WebGPU rungs (builds the tiny random-weight test model first, ~5 s), last:
+# SwiftShader's WebGPU computes more than the others.
 lanes \
-  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'The wheel as users install it' ./scripts/test-wheel.sh" \
+  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh" \
   "suite 'UI tests, shard 1 of 2 (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard 1 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub" \
-  "suite 'UI tests, shard 2 of 2 (ports +30)' ui_shard 2 30 && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+  "suite 'UI tests, shard 2 of 2 (ports +30)' ui_shard 2 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
