@@ -116,13 +116,14 @@ lanes \
   "npm run lint && ruff check . && ruff format --check . && npm run typecheck" \
   "./scripts/check-floor-types.sh && ./scripts/check-reproducible-build.sh"
 
-# The tests, in three lanes. The main UI suite runs as two Playwright shards
-# on two sets of ports (ui-tests/playwright.config.js: UI_PORT_OFFSET); the
+# The tests, in three lanes. The main UI suite runs in two parts of about
+# equal time on two sets of ports (ui-tests/playwright.config.js: UI_SHARD,
+# UI_PORT_OFFSET); the
 # other suites have servers and ports of their own: security 8892 and 8766,
 # local model 8891, scale 8767-8769 and 8893-8895, wheel 8941 and 8943,
 # JupyterHub 8901, 8902 and 8911; Jest and pytest take free ports.
 ui_shard() {
-  (cd ui-tests && UI_PORT_OFFSET="$2" npx playwright test --shard="$1/2")
+  (cd ui-tests && UI_SHARD="$1" UI_PORT_OFFSET="$2" npx playwright test)
 }
 # (Lanes run each suite where `set -e` does not apply: statuses are kept by hand.)
 security_ui() {
@@ -143,7 +144,7 @@ hub="./scripts/jupyterhub-check.sh"
 # The UI tests' own extension, built once for both shards (ui-tests/test-extension).
 bash ui-tests/test-extension/build.sh
 
-step "Tests: Jest, the wheel | UI shard 1, security, scaling out, JupyterHub | UI shard 2, pytest, local model"
+step "Tests: Jest, the wheel | UI part a, security, scaling out, JupyterHub | UI part b, pytest, local model"
 # Jest: two workers (most suites wait on servers and kernels). The wheel as
 # users install it: sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in
 # Chromium. Security: XSS corpus, keys, prompt injection. Scaling out:
@@ -154,5 +155,5 @@ step "Tests: Jest, the wheel | UI shard 1, security, scaling out, JupyterHub | U
 # SwiftShader's WebGPU computes more than the others.
 lanes \
   "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh" \
-  "suite 'UI tests, shard 1 of 2 (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard 1 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub" \
-  "suite 'UI tests, shard 2 of 2 (ports +30)' ui_shard 2 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+  "suite 'UI tests, part a (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard a 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub" \
+  "suite 'UI tests, part b (ports +30)' ui_shard b 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"

@@ -10,14 +10,46 @@
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 const { chromiumLaunchOptions } = require('./chromium');
 
-// Two copies of this suite can run at once, as Playwright shards
-// (scripts/test-all.sh: --shard=1/2 and --shard=2/2): the second one's
-// servers listen on these ports shifted by UI_PORT_OFFSET. Build the test
+// Two parts of this suite can run at once (UI_SHARD below): the second
+// one's servers listen on these ports shifted by UI_PORT_OFFSET. Build the test
 // extension first then (bash test-extension/build.sh), or both copies would.
 const OFFSET = Number(process.env.UI_PORT_OFFSET ?? 0);
 const port = base => base + OFFSET;
 const MODEL_PORT = port(8765);
 const chromium = chromiumLaunchOptions();
+
+// UI_SHARD splits the suite in two parts of about equal time, for two lanes
+// of scripts/test-all.sh (with UI_PORT_OFFSET on one): "a" runs the files
+// matched here (together about half of the suite's time), "b" all the
+// others, so a new spec file lands in "b", never in neither. Unset: all.
+const SHARD_A =
+  /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats)\.spec\.ts$/;
+const SHARD = process.env.UI_SHARD ?? '';
+const OWN_SERVERS = /(unconfigured|providers|mcp)\.spec\.ts$/;
+
+const projects = [
+  {
+    name: 'configured',
+    ...(SHARD === 'a' ? { testMatch: SHARD_A } : {}),
+    testIgnore: SHARD === 'b' ? [OWN_SERVERS, SHARD_A] : OWN_SERVERS,
+    use: { baseURL: `http://localhost:${port(8888)}` }
+  },
+  {
+    name: 'unconfigured',
+    testMatch: /unconfigured\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8889)}` }
+  },
+  {
+    name: 'providers',
+    testMatch: /providers\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8890)}` }
+  },
+  {
+    name: 'mcp',
+    testMatch: /mcp\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8896)}` }
+  }
+];
 
 module.exports = {
   ...baseConfig,
@@ -35,29 +67,12 @@ module.exports = {
     trace: 'off',
     launchOptions: chromium
   },
-  projects: [
-    {
-      name: 'configured',
-      testIgnore: /(unconfigured|providers|mcp)\.spec\.ts/,
-      use: { baseURL: `http://localhost:${port(8888)}` }
-    },
-    {
-      name: 'unconfigured',
-      testMatch: /unconfigured\.spec\.ts/,
-      use: { baseURL: `http://localhost:${port(8889)}` }
-    },
-    {
-      name: 'providers',
-      testMatch: /providers\.spec\.ts/,
-      use: { baseURL: `http://localhost:${port(8890)}` }
-    },
-    {
-      name: 'mcp',
-      testMatch: /mcp\.spec\.ts/,
-      use: { baseURL: `http://localhost:${port(8896)}` }
-    }
-  ],
-  webServer: [
+  // Shard "a" has only files of the configured server.
+  projects: SHARD === 'a' ? projects.slice(0, 1) : projects,
+  // (Shard "a" needs only the first two: the model and the configured server.)
+  webServer: (SHARD === 'a'
+    ? servers => servers.slice(0, 2)
+    : servers => servers)([
     {
       command: `python ../tests/scripted_model_server.py --port ${MODEL_PORT}`,
       url: `http://127.0.0.1:${MODEL_PORT}/v1/models`,
@@ -104,5 +119,5 @@ module.exports = {
         NOTEBOOK_AGENT_MODEL: 'scripted-model'
       }
     }
-  ]
+  ])
 };
