@@ -7,6 +7,12 @@ import {
 } from '../context/summary';
 import { systemPrompt } from '../context/system-prompt';
 import { runAgent } from '../loop/run-agent';
+import { BUILTIN_MODELS } from '../model/local/catalogue';
+import { LocalModelClient } from '../model/local/local-client';
+import type {
+  WorkerEvent,
+  WorkerRequest
+} from '../model/local/worker-protocol';
 import type { IChatRequest } from '../model/types';
 import type { CellOutput } from '../ports';
 import { AgentSession } from '../session';
@@ -312,5 +318,97 @@ describe('a chat with a summary (session, save and reopen)', () => {
       content: 'And part 3?'
     });
     expect(reopened.record().summary).toEqual(saved.summary);
+  });
+});
+
+describe('the in-browser model', () => {
+  it('summarises through the worker too: the summary request offers no tools, and the next request carries the summary', async () => {
+    const generated: Array<Extract<WorkerRequest, { type: 'generate' }>> = [];
+    const answers = [
+      '<tool_call>{"name": "read_cell", "arguments": {"cell_id": "c1"}}</tool_call>',
+      '<tool_call>{"name": "read_cell", "arguments": {"cell_id": "c2"}}</tool_call>',
+      'Cells c1 and c2 print 110 rows each.',
+      'Both read.'
+    ];
+    const listeners = new Set<(event: WorkerEvent) => void>();
+    const emit = (events: WorkerEvent[]) =>
+      setTimeout(() => events.forEach(e => listeners.forEach(l => l(e))), 0);
+    const model = new LocalModelClient({
+      entry: BUILTIN_MODELS[0],
+      source: { allowRemote: true },
+      plan: async () => ({
+        rungs: [{ device: 'wasm', dtype: 'q4' }],
+        warning: null
+      }),
+      createWorker: () => ({
+        post(request: WorkerRequest) {
+          if (request.type === 'load') {
+            emit([
+              {
+                type: 'loaded',
+                id: request.id,
+                rung: { device: 'wasm', dtype: 'q4' },
+                seconds: 1,
+                startsInThinking: false,
+                endTokens: ['<|im_end|>']
+              }
+            ]);
+          } else if (request.type === 'generate') {
+            generated.push(request);
+            const text = answers[generated.length - 1] ?? 'no more';
+            emit([
+              { type: 'token', id: request.id, text },
+              {
+                type: 'done',
+                id: request.id,
+                reason: 'stop',
+                promptTokens: 100,
+                completionTokens: 10,
+                reusedTokens: 0,
+                seconds: 1,
+                firstTokenSeconds: 0.5
+              }
+            ]);
+          }
+        },
+        listen(listener: (event: WorkerEvent) => void) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        terminate: () => undefined
+      })
+    });
+    const { events, messages, slot } = setup([]);
+    const outcome = await runAgent({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      notebook: notebook(),
+      messages,
+      signal: new AbortController().signal,
+      onEvent: e => events.push(e),
+      approvalMode: 'run-everything',
+      // The small local models' window (SmolLM2 in the catalogue).
+      contextTokens: 8192,
+      summary: slot
+    });
+    expect(outcome.reason).toBe('completed');
+    expect(generated).toHaveLength(4);
+    expect(generated.map(g => g.tools.length > 0)).toEqual([
+      true,
+      true,
+      false,
+      true
+    ]);
+    const summaryPrompt = generated[2].messages;
+    expect(summaryPrompt[summaryPrompt.length - 1].content).toMatch(
+      /^Context is running out/
+    );
+    expect(slot.summary).toMatchObject({
+      text: 'Cells c1 and c2 print 110 rows each.'
+    });
+    expect(JSON.stringify(generated[3].messages[1])).toContain(
+      'Cells c1 and c2 print 110 rows each.'
+    );
+    expect(notices(events)).toEqual([]);
   });
 });
