@@ -116,6 +116,10 @@ export function chatToMarkdown(
       }
       case 'notice':
         lines.push(`> ${item.text}`, '');
+        if (item.summary) {
+          // What the model read instead of the earlier steps.
+          lines.push(...item.summary.split('\n').map(line => `> ${line}`), '');
+        }
         break;
     }
   }

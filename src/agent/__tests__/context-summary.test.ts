@@ -1,3 +1,4 @@
+import { chatToMarkdown } from '../chat-record';
 import { messageTokens } from '../context/history';
 import {
   contextView,
@@ -303,6 +304,7 @@ describe('a chat with a summary (session, save and reopen)', () => {
       summary: SUMMARY.text
     });
     const saved = JSON.parse(JSON.stringify(session.record()));
+    expect(chatToMarkdown(saved)).toContain(`> ${SUMMARY.text}`);
     expect(saved.summary).toMatchObject({ text: SUMMARY.text, covers: 4 });
 
     const reopened = new AgentSession(options);
