@@ -18,6 +18,10 @@
  * previous request is a prefix of this one ("stable"). Run for several
  * context windows: the default (32k tokens) and small ones where fitHistory
  * must elide old tool outputs.
+ * Near the window the loop asks the same model once for a summary of the
+ * older steps (src/agent/context/summary.ts): that request is counted like
+ * the others (marked "summary"); the scripted model answers it with a fixed
+ * summary of what the steps showed.
  * Target: ≥ 90 % of requests prefix-stable.
  *
  * Run: npx tsx bench/context-cost.ts [WINDOW…]   (default 32768 9216 8192)
@@ -27,10 +31,15 @@ import {
   loadFixture
 } from '../src/agent/__tests__/fixtures/load-outputs';
 import { estimateTokens } from '../src/agent/context/history';
+import { isSummaryRequest } from '../src/agent/context/summary';
 import { systemPrompt } from '../src/agent/context/system-prompt';
 import { runAgent } from '../src/agent/loop/run-agent';
 import { toOpenAIMessages } from '../src/agent/model/openai-client';
-import type { IChatRequest } from '../src/agent/model/types';
+import type {
+  IChatChunk,
+  IChatRequest,
+  IModelClient
+} from '../src/agent/model/types';
 import type { CellOutput, ICellSnapshot } from '../src/agent/ports';
 import { FakeNotebook } from '../src/agent/testing/fake-notebook';
 import {
@@ -147,6 +156,42 @@ function script(): ScriptedTurn[] {
   ];
 }
 
+/** What the scripted model answers a summary request with (~130 words). */
+const SUMMARY =
+  'The user asked to summarise df37 by column a, plot the totals and report the largest. ' +
+  'read_notebook showed 40 cells: 10 markdown section headers, and for each part a cell ' +
+  'loading dfN from partN.csv (a DataFrame of 1000 rows × 5 columns a–e), a cell plotting ' +
+  'dfN with x="a", y="b", and a tqdm loop over 100 steps. All 40 cells had run in order ' +
+  '(execution counts 1–40); none failed. read_cell c38 showed the plot of df37. ' +
+  'inspect_variables listed df1, df5, … df37 as DataFrames of shape (1000, 5). ' +
+  'Plan: 1. group df37 by a and sum; 2. plot the totals; 3. report the largest total of b. ' +
+  'Nothing has been inserted or run yet.';
+
+/**
+ * The scripted task's model, answering summary requests with SUMMARY, and
+ * recording every request in order (steps and summaries).
+ */
+class SummarisingModel implements IModelClient {
+  readonly model = 'scripted';
+  readonly requests: IChatRequest[] = [];
+  readonly summaries = new Set<number>();
+
+  constructor(private readonly _steps: ScriptedModel) {}
+
+  async *streamChat(
+    request: IChatRequest,
+    signal: AbortSignal
+  ): AsyncIterable<IChatChunk> {
+    this.requests.push(JSON.parse(JSON.stringify(request)) as IChatRequest);
+    if (isSummaryRequest(request)) {
+      this.summaries.add(this.requests.length - 1);
+      yield* new ScriptedModel([{ text: SUMMARY }]).streamChat(request, signal);
+      return;
+    }
+    yield* this._steps.streamChat(request, signal);
+  }
+}
+
 /** A request as the OpenAI client would send it (tools first, then messages). */
 function wire(request: IChatRequest): string {
   return JSON.stringify({
@@ -181,7 +226,7 @@ async function measure(window: number): Promise<void> {
     cells: fortyCells(),
     execute
   });
-  const model = new ScriptedModel(script());
+  const model = new SummarisingModel(new ScriptedModel(script()));
   const tools = new ToolRegistry(agentTools());
   const messages: ChatMessage[] = [
     {
@@ -209,16 +254,18 @@ async function measure(window: number): Promise<void> {
   print(
     `\ncontext window ${window} tokens: run ${outcome.reason} after ${outcome.steps} steps`
   );
-  print('step  prompt tokens  new tokens  shared prefix  stable');
+  print('request  prompt tokens  new tokens  shared prefix  stable');
   let stable = 0;
   let total = 0;
+  let steps = 0;
   model.requests.forEach((request, i) => {
     const text = wire(request);
     const tokens = estimateTokens(text);
     total += tokens;
+    const label = model.summaries.has(i) ? 'summary' : `step ${++steps}`;
     if (i === 0) {
       print(
-        `${String(i + 1).padStart(4)}  ${String(tokens).padStart(13)}  ${String(tokens).padStart(10)}  ${'—'.padStart(13)}  —`
+        `${label.padStart(7)}  ${String(tokens).padStart(13)}  ${String(tokens).padStart(10)}  ${'—'.padStart(13)}  —`
       );
       return;
     }
@@ -227,12 +274,12 @@ async function measure(window: number): Promise<void> {
     const ok = prefixStable(prev, request);
     stable += ok ? 1 : 0;
     print(
-      `${String(i + 1).padStart(4)}  ${String(tokens).padStart(13)}  ${String(tokens - estimateTokens(text.slice(0, shared))).padStart(10)}  ${`${fixed((100 * shared) / text.length, 1)} %`.padStart(13)}  ${ok ? 'yes' : 'NO'}`
+      `${label.padStart(7)}  ${String(tokens).padStart(13)}  ${String(tokens - estimateTokens(text.slice(0, shared))).padStart(10)}  ${`${fixed((100 * shared) / text.length, 1)} %`.padStart(13)}  ${ok ? 'yes' : 'NO'}`
     );
   });
   const pairs = model.requests.length - 1;
   print(
-    `total prompt tokens over ${model.requests.length} requests: ${total}; prefix-stable ${stable}/${pairs}`
+    `total prompt tokens over ${model.requests.length} requests (${model.summaries.size} summary): ${total}; prefix-stable ${stable}/${pairs}`
   );
   target(
     `window ${window}: prefix-stable requests`,

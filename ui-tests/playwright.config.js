@@ -10,8 +10,46 @@
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 const { chromiumLaunchOptions } = require('./chromium');
 
-const MODEL_PORT = 8765;
+// Two parts of this suite can run at once (UI_SHARD below): the second
+// one's servers listen on these ports shifted by UI_PORT_OFFSET. Build the test
+// extension first then (bash test-extension/build.sh), or both copies would.
+const OFFSET = Number(process.env.UI_PORT_OFFSET ?? 0);
+const port = base => base + OFFSET;
+const MODEL_PORT = port(8765);
 const chromium = chromiumLaunchOptions();
+
+// UI_SHARD splits the suite in two parts of about equal time, for two lanes
+// of scripts/test-all.sh (with UI_PORT_OFFSET on one): "a" runs the files
+// matched here (together about half of the suite's time), "b" all the
+// others, so a new spec file lands in "b", never in neither. Unset: all.
+const SHARD_A =
+  /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats)\.spec\.ts$/;
+const SHARD = process.env.UI_SHARD ?? '';
+const OWN_SERVERS = /(unconfigured|providers|mcp)\.spec\.ts$/;
+
+const projects = [
+  {
+    name: 'configured',
+    ...(SHARD === 'a' ? { testMatch: SHARD_A } : {}),
+    testIgnore: SHARD === 'b' ? [OWN_SERVERS, SHARD_A] : OWN_SERVERS,
+    use: { baseURL: `http://localhost:${port(8888)}` }
+  },
+  {
+    name: 'unconfigured',
+    testMatch: /unconfigured\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8889)}` }
+  },
+  {
+    name: 'providers',
+    testMatch: /providers\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8890)}` }
+  },
+  {
+    name: 'mcp',
+    testMatch: /mcp\.spec\.ts/,
+    use: { baseURL: `http://localhost:${port(8896)}` }
+  }
+];
 
 module.exports = {
   ...baseConfig,
@@ -29,29 +67,12 @@ module.exports = {
     trace: 'off',
     launchOptions: chromium
   },
-  projects: [
-    {
-      name: 'configured',
-      testIgnore: /(unconfigured|providers|mcp)\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8888' }
-    },
-    {
-      name: 'unconfigured',
-      testMatch: /unconfigured\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8889' }
-    },
-    {
-      name: 'providers',
-      testMatch: /providers\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8890' }
-    },
-    {
-      name: 'mcp',
-      testMatch: /mcp\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8896' }
-    }
-  ],
-  webServer: [
+  // Shard "a" has only files of the configured server.
+  projects: SHARD === 'a' ? projects.slice(0, 1) : projects,
+  // (Shard "a" needs only the first two: the model and the configured server.)
+  webServer: (SHARD === 'a'
+    ? servers => servers.slice(0, 2)
+    : servers => servers)([
     {
       command: `python ../tests/scripted_model_server.py --port ${MODEL_PORT}`,
       url: `http://127.0.0.1:${MODEL_PORT}/v1/models`,
@@ -61,9 +82,8 @@ module.exports = {
       // With a tiny extension of the tests' own that adds a tool through
       // INotebookAgent (built here, found through an extra path beside
       // Galata's: installed nowhere else).
-      command:
-        'bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py',
-      url: 'http://localhost:8888/lab',
+      command: `bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py --port ${port(8888)}`,
+      url: `http://localhost:${port(8888)}/lab`,
       timeout: 120000,
       reuseExistingServer: false,
       env: {
@@ -74,21 +94,23 @@ module.exports = {
     },
     {
       command:
-        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py --port 8889',
-      url: 'http://localhost:8889/lab',
+        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py ' +
+        `--port ${port(8889)}`,
+      url: `http://localhost:${port(8889)}/lab`,
       timeout: 120000,
       reuseExistingServer: false
     },
     {
       command:
-        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_providers_config.py --port 8890',
-      url: 'http://localhost:8890/lab',
+        `env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL NOTEBOOK_AGENT_UI_MODEL_PORT=${MODEL_PORT} ` +
+        `jupyter lab --config jupyter_server_providers_config.py --port ${port(8890)}`,
+      url: `http://localhost:${port(8890)}/lab`,
       timeout: 120000,
       reuseExistingServer: false
     },
     {
-      command: 'jupyter lab --config jupyter_server_mcp_config.py --port 8896',
-      url: 'http://localhost:8896/lab',
+      command: `jupyter lab --config jupyter_server_mcp_config.py --port ${port(8896)}`,
+      url: `http://localhost:${port(8896)}/lab`,
       timeout: 120000,
       reuseExistingServer: false,
       env: {
@@ -97,5 +119,5 @@ module.exports = {
         NOTEBOOK_AGENT_MODEL: 'scripted-model'
       }
     }
-  ]
+  ])
 };

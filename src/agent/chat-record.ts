@@ -4,6 +4,7 @@
  * to its notebook. Images are dropped from saved observations (they can be
  * megabytes, and the model only needs the newest ones).
  */
+import type { IContextSummary } from './context/summary';
 import type { IModelChoice, TranscriptItem } from './session/types';
 import type { ChatMessage, IPlanStep, IUsage } from './types';
 
@@ -30,6 +31,11 @@ export interface IChatRecord {
    * records): reopened, such a run shows as interrupted (interrupted-run.ts).
    */
   running?: boolean;
+  /**
+   * The summary that stands in for the history's older messages when the
+   * model reads it (context/summary.ts); absent in older records.
+   */
+  summary?: IContextSummary | null;
 }
 
 /** A short title from the chat's first request. */
@@ -110,6 +116,10 @@ export function chatToMarkdown(
       }
       case 'notice':
         lines.push(`> ${item.text}`, '');
+        if (item.summary) {
+          // What the model read instead of the earlier steps.
+          lines.push(...item.summary.split('\n').map(line => `> ${line}`), '');
+        }
         break;
     }
   }

@@ -151,6 +151,17 @@ export type AgentEvent =
   | { type: 'usage'; usage: IUsage }
   /** A line for the transcript from the loop itself (not the model's words). */
   | { type: 'notice'; text: string }
+  /**
+   * Older steps were summarised (context/summary.ts): the model now reads
+   * `text` instead of `replaced` earlier messages.
+   */
+  | {
+      type: 'context-summary';
+      text: string;
+      replaced: number;
+      tokensBefore: number;
+      tokensAfter: number;
+    }
   | {
       type: 'end';
       reason: RunEndReason;

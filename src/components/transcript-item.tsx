@@ -67,6 +67,9 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
           />
         );
       }
+      if (item.summary !== undefined) {
+        return <SummaryNotice text={item.text} summary={item.summary} />;
+      }
       return (
         <div
           className={
@@ -80,6 +83,22 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
         </div>
       );
   }
+}
+
+/**
+ * "Earlier steps summarised": the line opens to the summary the model now
+ * reads instead of them (model-written: shown as plain text).
+ */
+function SummaryNotice(props: { text: string; summary: string }): JSX.Element {
+  return (
+    <details
+      className="jp-AgentSidebar-note jp-AgentSidebar-summaryNote"
+      role="status"
+    >
+      <summary>{props.text}</summary>
+      <div className="jp-AgentSidebar-summaryText">{props.summary}</div>
+    </details>
+  );
 }
 
 /** The run's last line when cells it ran still run: Show cell, Interrupt. */

@@ -3,6 +3,7 @@ import {
   type Approver,
   type IApprovalRequest
 } from '../loop/approval';
+import { isSummaryRequest } from '../context/summary';
 import { runAgent } from '../loop/run-agent';
 import {
   failureSignature,
@@ -252,7 +253,7 @@ describe('stop conditions', () => {
 });
 
 describe('context budget', () => {
-  it('elides older tool outputs when the history outgrows the window, never the user or system messages', async () => {
+  it('elides older tool outputs when the history outgrows the window and no summary can be made, never the user or system messages', async () => {
     const big = 'x'.repeat(40000);
     const notebook = new FakeNotebook({
       execute: () => [{ type: 'stream', name: 'stdout', text: big }]
@@ -268,6 +269,8 @@ describe('context budget', () => {
           { id: 'b', name: 'read_file', arguments: { path: 'notes.txt' } }
         ]
       },
+      // The summary of the older steps fails (context-summary.test.ts has the rest).
+      { error: new Error('summary unavailable') },
       { text: 'done' }
     ]);
     notebook.files.set('notes.txt', 'y'.repeat(30000));
@@ -285,7 +288,8 @@ describe('context budget', () => {
       approvalMode: 'run-everything',
       contextTokens: 8600
     });
-    const last = model.requests[2].messages;
+    expect(isSummaryRequest(model.requests[2])).toBe(true);
+    const last = model.requests[3].messages;
     expect(last[0]).toEqual({ role: 'system', content: 'system prompt' });
     expect(last[1]).toEqual({ role: 'user', content: 'please look' });
     const tools = last

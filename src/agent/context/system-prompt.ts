@@ -67,3 +67,31 @@ export function systemPrompt(options: ISystemPromptOptions): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * Starts the request that asks the model to summarise the conversation so
+ * far (loop/context-keeper.ts); tests and the bench recognise it by this.
+ */
+export const SUMMARY_REQUEST_START =
+  'Context is running out: summarise the conversation above';
+
+/** The request for a summary of the conversation so far, of at most `maxWords` words. */
+export function summaryRequest(maxWords: number): string {
+  return [
+    `${SUMMARY_REQUEST_START}. Your summary will replace the older messages; ` +
+      'the user’s current request and the latest steps stay as they are.',
+    `Write at most ${maxWords} words of plain text and call no tool. Keep: what the user asked for; ` +
+      'what was done (cells inserted, edited, run or deleted, by cell id); the facts and values found, ' +
+      'with numbers exactly as the outputs showed them; errors met and how they were fixed; what remains to do.',
+    'State only what the messages show. Leave out cell sources and long outputs: they can be read again.'
+  ].join('\n');
+}
+
+/** How a summary reaches the model, in place of the messages it replaces. */
+export function summaryContext(text: string): string {
+  return (
+    '[Earlier steps, summarised to save context. The messages this replaces are no longer shown: ' +
+    'cells and outputs seen there are not in view, so read a cell again before editing it.]\n' +
+    text
+  );
+}

@@ -7,7 +7,7 @@
  * tool calls, the user stops it, the same failure or the same step repeats,
  * or the step limit is hit. All cell changes of a run are one undo step.
  */
-import { fitHistory } from '../context/history';
+import type { ISummarySlot } from '../context/summary';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
 import type { IModelClient } from '../model/types';
@@ -27,17 +27,14 @@ import {
   type ApprovalMode,
   type Approver
 } from './approval';
+import { ContextKeeper } from './context-keeper';
 import { executeToolCall } from './execute-tool-call';
 import {
   cellsLeftRunning,
   reminderNotice,
   stillRunningReminder
 } from './left-running';
-import {
-  imageObservation,
-  withLatestImagesOnly,
-  type IVisionOptions
-} from './vision';
+import { imageObservation, type IVisionOptions } from './vision';
 import {
   DEFAULT_MAX_STEPS,
   FailureStreak,
@@ -67,6 +64,12 @@ export interface IRunAgentOptions {
   vision?: IVisionOptions;
   /** The model's context window in tokens (default 32768). */
   contextTokens?: number;
+  /**
+   * Where the conversation's summary lives (the session's, saved with the
+   * chat); updated in place when older steps are summarised. Default: this
+   * run's own.
+   */
+  summary?: ISummarySlot;
   /** Clock for tool durations (tests inject one). */
   now?: () => number;
   /**
@@ -123,6 +126,9 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const now = options.now ?? (() => Date.now());
   const state = new RunState(options.runSettings);
+  // The request this run works on: kept verbatim when older steps are summarised.
+  const prompt = messages.length - 1;
+  state.seen.position = prompt;
   for (const cell of options.knownCells ?? []) {
     state.seen.set(cell.id, cell.source);
   }
@@ -141,6 +147,18 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     return left.length ? { ...outcome, leftRunning: left } : outcome;
   };
   let reminded = false;
+  const window = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+  const context = new ContextKeeper({
+    model,
+    tools: tools.specs,
+    window,
+    budget: Math.max(2000, window - RESERVED_TOKENS),
+    slot: options.summary ?? { summary: null },
+    prompt,
+    state,
+    signal,
+    onEvent
+  });
 
   let step = 0;
   while (!reachedStepLimit(step, maxSteps)) {
@@ -152,12 +170,12 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     const accumulator = new TurnAccumulator();
     try {
       // Within the window, the request is the history itself (a stable prefix
-      // for prompt caching); past it, older tool outputs are elided first.
-      const budget = Math.max(
-        2000,
-        (options.contextTokens ?? DEFAULT_CONTEXT_TOKENS) - RESERVED_TOKENS
-      );
-      const request = fitHistory(withLatestImagesOnly(messages), budget);
+      // for prompt caching); near it, older steps are summarised once;
+      // past it, older tool outputs are elided.
+      const request = await context.request(messages);
+      if (signal.aborted) {
+        return end({ reason: 'stopped', steps: step });
+      }
       const stream = model.streamChat(
         { messages: request, tools: tools.specs },
         signal
@@ -246,6 +264,8 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
 
     let repeated = false;
     const images: IImageAttachment[] = [];
+    // Cells these calls read or write were seen at this step of the history.
+    state.seen.position = messages.length - 1;
     for (const call of turn.toolCalls) {
       // Every tool call must get a tool message, even when stopped, or the
       // conversation is invalid for the next request.

@@ -85,6 +85,14 @@ export function applyEvent(
     case 'notice':
       items.push({ kind: 'notice', id: newId(), text: event.text });
       return { items };
+    case 'context-summary':
+      items.push({
+        kind: 'notice',
+        id: newId(),
+        text: summaryNotice(event),
+        summary: event.text
+      });
+      return { items };
     case 'end': {
       const notice = endNotice(event);
       if (notice) {
@@ -111,6 +119,17 @@ export function leftRunningNotice(cells: ReadonlyArray<IRunningCell>): string {
   return cells.length === 1
     ? `Still running in the kernel: ${names}. The run ended with it still going; Interrupt stops it.`
     : `Still running in the kernel: ${names}. The run ended with them still going; Interrupt stops them.`;
+}
+
+/** The transcript's line when older steps were summarised. */
+export function summaryNotice(
+  event: Extract<AgentEvent, { type: 'context-summary' }>
+): string {
+  const messages = event.replaced === 1 ? 'message' : 'messages';
+  return (
+    `Earlier steps summarised: the model now reads a summary instead of ${event.replaced} earlier ${messages} ` +
+    `(about ${event.tokensBefore} → ${event.tokensAfter} tokens of context).`
+  );
 }
 
 function endNotice(event: Extract<AgentEvent, { type: 'end' }>): string | null {

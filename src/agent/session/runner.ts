@@ -173,6 +173,7 @@ export class TaskRunner {
         DEFAULT_APPROVAL_MODE,
       runSettings: this.runSettings(),
       contextTokens: this._options.contextTokens?.(),
+      summary: store.context,
       vision: this._options.vision?.(),
       undoGroup,
       alwaysAsk: either(options.alwaysAsk, alwaysAsk),

@@ -12,6 +12,7 @@ import {
   withoutImages,
   type IChatRecord
 } from '../chat-record';
+import { isUsableSummary, type ISummarySlot } from '../context/summary';
 import { dropImages } from '../tool-images';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';
 import { settleInterruptedRun } from './interrupted-run';
@@ -38,6 +39,8 @@ function emptyState(): ISessionState {
 export class SessionStore {
   /** The model conversation; the runner appends to it in place. */
   readonly history: ChatMessage[] = [];
+  /** The summary of the history's older messages, as the model reads them (saved too). */
+  readonly context: ISummarySlot = { summary: null };
   /** The notebook this chat belongs to ('' before its first run). */
   notebookPath = '';
 
@@ -122,7 +125,8 @@ export class SessionStore {
       usage: state.usage,
       plan: state.plan ? [...state.plan] : null,
       choice: state.choice,
-      running: state.status === 'running'
+      running: state.status === 'running',
+      summary: this.context.summary
     };
   }
 
@@ -149,6 +153,9 @@ export class SessionStore {
       this.history.length,
       ...(settled?.history ?? record.history)
     );
+    this.context.summary = isUsableSummary(record.summary, this.history.length)
+      ? record.summary
+      : null;
     this.set({
       ...emptyState(),
       items: settled?.items ?? record.items,
@@ -167,6 +174,7 @@ export class SessionStore {
     this._created = Date.now();
     this.notebookPath = notebook;
     this.history.length = 0;
+    this.context.summary = null;
     this.set(emptyState());
   }
 

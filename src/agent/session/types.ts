@@ -64,6 +64,8 @@ export type TranscriptItem =
       text: string;
       /** Cells the agent left running: the notice offers Interrupt. */
       runningCells?: IRunningCell[];
+      /** "Earlier steps summarised": what the model now reads instead of them. */
+      summary?: string;
     };
 
 /** Everything the UI shows. */

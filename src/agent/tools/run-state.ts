@@ -21,10 +21,54 @@ export const DEFAULT_RUN_SETTINGS: IRunSettings = {
   allowDeleteAnyCell: false
 };
 
+/**
+ * Cell id → the source the agent last read or wrote, and where in the
+ * conversation it did: when older steps are summarised away
+ * (context/summary.ts), what they showed is no longer in view, so those
+ * cells count as unseen again and must be read before an edit.
+ */
+export class SeenSources extends Map<string, string> {
+  /** The history index of the step now running (the loop sets it). */
+  position = 0;
+
+  override set(id: string, source: string): this {
+    this._at.set(id, this.position);
+    return super.set(id, source);
+  }
+
+  override delete(id: string): boolean {
+    this._at.delete(id);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this._at.clear();
+    super.clear();
+  }
+
+  /**
+   * Forget the cells last seen at a history index below `index`, except at
+   * the `kept` indices (messages still shown verbatim); returns their ids.
+   */
+  forgetBefore(index: number, kept: readonly number[] = []): string[] {
+    const gone: string[] = [];
+    for (const id of [...this.keys()]) {
+      const at = this._at.get(id) ?? 0;
+      if (at < index && !kept.includes(at)) {
+        gone.push(id);
+        this.delete(id);
+      }
+    }
+    return gone;
+  }
+
+  private readonly _at = new Map<string, number>();
+}
+
 /** Per-run memory of the tools. */
 export class RunState {
   /** Cell id → the source the agent last read or wrote. */
-  readonly seen = new Map<string, string>();
+  readonly seen = new SeenSources();
   /** Cells the agent inserted in this run. */
   readonly created = new Set<string>();
   /** Cells whose run returned `running` and may still be going. */
