@@ -14,7 +14,7 @@ import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { RunState } from '../tools/run-state';
-import { fileDiff } from '../tools/write-file-tool';
+import { fileDiff, MAX_WRITE_CHARS } from '../tools/write-file-tool';
 import type { ChatMessage } from '../types';
 
 const write = (path: string, content: string) => ({
@@ -177,6 +177,27 @@ describe('write_file', () => {
     );
     expect(result.ok).toBe(false);
     expect(notebook.files.get('a.txt')).toBe('keep\n');
+  });
+
+  it('refuses content over the size cap (checked in the tool, not the schema)', async () => {
+    const notebook = new FakeNotebook();
+    const tools = new ToolRegistry(agentTools());
+    const spec = tools.specs.find(t => t.name === 'write_file')!;
+    // A million-repetition bound would become a huge grammar on llama.cpp.
+    expect(JSON.stringify(spec.parameters)).not.toContain('maxLength');
+    const result = await tools.call(
+      {
+        id: 'c',
+        name: 'write_file',
+        arguments: JSON.stringify({
+          path: 'big.txt',
+          content: 'x'.repeat(MAX_WRITE_CHARS + 1)
+        })
+      },
+      { notebook, signal: new AbortController().signal }
+    );
+    expect(result.output).toMatch(/^Refused: \d+ characters is more than/);
+    expect(notebook.files.has('big.txt')).toBe(false);
   });
 
   it('the diff is a unified diff of the change', () => {

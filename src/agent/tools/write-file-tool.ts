@@ -91,9 +91,10 @@ export const writeFile = defineTool<IWriteArgs>({
         type: 'string',
         description: 'e.g. "helpers/clean.py" (relative to the server root).'
       },
+      // No maxLength in the schema: servers that turn schemas into grammars
+      // (llama.cpp) would build one of a million repetitions.
       content: {
         type: 'string',
-        maxLength: MAX_WRITE_CHARS,
         description: 'The whole new text of the file.'
       }
     },
@@ -124,6 +125,12 @@ export const writeFile = defineTool<IWriteArgs>({
       return { ok: false, output: checked.refused };
     }
     const { path } = checked;
+    if (args.content.length > MAX_WRITE_CHARS) {
+      return {
+        ok: false,
+        output: `Refused: ${args.content.length} characters is more than write_file writes (${MAX_WRITE_CHARS}).`
+      };
+    }
     const before = await currentText(notebook, path);
     const shown = state.filesShown.get(path);
     state.filesShown.delete(path);
