@@ -38,7 +38,10 @@ if (!SIZES.length) {
 }
 const CHARS_PER_CHUNK = 4;
 const SIDEBAR = 'notebook-agent-sidebar';
-const END = 'END-OF-REPLY';
+/** The reply's last words: one per measurement, so no other reply can match. */
+const endOf = (tokens: number) => `END-OF-REPLY-${tokens}`;
+/** How long after the run's end the reply's last words may take to show. */
+const RENDER_LAG_LIMIT_MS = 10000;
 const NOTEBOOK = {
   cells: [],
   metadata: {
@@ -64,7 +67,7 @@ function reply(tokens: number): string {
     parts.push(part);
     length += part.length;
   }
-  return `${parts.join('')}\n\n${END}`;
+  return `${parts.join('')}\n\n${endOf(tokens)}`;
 }
 
 interface ITraceEvent {
@@ -127,6 +130,8 @@ interface IMeasured {
   chars: number;
   chunks: number;
   wallMs: number;
+  /** From Send being back to the reply's last words shown. */
+  renderLagMs: number;
   tasks: { total: number; longest: number; over50: number; count: number };
   longTasks: number[];
 }
@@ -142,8 +147,9 @@ async function measure(
   await model.script([{ content: text, chunk_size: CHARS_PER_CHUNK }]);
   const page = await browser.newPage();
   try {
+    // A notebook of its own: each notebook reopens its last chat.
     await page.goto(
-      `${lab.baseUrl}lab/tree/stream.ipynb?reset&token=${lab.token}`
+      `${lab.baseUrl}lab/tree/stream-${tokens}.ipynb?reset&token=${lab.token}`
     );
     await page.waitForSelector(
       '.jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status="idle"]',
@@ -180,10 +186,23 @@ async function measure(
       }
       throw error;
     }
-    if (!(await sidebar.getByText(END).count())) {
+    // The reply's markdown renders asynchronously (rendermime), so its last
+    // words show a frame or two after Send is back (14–31 ms measured): wait
+    // for them, bounded. Absent after that, the reply was lost.
+    const sendBack = Date.now();
+    try {
+      await sidebar
+        .locator('.jp-AgentSidebar-assistant')
+        .last()
+        .getByText(endOf(tokens))
+        .waitFor({ state: 'attached', timeout: RENDER_LAG_LIMIT_MS });
+    } catch {
       const shown = (await sidebar.innerText()).slice(-300);
-      throw new Error(`the run ended without the whole reply: …${shown}`);
+      throw new Error(
+        `the run ended without the whole reply (${RENDER_LAG_LIMIT_MS} ms after Send was back): …${shown}`
+      );
     }
+    const renderLagMs = Date.now() - sendBack;
     const wallMs = Date.now() - started;
     const trace = TRACE ? await browser.stopTracing() : null;
     const longTasks = (await page.evaluate('window.__longTasks')) as number[];
@@ -191,6 +210,7 @@ async function measure(
       chars: text.length,
       chunks: Math.ceil(text.length / CHARS_PER_CHUNK),
       wallMs,
+      renderLagMs,
       tasks: trace
         ? mainThreadTasks(trace)
         : { total: NaN, longest: NaN, over50: NaN, count: 0 },
@@ -204,7 +224,7 @@ async function measure(
 function report(tokens: number, m: IMeasured): void {
   const { tasks, longTasks } = m;
   print(
-    `\n~${tokens} tokens: ${m.chars} characters in ${m.chunks} chunks through the proxy; wall ${fixed(m.wallMs / 1000, 1)} s (${fixed(m.chunks / (m.wallMs / 1000), 0)} chunks/s)`
+    `\n~${tokens} tokens: ${m.chars} characters in ${m.chunks} chunks through the proxy; wall ${fixed(m.wallMs / 1000, 1)} s (${fixed(m.chunks / (m.wallMs / 1000), 0)} chunks/s); last words shown ${fixed(m.renderLagMs, 0)} ms after Send was back`
   );
   print(
     `  renderer main thread (trace): ${tasks.count} tasks, total ${fixed(tasks.total, 0)} ms (${fixed((100 * tasks.total) / m.wallMs, 0)} % of the wall time), longest ${fixed(tasks.longest, 1)} ms, ${tasks.over50} over 50 ms`
@@ -243,7 +263,9 @@ async function main(): Promise<void> {
         NOTEBOOK_AGENT_MODEL: 'scripted-model'
       }
     });
-    await lab.writeFile('stream.ipynb', JSON.stringify(NOTEBOOK));
+    for (const tokens of SIZES) {
+      await lab.writeFile(`stream-${tokens}.ipynb`, JSON.stringify(NOTEBOOK));
+    }
     for (const tokens of SIZES) {
       const started = Date.now();
       try {

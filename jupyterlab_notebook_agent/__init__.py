@@ -27,6 +27,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .discovery_handler import setup_discovery
     from .handlers import setup_handlers
     from .kernel_env import hide_keys_from_kernels
+    from .kernel_restart import setup_kernel_restart
     from .kernel_websocket import use_nodelay_kernel_websockets
     from .key_store import KeyStore, default_key_store_path
     from .mcp_config import mcp_secret_variables
@@ -45,6 +46,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats, log=server_app.log))
     setup_path_check(server_app.web_app)
+    setup_kernel_restart(server_app.web_app)  # the agent's Stop on code that ignores SIGINT
     stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server
     # With no endpoint configured: model servers on loopback, looked for in the background.
     setup_discovery(server_app.web_app, config, key_store, server_app.log)

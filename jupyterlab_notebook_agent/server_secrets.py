@@ -3,13 +3,15 @@
 The proxy's responses, the kernel websocket's messages, the extension's error messages and
 its log lines are all scrubbed of the same set: every provider's key (from the config, the
 environment or the user's key file), every extra header value, credentials and query values
-in a base URL (``user:pass@``, ``?key=``), and the standard key variables of the server's
-environment (``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``) even when no provider uses them.
+in a base URL (``user:pass@``, ``?key=``), every ``env`` and ``headers`` value of the MCP
+servers (the admin's and, when allowed, the users' ``mcp.json``), and the standard key
+variables of the server's environment (``OPENAI_API_KEY``, ``AZURE_OPENAI_API_KEY``) even when
+no provider uses them.
 Profiles that failed validation are included too: their values are in the config all the same.
 
 The set is rebuilt only when something it comes from changed (the config traits, the
-relevant environment variables, the key file's size and time), so a kernel message pays a
-few dictionary lookups and one ``stat``.
+relevant environment variables, the key file's and the users' ``mcp.json``'s size and time),
+so a kernel message pays a few dictionary lookups and a ``stat`` or two.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import url_secrets
 from .kernel_env import KEY_VARIABLES
+from .mcp_config import mcp_secrets, user_file
 from .providers import resolve_providers
 from .redaction import SecretMatcher, matcher_for
 
@@ -67,7 +70,17 @@ def collect_secrets(config: NotebookAgent, key_store: KeyStore | None) -> list[s
         values += url_secrets(url)
     if key_store is not None:
         values += key_store.all_keys()
+    values += mcp_secrets(config)
     return [v for v in dict.fromkeys(s.strip() for s in values if s) if v]
+
+
+def _file_stamp(path: Any) -> tuple[int, int, int] | None:
+    """When and how a file last changed (None: no such file)."""
+    try:
+        stat = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino) if stat else None
 
 
 class ServerSecrets:
@@ -84,18 +97,18 @@ class ServerSecrets:
 
     def _fingerprint(self) -> tuple[Any, ...]:
         config = self.config
-        try:
-            stat = os.stat(self.key_store.path) if self.key_store is not None else None
-            key_file = (stat.st_mtime_ns, stat.st_size, stat.st_ino) if stat else None
-        except OSError:
-            key_file = None
+        key_file = _file_stamp(self.key_store.path if self.key_store is not None else None)
+        mcp_file = _file_stamp(user_file(config) if config.allow_user_mcp_servers else None)
         return (
             config.api_key,
             config.base_url,
             id(config.providers),
             len(config.providers or {}),
             id(config.allowed_base_urls),
+            id(config.mcp_servers),
+            len(config.mcp_servers or {}),
             key_file,
+            mcp_file,
             tuple(os.environ.get(name) for name in self._variables),
         )
 

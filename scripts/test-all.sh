@@ -21,29 +21,59 @@ summary() {
   timings+=("$((SECONDS - step_started)) s  $step_name")
   printf 'Step timings (total %d min %d s):\n' $((SECONDS / 60)) $((SECONDS % 60))
   printf '  %s\n' "${timings[@]}"
+  if [ -s "${SUITE_TIMES:-}" ]; then
+    echo "Test suites (in their lanes):"
+    cat "$SUITE_TIMES"
+  fi
+  rm -f "${SUITE_TIMES:-}"
 }
 trap summary EXIT
 
-# Two lanes at once. The machine has 2 cores, and each lane is mostly one
-# single-threaded process (tsc, eslint, webpack) or waits on the network, so
-# two at a time take about half as long. Each lane's output goes to a file,
-# printed once both ended; it fails if either failed.
+# Lanes: commands run at once. The machine has 2 cores; the build steps are
+# mostly single-threaded (tsc, eslint, webpack) or wait on the network, and
+# the tests mostly wait on servers, kernels, timers and the scripted model,
+# so two or three at a time take about half or a third as long. Each lane's
+# output goes to a file, printed once all ended; it fails if any failed.
 lanes() {
-  local dir pa pb ra=0 rb=0
+  local dir i lane failed=0
+  local -a pids=() codes=()
   dir="$(mktemp -d)"
-  bash -c "set -euo pipefail; started=\$SECONDS; $1; echo \"(\$((SECONDS - started)) s)\"" > "$dir/a.log" 2>&1 &
-  pa=$!
-  bash -c "set -euo pipefail; started=\$SECONDS; $2; echo \"(\$((SECONDS - started)) s)\"" > "$dir/b.log" 2>&1 &
-  pb=$!
-  wait "$pa" || ra=$?
-  wait "$pb" || rb=$?
-  printf -- '--- lane 1: %s (exit %d)\n' "$1" "$ra"
-  cat "$dir/a.log"
-  printf -- '--- lane 2: %s (exit %d)\n' "$2" "$rb"
-  cat "$dir/b.log"
+  i=0
+  for lane in "$@"; do
+    # The braces keep an `a && b` lane's failure of `a`: under `set -e` alone
+    # a failure before the last `&&` does not end the shell.
+    bash -c "set -euo pipefail; started=\$SECONDS; code=0; { $lane; } || code=\$?; echo \"(\$((SECONDS - started)) s)\"; exit \$code" > "$dir/$i.log" 2>&1 &
+    pids+=($!)
+    i=$((i + 1))
+  done
+  for i in "${!pids[@]}"; do
+    codes[i]=0
+    wait "${pids[i]}" || codes[i]=$?
+  done
+  i=0
+  for lane in "$@"; do
+    printf -- '--- lane %d: %s (exit %d)\n' $((i + 1)) "$lane" "${codes[i]}"
+    cat "$dir/$i.log"
+    [ "${codes[i]}" = 0 ] || failed=1
+    i=$((i + 1))
+  done
   rm -rf "$dir"
-  [ "$ra" = 0 ] && [ "$rb" = 0 ]
+  [ "$failed" = 0 ]
 }
+
+# suite NAME COMMAND...: one test suite inside a lane, its time kept for the
+# summary at the end.
+export SUITE_TIMES
+SUITE_TIMES="$(mktemp)"
+suite() {
+  local name="$1" started=$SECONDS code=0
+  shift
+  printf '\n=== %s\n' "$name"
+  "$@" || code=$?
+  printf '%4d s  %s%s\n' $((SECONDS - started)) "$name" "$([ "$code" = 0 ] || echo " (FAILED, exit $code)")" >> "$SUITE_TIMES"
+  return "$code"
+}
+export -f suite
 
 install_chromium() {
   if [ ! -x "$CHROMIUM_PATH" ]; then
@@ -86,30 +116,43 @@ lanes \
   "npm run lint && ruff check . && ruff format --check . && npm run typecheck" \
   "./scripts/check-floor-types.sh && ./scripts/check-reproducible-build.sh"
 
-step "Unit and integration tests in Node (Jest; two workers: most suites wait on servers and kernels)"
-npx jest --maxWorkers=2
-
-step "Server extension tests (pytest, real Jupyter server) | JupyterHub: two local users (docs/jupyterhub.md; own ports 8901, 8902, 8911)"
+# The tests, in three lanes. The main UI suite runs as two Playwright shards
+# on two sets of ports (ui-tests/playwright.config.js: UI_PORT_OFFSET); the
+# other suites have servers and ports of their own: security 8892 and 8766,
+# local model 8891, scale 8767-8769 and 8893-8895, wheel 8941 and 8943,
+# JupyterHub 8901, 8902 and 8911; Jest and pytest take free ports.
+ui_shard() {
+  (cd ui-tests && UI_PORT_OFFSET="$2" npx playwright test --shard="$1/2")
+}
+# (Lanes run each suite where `set -e` does not apply: statuses are kept by hand.)
+security_ui() {
+  local log code=0
+  log="$(mktemp)"
+  (cd ui-tests && npx playwright test -c playwright.security.config.js) 2>&1 | tee "$log" || code=$?
+  echo "Security summary:"
+  grep '^SECURITY' "$log" || code=1
+  rm -f "$log"
+  return "$code"
+}
+playwright_config() {
+  (cd ui-tests && npx playwright test -c "$1")
+}
+export -f ui_shard security_ui playwright_config
 hub="./scripts/jupyterhub-check.sh"
 [ "$(id -u)" = 0 ] || hub="sudo $hub"
-lanes "python -m pytest" "$hub"
+# The UI tests' own extension, built once for both shards (ui-tests/test-extension).
+bash ui-tests/test-extension/build.sh
 
-step "UI tests (Galata/Playwright in Chromium, real kernel, real proxy)"
-(cd ui-tests && npx playwright test)
-
-step "Security UI tests (XSS corpus, keys, prompt injection; own servers on 8892 and 8766)"
-security_log="$(mktemp)"
-(cd ui-tests && npx playwright test -c playwright.security.config.js) 2>&1 | tee "$security_log"
-echo "Security summary:"
-grep '^SECURITY' "$security_log"
-rm -f "$security_log"
-
-step "Local model UI tests (in-browser model, WebAssembly and WebGPU rungs; own server on 8891)"
-# Builds the tiny random-weight test model first (~5 s, tests/local_model/).
-(cd ui-tests && npx playwright test -c playwright.local-model.config.js)
-
-step "Scaling-out UI tests (kernels on a Kernel Gateway, local model servers found; own servers on 8767-8769, 8893-8895)"
-(cd ui-tests && npx playwright test -c playwright.scale.config.js)
-
-step "The wheel as users install it (sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in Chromium; own ports 8941, 8943)"
-./scripts/test-wheel.sh
+step "Tests: Jest, the wheel | UI shard 1, security, scaling out, JupyterHub | UI shard 2, pytest, local model"
+# Jest: two workers (most suites wait on servers and kernels). The wheel as
+# users install it: sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in
+# Chromium. Security: XSS corpus, keys, prompt injection. Scaling out:
+# kernels on a Kernel Gateway, local model servers found. JupyterHub: two
+# local users (docs/jupyterhub.md). pytest: the server extension on a real
+# Jupyter server. Local model: the in-browser model on the WebAssembly and
+# WebGPU rungs (builds the tiny random-weight test model first, ~5 s), last:
+# SwiftShader's WebGPU computes more than the others.
+lanes \
+  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh" \
+  "suite 'UI tests, shard 1 of 2 (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard 1 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub" \
+  "suite 'UI tests, shard 2 of 2 (ports +30)' ui_shard 2 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"

@@ -7,14 +7,16 @@ from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
 c.ServerApp.allow_root = True  # noqa: F821
+# The scripted model server of this copy of the suite (playwright.config.js: UI_PORT_OFFSET).
+_model = f"http://127.0.0.1:{os.environ.get('NOTEBOOK_AGENT_UI_MODEL_PORT', '8765')}/v1"
 c.NotebookAgent.providers = {  # noqa: F821
     "alpha": {
-        "base_url": "http://127.0.0.1:8765/v1",
+        "base_url": _model,
         "default_model": "alpha-model",
         "models": ["alpha-model", "alpha-large"],
     },
     "beta": {
-        "base_url": "http://127.0.0.1:8765/v1",
+        "base_url": _model,
         "default_model": "beta-model",
         "api_key_env": "NOTEBOOK_AGENT_UI_TEST_UNSET_KEY",
     },

@@ -10,7 +10,13 @@
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 const { chromiumLaunchOptions } = require('./chromium');
 
-const MODEL_PORT = 8765;
+// Two copies of this suite can run at once, as Playwright shards
+// (scripts/test-all.sh: --shard=1/2 and --shard=2/2): the second one's
+// servers listen on these ports shifted by UI_PORT_OFFSET. Build the test
+// extension first then (bash test-extension/build.sh), or both copies would.
+const OFFSET = Number(process.env.UI_PORT_OFFSET ?? 0);
+const port = base => base + OFFSET;
+const MODEL_PORT = port(8765);
 const chromium = chromiumLaunchOptions();
 
 module.exports = {
@@ -33,22 +39,22 @@ module.exports = {
     {
       name: 'configured',
       testIgnore: /(unconfigured|providers|mcp)\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8888' }
+      use: { baseURL: `http://localhost:${port(8888)}` }
     },
     {
       name: 'unconfigured',
       testMatch: /unconfigured\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8889' }
+      use: { baseURL: `http://localhost:${port(8889)}` }
     },
     {
       name: 'providers',
       testMatch: /providers\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8890' }
+      use: { baseURL: `http://localhost:${port(8890)}` }
     },
     {
       name: 'mcp',
       testMatch: /mcp\.spec\.ts/,
-      use: { baseURL: 'http://localhost:8896' }
+      use: { baseURL: `http://localhost:${port(8896)}` }
     }
   ],
   webServer: [
@@ -61,9 +67,8 @@ module.exports = {
       // With a tiny extension of the tests' own that adds a tool through
       // INotebookAgent (built here, found through an extra path beside
       // Galata's: installed nowhere else).
-      command:
-        'bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py',
-      url: 'http://localhost:8888/lab',
+      command: `bash test-extension/build.sh && NOTEBOOK_AGENT_TEST_LABEXTENSIONS="$PWD/test-extension/labextensions" jupyter lab --config jupyter_server_test_config.py --port ${port(8888)}`,
+      url: `http://localhost:${port(8888)}/lab`,
       timeout: 120000,
       reuseExistingServer: false,
       env: {
@@ -74,21 +79,23 @@ module.exports = {
     },
     {
       command:
-        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py --port 8889',
-      url: 'http://localhost:8889/lab',
+        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_test_config.py ' +
+        `--port ${port(8889)}`,
+      url: `http://localhost:${port(8889)}/lab`,
       timeout: 120000,
       reuseExistingServer: false
     },
     {
       command:
-        'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL jupyter lab --config jupyter_server_providers_config.py --port 8890',
-      url: 'http://localhost:8890/lab',
+        `env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL NOTEBOOK_AGENT_UI_MODEL_PORT=${MODEL_PORT} ` +
+        `jupyter lab --config jupyter_server_providers_config.py --port ${port(8890)}`,
+      url: `http://localhost:${port(8890)}/lab`,
       timeout: 120000,
       reuseExistingServer: false
     },
     {
-      command: 'jupyter lab --config jupyter_server_mcp_config.py --port 8896',
-      url: 'http://localhost:8896/lab',
+      command: `jupyter lab --config jupyter_server_mcp_config.py --port ${port(8896)}`,
+      url: `http://localhost:${port(8896)}/lab`,
       timeout: 120000,
       reuseExistingServer: false,
       env: {

@@ -203,6 +203,10 @@ export class LabServer {
       `--IdentityProvider.token=${token}`,
       `--LabApp.user_settings_dir=${join(temp, 'settings')}`,
       `--LabApp.workspaces_dir=${join(temp, 'workspaces')}`,
+      // The bench's chats and keys stay in its own folder, out of the
+      // user's history (the default is the user's Jupyter data folder).
+      `--NotebookAgent.chats_dir=${join(temp, 'chats')}`,
+      `--NotebookAgent.key_store_path=${join(temp, 'keys', 'keys.json')}`,
       ...(options.extraArgs ?? [])
     ];
     const child = Child.spawn('jupyter', args, env);

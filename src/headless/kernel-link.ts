@@ -27,6 +27,7 @@ import {
   type ServerConnection
 } from '@jupyterlab/services';
 import type { KernelState } from '../agent/ports';
+import { skipShutdownWait } from '../kernel/no-wait-restart';
 import { toKernelState } from '../kernel/kernel-state';
 import {
   disposeSafely,
@@ -107,8 +108,9 @@ export class KernelLink {
   /**
    * Restart the kernel and connect to it afresh; also brings back a kernel
    * the server gave up restarting (after too many deaths in a row).
+   * `noWait`: kill it at once (../kernel/no-wait-restart.ts).
    */
-  async restart(): Promise<void> {
+  async restart(noWait = false): Promise<void> {
     await this._recovering;
     this._gone = false;
     this._lost = false;
@@ -116,6 +118,9 @@ export class KernelLink {
       // Closing the connection first ends the executions watching it.
       this._drop(this._kernel);
       this._kernel = null;
+      if (noWait) {
+        await skipShutdownWait(this._model.id, this._settings);
+      }
       await KernelAPI.restartKernel(this._model.id, this._settings);
     });
   }

@@ -105,7 +105,8 @@ export class KernelRunner {
         silent,
         storeHistory: cellId !== null && !silent,
         interrupt: () => this._interruptKernel(),
-        restart: () => this.restart(),
+        // After the user's ignored Stop: the kernel cannot agree to shut down.
+        restart: () => this.restart(true),
         onChange
       });
     } catch (error) {
@@ -154,13 +155,13 @@ export class KernelRunner {
     }
   }
 
-  async restart(): Promise<void> {
+  async restart(noWait = false): Promise<void> {
     if (!this._link || !this._session || this._closed) {
       this._require();
       return;
     }
     // Running executions see their connection go and end as kernel-died.
-    await this._link.restart();
+    await this._link.restart(noWait);
     if (this._link.state === 'dead') {
       // The server gave up on this kernel (it died too often): start another.
       this._link.dispose();

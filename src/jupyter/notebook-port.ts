@@ -37,6 +37,7 @@ import {
 import { listFiles, readTextFile } from '../kernel/files';
 import { nudgeIfSilent, until } from '../kernel/kernel-probes';
 import { toKernelState } from '../kernel/kernel-state';
+import { skipShutdownWait } from '../kernel/no-wait-restart';
 import { parseOutputs } from '../kernel/nbformat-outputs';
 import { RunTracker } from '../kernel/run-tracker';
 import { WatchedExecution } from '../kernel/watched-execution';
@@ -260,7 +261,7 @@ export class LiveNotebookPort implements INotebookPort {
       interrupt: () => kernel.interrupt(),
       // After the user's Stop was ignored (only while the panel is open).
       restart: () =>
-        this._live.closed ? Promise.resolve() : Private.restart(kernel)
+        this._live.closed ? Promise.resolve() : Private.restart(kernel, true)
     };
   }
 
@@ -316,10 +317,17 @@ namespace Private {
   /** How long a restarted kernel may take to answer. */
   const RESTART_ANSWER_MS = 60000;
 
-  /** Restart `kernel` and wait (bounded) until it shows idle again. */
+  /**
+   * Restart `kernel` and wait (bounded) until it shows idle again; `noWait`
+   * after the user's ignored Stop (the kernel cannot agree to shut down).
+   */
   export async function restart(
-    kernel: Kernel.IKernelConnection
+    kernel: Kernel.IKernelConnection,
+    noWait = false
   ): Promise<void> {
+    if (noWait) {
+      await skipShutdownWait(kernel.id, kernel.serverSettings);
+    }
     await kernel.restart();
     await until(() => {
       nudgeIfSilent(kernel);

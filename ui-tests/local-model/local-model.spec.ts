@@ -75,10 +75,10 @@ test('loads with progress to 100 %, streams a turn on its rung, and reuses the c
   const asked = Date.now();
   await ask(page, 'Say hello.');
   await finished(page, turnTimeout);
-  // Printed by the list reporter: the figure to compare with turnTimeout.
-  console.log(
-    `first turn (load + answer) on ${expectedRung}: ${((Date.now() - asked) / 1000).toFixed(1)} s`
-  );
+  test.info().annotations.push({
+    type: 'first turn',
+    description: `${expectedRung}: load + answer in ${((Date.now() - asked) / 1000).toFixed(1)} s (limit ${turnTimeout / 1000} s)`
+  });
   await expect(sidebar.getByRole('alert')).toHaveCount(0);
   const line = sidebar.locator('.jp-AgentSidebar-localModelLine');
   await expect(line).toContainText(`${TINY_MODEL} on ${expectedRung}`);

@@ -3,7 +3,7 @@
  * through the real proxy and the real `openai` client, with a scripted model.
  */
 import { expect, test } from '@jupyterlab/galata';
-import { received, script } from './scripted-model';
+import { MODEL_ROOT, received, script } from './scripted-model';
 import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
 
 // Real kernels and sessions, not Galata's tracking proxies (its proxy cannot
@@ -271,7 +271,7 @@ test.describe('Notebook Agent sidebar', () => {
     await setAgentSettings(page, {
       endpointMode: 'direct',
       directApi: 'azure',
-      baseUrl: 'http://127.0.0.1:8765',
+      baseUrl: MODEL_ROOT,
       azureDeployment: 'gpt4o-deployment',
       apiKey: 'azure-key-for-test'
     });

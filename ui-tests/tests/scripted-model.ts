@@ -3,7 +3,8 @@
  */
 import type { APIRequestContext } from '@playwright/test';
 
-export const MODEL_ROOT = 'http://127.0.0.1:8765';
+/** The scripted model server of this copy of the suite (playwright.config.js: UI_PORT_OFFSET). */
+export const MODEL_ROOT = `http://127.0.0.1:${8765 + Number(process.env.UI_PORT_OFFSET ?? 0)}`;
 
 /** A request the scripted model received. */
 export interface IRecordedRequest {

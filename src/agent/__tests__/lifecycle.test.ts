@@ -146,6 +146,39 @@ describe('a cell still running when the model answers', () => {
   });
 });
 
+describe('scratch code (run_code)', () => {
+  it('is never left running: past the soft timeout it is interrupted, and the model is told to use a cell', async () => {
+    const { notebook } = slowNotebook();
+    const { events, outcome, model } = run(
+      [
+        {
+          toolCalls: [
+            {
+              name: 'run_code',
+              arguments: { code: 'import time\ntime.sleep(60)' }
+            }
+          ]
+        },
+        { text: 'It took too long.' }
+      ],
+      notebook
+    );
+    const result = await outcome;
+    expect(result.reason).toBe('completed');
+    expect(result.leftRunning).toBeUndefined();
+    const tool = events.find(e => e.type === 'tool-result');
+    expect(
+      tool?.type === 'tool-result' && tool.result.stillRunning
+    ).toBeFalsy();
+    const observation = model.requests[1].messages.at(-1)?.content ?? '';
+    expect(observation).toContain('The scratch code hit its time limit');
+    expect(observation).toContain('put longer work in a cell');
+    expect(observation).not.toContain('Call `wait`');
+    // Nothing of it runs on: the fake kernel was interrupted.
+    expect(notebook.kernelState()).not.toBe('busy');
+  });
+});
+
 describe('the transcript of a run that leaves a cell running', () => {
   it('shows "still running" on the card and names the cell with Interrupt at the end', () => {
     let id = 0;

@@ -206,8 +206,14 @@ function statusLine(result: IRunResult): string {
         : `${who} was interrupted by the user${after && ` after ${after}`}, ` +
             'before it finished; the output below is partial.';
     case 'timeout':
-      return result.notStopped
-        ? `${who} hit the hard time limit${after && ` after ${after}`}; the kernel was interrupted, but ${STILL_RUNNING}`
+      if (result.notStopped) {
+        return `${who} hit the hard time limit${after && ` after ${after}`}; the kernel was interrupted, but ${STILL_RUNNING}`;
+      }
+      return result.cellId === null
+        ? `${who} hit its time limit${after && ` after ${after}`} and the kernel was ` +
+            'interrupted; the output below is partial. Scratch code is for quick looks: ' +
+            'put longer work in a cell (insert_cell, then run_cell), where it can keep ' +
+            'running while you wait for it.'
         : `${who} hit the hard time limit${after && ` after ${after}`} and the ` +
             'kernel was interrupted; the output below is partial. Make the code ' +
             'faster or work on a sample.';

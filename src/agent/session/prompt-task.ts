@@ -53,7 +53,6 @@ async function describeVariables(
     const result = await notebook.executeCode(variableInspectionCode(names), {
       silent: true,
       signal,
-      softTimeoutMs: 10_000,
       hardTimeoutMs: 20_000
     });
     return result.outputs

@@ -122,11 +122,17 @@ export const runCode = defineTool<{ code: string }>({
     additionalProperties: false
   },
   async execute(args, { notebook, signal, state }) {
+    // Scratch code has no cell to come back to (`wait` takes a cell_id) and
+    // nothing in the notebook shows it running: it is never left running.
+    // Its limit is the soft timeout; then it is interrupted, and the
+    // observation says to put longer work in a cell.
     const result = await notebook.executeCode(args.code, {
       signal,
       silent: false,
-      softTimeoutMs: state.settings.softTimeoutMs,
-      hardTimeoutMs: state.settings.hardTimeoutMs
+      hardTimeoutMs: Math.min(
+        state.settings.softTimeoutMs,
+        state.settings.hardTimeoutMs
+      )
     });
     return runObservation(result, state);
   }
@@ -176,10 +182,10 @@ export const inspectVariables = defineTool<Record<string, never>>({
     "List the kernel's user variables: names, types, shapes or lengths, and a short repr.",
   parameters: { type: 'object', properties: {}, additionalProperties: false },
   async execute(_args, { notebook, signal }) {
+    // (Never left running: see run_code.)
     const result = await notebook.executeCode(INSPECT_VARIABLES_CODE, {
       signal,
       silent: true,
-      softTimeoutMs: 15_000,
       hardTimeoutMs: 30_000
     });
     const text = result.outputs
@@ -285,9 +291,10 @@ export const installPackage = defineTool<{ packages: string }>({
     const result = await notebook.executeCode(
       `%pip install ${specs.join(' ')}`,
       {
+        // Until pip is done (an install cut short can leave a package half
+        // installed), up to the hard timeout; never left running (run_code).
         signal,
         silent: false,
-        softTimeoutMs: Math.max(state.settings.softTimeoutMs, 120_000),
         hardTimeoutMs: state.settings.hardTimeoutMs
       }
     );

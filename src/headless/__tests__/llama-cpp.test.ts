@@ -22,6 +22,13 @@ import type { ChatMessage } from '../../agent/types';
 import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
+/**
+ * A hang guard for the agent run, not a speed bound: two turns of SmolLM2
+ * on CPU took 60–110 s here alone and over 120 s beside the UI suites (the
+ * test command runs lanes at once).
+ */
+const HANG_GUARD_MS = 300000;
+
 const PYTHON = process.env.PYTHON ?? 'python3';
 
 let llama: ChildProcess;
@@ -134,55 +141,59 @@ describe('a real llama.cpp server through the proxy', () => {
     expect(turn.toolCalls).toEqual([]);
   }, 60000);
 
-  it('completes an agent run whose tool call runs in a real kernel', async () => {
-    const real = client();
-    const requests: IChatRequest[] = [];
-    // Force the first step to call run_code, then ask for the answer.
-    const forcing: IModelClient = {
-      model: real.model,
-      streamChat: (request, signal) => {
-        const toolChoice =
-          requests.length === 0 ? { name: 'run_code' } : ('none' as const);
-        requests.push({ ...request, toolChoice });
-        return real.streamChat({ ...request, toolChoice }, signal);
-      }
-    };
-    const messages: ChatMessage[] = [
-      {
-        role: 'system',
-        content: 'You are a Python assistant. Use run_code to compute.'
-      },
-      { role: 'user', content: 'Compute 6 * 7 with Python.' }
-    ];
-    const outcome = await runAgent({
-      model: forcing,
-      tools: new ToolRegistry(agentTools()),
-      notebook: port,
-      messages,
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      approvalMode: 'run-everything',
-      maxSteps: 2,
-      contextTokens: 4096
-    });
-    expect(outcome.error).toBeUndefined();
-    expect(outcome.reason).toBe('completed');
-    expect(requests[0].tools.map(t => t.name)).toContain('run_code');
-    const call = messages.find(
-      m => m.role === 'assistant' && m.toolCalls?.length
-    );
-    expect(call?.role === 'assistant' && call.toolCalls?.[0].name).toBe(
-      'run_code'
-    );
-    const args = parseLenientJson(
-      (call?.role === 'assistant' && call.toolCalls?.[0].arguments) || 'null'
-    ) as { code?: unknown };
-    expect(typeof args.code).toBe('string');
-    const observation = messages.find(m => m.role === 'tool');
-    // The kernel ran whatever the model wrote and answered (ok or with an error).
-    expect(observation?.content).toMatch(/^The scratch code /);
-    const answer = messages[messages.length - 1];
-    expect(answer.role).toBe('assistant');
-    expect(String(answer.content ?? '').trim().length).toBeGreaterThan(0);
-  }, 120000);
+  it(
+    'completes an agent run whose tool call runs in a real kernel',
+    async () => {
+      const real = client();
+      const requests: IChatRequest[] = [];
+      // Force the first step to call run_code, then ask for the answer.
+      const forcing: IModelClient = {
+        model: real.model,
+        streamChat: (request, signal) => {
+          const toolChoice =
+            requests.length === 0 ? { name: 'run_code' } : ('none' as const);
+          requests.push({ ...request, toolChoice });
+          return real.streamChat({ ...request, toolChoice }, signal);
+        }
+      };
+      const messages: ChatMessage[] = [
+        {
+          role: 'system',
+          content: 'You are a Python assistant. Use run_code to compute.'
+        },
+        { role: 'user', content: 'Compute 6 * 7 with Python.' }
+      ];
+      const outcome = await runAgent({
+        model: forcing,
+        tools: new ToolRegistry(agentTools()),
+        notebook: port,
+        messages,
+        signal: new AbortController().signal,
+        onEvent: () => undefined,
+        approvalMode: 'run-everything',
+        maxSteps: 2,
+        contextTokens: 4096
+      });
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.reason).toBe('completed');
+      expect(requests[0].tools.map(t => t.name)).toContain('run_code');
+      const call = messages.find(
+        m => m.role === 'assistant' && m.toolCalls?.length
+      );
+      expect(call?.role === 'assistant' && call.toolCalls?.[0].name).toBe(
+        'run_code'
+      );
+      const args = parseLenientJson(
+        (call?.role === 'assistant' && call.toolCalls?.[0].arguments) || 'null'
+      ) as { code?: unknown };
+      expect(typeof args.code).toBe('string');
+      const observation = messages.find(m => m.role === 'tool');
+      // The kernel ran whatever the model wrote and answered (ok or with an error).
+      expect(observation?.content).toMatch(/^The scratch code /);
+      const answer = messages[messages.length - 1];
+      expect(answer.role).toBe('assistant');
+      expect(String(answer.content ?? '').trim().length).toBeGreaterThan(0);
+    },
+    HANG_GUARD_MS
+  );
 });

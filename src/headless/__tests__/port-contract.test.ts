@@ -14,6 +14,9 @@ import type {
 import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
+/** The server's wait for a kernel to agree to shut down (its default is 5). */
+const STUCK_SHUTDOWN_WAIT_S = 16;
+
 let server: JupyterServerProcess | null = null;
 let contents: ContentsManager | null = null;
 let opened = 0;
@@ -28,7 +31,13 @@ async function harness(): Promise<IPortHarness> {
   jest.spyOn(console, 'debug').mockImplementation(() => undefined);
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   server = await JupyterServerProcess.start({
-    extraArgs: ['--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0']
+    extraArgs: [
+      '--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0',
+      // A graceful restart of a kernel stuck in code that ignores SIGINT
+      // sends SIGTERM after half of this (8 s): the user's Stop must not
+      // wait for it (its case's bound is GRACE_MS + 7 s).
+      `--KernelManager.shutdown_wait_time=${STUCK_SHUTDOWN_WAIT_S}`
+    ]
   });
   const settings = server.serverSettings;
   contents = new ContentsManager({ serverSettings: settings });

@@ -1,0 +1,50 @@
+"""The server's one set of secrets (server_secrets.py) holds the MCP servers' too: the filters of
+responses, kernel messages and log lines all read it, so an MCP header or env value is as safe as
+a model key. No server needed: the set is built from the config."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from jupyterlab_notebook_agent.config import NotebookAgent
+from jupyterlab_notebook_agent.server_secrets import RedactingFilter, ServerSecrets
+
+ADMIN_HEADER = "mcp-admin-header-0123456789abc"
+ADMIN_ENV = "mcp-admin-env-value-0123456789"
+USER_HEADER = "mcp-user-header-0123456789xyz"
+
+
+def admin_config(**extra) -> NotebookAgent:
+    return NotebookAgent(
+        mcp_servers={
+            "tools": {"command": "python", "args": ["-m", "x"], "env": {"TOKEN": ADMIN_ENV}},
+            "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": f"Bearer {ADMIN_HEADER}"}},
+        },
+        **extra,
+    )
+
+
+def test_mcp_env_and_header_values_are_server_secrets():
+    secrets = ServerSecrets(admin_config(), None)
+    redacted = secrets.redact(f"env {ADMIN_ENV}, header Bearer {ADMIN_HEADER}")
+    assert ADMIN_ENV not in redacted and ADMIN_HEADER not in redacted
+    assert redacted.startswith("env [redacted], header ") and redacted.endswith("[redacted]")
+
+
+def test_a_users_mcp_file_counts_and_a_change_to_it_is_seen(tmp_path):
+    user_file = tmp_path / "mcp.json"
+    config = admin_config(allow_user_mcp_servers=True, user_mcp_config=str(user_file))
+    secrets = ServerSecrets(config, None)
+    assert USER_HEADER in secrets.redact(f"x {USER_HEADER}")  # no file yet
+    user_file.write_text(
+        json.dumps({"mcpServers": {"mine": {"url": "http://127.0.0.1:9/m", "headers": {"X-Key": USER_HEADER}}}})
+    )
+    assert secrets.redact(f"x {USER_HEADER}") == "x [redacted]"
+
+
+def test_log_lines_lose_them():
+    secrets = ServerSecrets(admin_config(), None)
+    record = logging.LogRecord("t", logging.INFO, __file__, 1, "calling with %s", (ADMIN_HEADER,), None)
+    assert RedactingFilter(secrets).filter(record)
+    assert ADMIN_HEADER not in record.getMessage()
