@@ -49,7 +49,11 @@ test('History closes on Escape, an outside click, New chat and sidebar hide; @ c
   await history.focus();
   await page.keyboard.press('Enter');
   await expect(list).toBeVisible();
-  await page.evaluate(() => window.jupyterapp.shell.collapseRight());
+  await page.evaluate(() =>
+    (
+      window.jupyterapp.shell as unknown as { collapseRight: () => void }
+    ).collapseRight()
+  );
   await expect(sidebar).toBeHidden();
   await openAgent(page);
   await expect(history).toBeVisible();
