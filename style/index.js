@@ -2,3 +2,4 @@ import './base.css';
 import './tool-images.css';
 import './mentions.css';
 import './drop-target.css';
+import './cards.css';

@@ -73,6 +73,11 @@ export interface IToolResult {
    * timeout): the card says "still running", not "done".
    */
   stillRunning?: boolean;
+  /**
+   * The user rejected the call (nothing ran); `reason`: what they said.
+   * `output` is then the message for the model.
+   */
+  rejected?: { reason?: string };
 }
 
 /** A cell the agent ran that is still running in the kernel. */
@@ -128,11 +133,17 @@ export interface IAgentError {
  */
 export type AgentEvent =
   | { type: 'text-delta'; text: string }
-  | { type: 'tool-call'; call: IToolCall }
+  | {
+      type: 'tool-call';
+      call: IToolCall;
+      /** What the call does, in words (its tool's `title`): the card's title. */
+      title?: string;
+    }
   | {
       type: 'tool-result';
       callId: string;
       result: IToolResult;
+      /** How long the call ran, without the time it waited for the user's approval. */
       durationMs: number;
     }
   | { type: 'usage'; usage: IUsage }

@@ -19,6 +19,8 @@ export interface ITranscriptItemProps {
   item: TranscriptItem;
   rendermime: IRenderMimeRegistry;
   actions: Pick<ISidebarActions, 'insertCode' | 'showCell' | 'interruptKernel'>;
+  /** This tool call waits for the user's approval. */
+  awaiting?: boolean;
 }
 
 /** Notices that give a generation's verdict start like this. */
@@ -31,6 +33,10 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
     case 'user':
       return <div className="jp-AgentSidebar-user">{item.text}</div>;
     case 'assistant':
+      // An answer whose only content was code the text protocol ran: its card shows it.
+      if (!item.text.trim()) {
+        return <></>;
+      }
       return (
         <AssistantMessage
           text={item.text}
@@ -40,7 +46,13 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
         />
       );
     case 'tool':
-      return <ToolCallCard item={item} onShowCell={props.actions.showCell} />;
+      return (
+        <ToolCallCard
+          item={item}
+          awaiting={props.awaiting}
+          onShowCell={props.actions.showCell}
+        />
+      );
     case 'notice':
       if (item.runningCells?.length) {
         return (

@@ -5,7 +5,12 @@
  * definition: no tool is known here by name.
  */
 import type { INotebookPort } from '../ports';
-import type { ITool, ToolFilter, ToolRegistry } from '../tools/registry';
+import {
+  toolTitle,
+  type ITool,
+  type ToolFilter,
+  type ToolRegistry
+} from '../tools/registry';
 import type { RunState } from '../tools/run-state';
 import type { IToolCall, IToolResult } from '../types';
 import {
@@ -61,10 +66,12 @@ export async function executeToolCall(
     return { ok: false, output: 'Not run: the user stopped the agent.' };
   }
   if (!decision.approved) {
+    const reason = decision.reason?.trim();
     return {
       ok: false,
       cellId: request.cellId,
-      output: rejectionMessage(request, decision.reason)
+      output: rejectionMessage(request, decision.reason),
+      rejected: reason ? { reason } : {}
     };
   }
   let approved = call;
@@ -119,7 +126,7 @@ async function describeCall(
   notebook: INotebookPort
 ): Promise<IApprovalRequest> {
   const { kind, codeArgument } = tool;
-  const title = titleOf(tool, args);
+  const title = toolTitle(tool, args);
   const cellId = typeof args.cell_id === 'string' ? args.cell_id : undefined;
   if (codeArgument && typeof args[codeArgument] === 'string') {
     return { call, kind, cellId, title, code: args[codeArgument] as string };
@@ -132,11 +139,4 @@ async function describeCall(
     ? JSON.stringify(args, null, 2)
     : undefined;
   return { call, kind, title, code: null, ...(details ? { details } : {}) };
-}
-
-/** The approval card's question, from the tool's definition. */
-function titleOf(tool: ITool<unknown>, args: Record<string, unknown>): string {
-  const title =
-    typeof tool.title === 'function' ? tool.title(args) : tool.title;
-  return title || `Call ${tool.name}`;
 }
