@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from .config import is_http_url, normalize_base_url, public_url, split_query, url_secrets
 from .key_store import KeyStore, is_valid_key
@@ -145,6 +145,21 @@ class Provider:
                 return value, "env"
         return "", None
 
+    @property
+    def takes_key(self) -> bool:
+        """Whether the sidebar offers "Set API key…": not for a key-less local endpoint.
+
+        A loopback endpoint (Ollama, llama.cpp, LM Studio on this machine) configured without
+        ``api_key`` or ``api_key_env`` is taken as key-less; naming an ``api_key_env`` says it
+        takes one. Every other keyed endpoint takes one.
+        """
+        if not self.keyed:
+            return False
+        if self.api_key or self.api_key_env:
+            return True
+        host = (urlsplit(self.base_url).hostname or "").lower()
+        return not (host == "localhost" or host == "::1" or host.startswith("127."))
+
     def describe(self, store: KeyStore | None) -> dict[str, Any]:
         """What the browser may know about this provider: never a key, never the extra headers."""
         key, source = self.resolve_key(store)
@@ -156,6 +171,7 @@ class Provider:
             "default_model": self.default_model or None,
             "has_key": bool(key),
             "key_source": source,
+            "takes_key": self.takes_key,
         }
         if self.is_azure:
             info.update(endpoint=self.public_url, deployment=self.deployment, api_version=self.api_version)

@@ -221,6 +221,7 @@ async def test_config_lists_providers_without_keys(jp_fetch, upstreams):
         "default_model": "alpha-small",
         "has_key": True,
         "key_source": "config",
+        "takes_key": True,
     }
     assert by_name["beta"]["base_url"] == upstreams["beta"][0] + "/v1"
     assert by_name["beta"]["key_source"] == "env"
@@ -511,3 +512,15 @@ def test_profiles_are_validated(monkeypatch):
     resolved = resolve_providers(config)
     assert list(resolved.providers) == ["ok"] and resolved.default == "ok"
     assert len(resolved.errors) == 2
+
+
+def test_only_endpoints_that_take_a_key_offer_one():
+    """ "Set API key…" is offered for a keyed endpoint, not for a key-less local one."""
+    from jupyterlab_notebook_agent.providers import parse_profile
+
+    local = parse_profile("ollama", {"base_url": "http://localhost:11434/v1"})
+    assert local.describe(None)["takes_key"] is False
+    assert parse_profile("lm", {"base_url": "http://127.0.0.1:1234/v1"}).takes_key is False
+    keyed_local = parse_profile("gateway", {"base_url": "http://127.0.0.1:4000/v1", "api_key_env": "GATEWAY_KEY"})
+    assert keyed_local.takes_key is True
+    assert parse_profile("remote", {"base_url": "https://api.example.com/v1"}).takes_key is True

@@ -74,6 +74,11 @@ export interface IToolResult {
    */
   stillRunning?: boolean;
   /**
+   * The user rejected the call (nothing ran); `reason`: what they said.
+   * `output` is then the message for the model.
+   */
+  rejected?: { reason?: string };
+  /**
    * A file the tool created or replaced: its text before (null: there was
    * none) and after, so one Undo puts it back (session/file-undo.ts).
    */
@@ -141,11 +146,17 @@ export interface IAgentError {
  */
 export type AgentEvent =
   | { type: 'text-delta'; text: string }
-  | { type: 'tool-call'; call: IToolCall }
+  | {
+      type: 'tool-call';
+      call: IToolCall;
+      /** What the call does, in words (its tool's `title`): the card's title. */
+      title?: string;
+    }
   | {
       type: 'tool-result';
       callId: string;
       result: IToolResult;
+      /** How long the call ran, without the time it waited for the user's approval. */
       durationMs: number;
     }
   | { type: 'usage'; usage: IUsage }

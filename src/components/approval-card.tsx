@@ -1,8 +1,14 @@
 /**
  * An inline approval prompt: exactly what will run (editable), and
  * Run / Reject with an optional reason that goes back to the agent.
+ *
+ * Keyboard: the card takes the focus when it appears and is announced (an
+ * assertive live region says what will run); Enter approves,
+ * Escape starts a rejection (the reason box, where Enter sends and Escape
+ * goes back); Tab moves between the code, Run and Reject; Ctrl/Cmd+Enter
+ * in the code approves the edited code.
  */
-import React, { useState } from 'react';
+import React, { useEffect, useId, useRef, useState } from 'react';
 import type {
   ApprovalDecision,
   IApprovalRequest
@@ -24,6 +30,24 @@ export function ApprovalCard({
   const [code, setCode] = useState(request.code ?? '');
   const [reason, setReason] = useState('');
   const [rejecting, setRejecting] = useState(false);
+  const card = useRef<HTMLDivElement>(null);
+  const keysId = useId();
+  useEffect(() => {
+    // Where the user must act next. Not taken from someone typing
+    // elsewhere (a notebook cell): only from the sidebar or from nowhere.
+    const node = card.current;
+    const active = node?.ownerDocument.activeElement;
+    const sidebar = node?.closest('.jp-AgentSidebar');
+    if (
+      node &&
+      (!active ||
+        active === node.ownerDocument.body ||
+        sidebar?.contains(active))
+    ) {
+      node.focus({ preventScroll: true });
+    }
+    node?.scrollIntoView?.({ block: 'nearest' });
+  }, []);
   const verb =
     request.kind === 'edit'
       ? trans.__('Apply')
@@ -32,13 +56,52 @@ export function ApprovalCard({
         : request.kind === 'replace'
           ? trans.__('Replace')
           : trans.__('Run');
+  const question = trans.__('%1?', request.title);
+  const approve = () =>
+    onDecide(
+      request.code !== null && code !== request.code
+        ? { approved: true, code }
+        : { approved: true }
+    );
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    if (event.nativeEvent.isComposing || rejecting) {
+      return;
+    }
+    const onCard = event.target === event.currentTarget;
+    const inCode = event.target instanceof HTMLTextAreaElement;
+    if (
+      event.key === 'Enter' &&
+      (onCard || (inCode && (event.ctrlKey || event.metaKey)))
+    ) {
+      event.preventDefault();
+      approve();
+    } else if (event.key === 'Escape') {
+      // The sidebar's own Escape (Stop in the prompt) must not see it.
+      event.preventDefault();
+      event.stopPropagation();
+      setRejecting(true);
+    }
+  };
   return (
     <div
+      ref={card}
       className="jp-AgentSidebar-approval"
       role="group"
-      aria-label={trans.__('Approval needed')}
+      tabIndex={-1}
+      aria-label={trans.__('Approval needed: %1', question)}
+      aria-describedby={keysId}
+      onKeyDown={onKeyDown}
     >
-      <strong>{trans.__('%1?', request.title)}</strong>
+      <strong>{question}</strong>
+      <span className="jp-AgentSidebar-srOnly" role="alert">
+        {trans.__('Approval needed: %1', question)}
+      </span>
+      <span id={keysId} className="jp-AgentSidebar-srOnly">
+        {trans.__(
+          'Enter: %1. Escape: reject. Tab reaches the code and the buttons.',
+          verb
+        )}
+      </span>
       {request.code !== null && (
         <textarea
           className="jp-AgentSidebar-approvalCode"
@@ -68,8 +131,18 @@ export function ApprovalCard({
           autoFocus
           onChange={event => setReason(event.target.value)}
           onKeyDown={event => {
+            if (event.nativeEvent.isComposing) {
+              return;
+            }
             if (event.key === 'Enter') {
+              event.preventDefault();
               onDecide({ approved: false, reason });
+            } else if (event.key === 'Escape') {
+              // Back to the choice: nothing is sent.
+              event.preventDefault();
+              event.stopPropagation();
+              setRejecting(false);
+              card.current?.focus();
             }
           }}
         />
@@ -84,23 +157,14 @@ export function ApprovalCard({
           </button>
         ) : (
           <>
+            <button className="jp-mod-styled jp-mod-accept" onClick={approve}>
+              {verb}
+            </button>
             <button
               className="jp-mod-styled jp-mod-reject"
               onClick={() => setRejecting(true)}
             >
               {trans.__('Reject')}
-            </button>
-            <button
-              className="jp-mod-styled jp-mod-accept"
-              onClick={() =>
-                onDecide(
-                  request.code !== null && code !== request.code
-                    ? { approved: true, code }
-                    : { approved: true }
-                )
-              }
-            >
-              {verb}
             </button>
           </>
         )}

@@ -2,34 +2,57 @@
  * The header's chat controls: reopen an earlier chat of this notebook
  * (History) and download the chat as markdown (Export).
  */
-import React, { useState } from 'react';
+import React, { useRef, useState } from 'react';
 import { chatToMarkdown } from '../agent/chat-record';
 import type { AgentSession } from '../agent/session';
 import type { IChatHistory, IChatSummary } from './sidebar-config';
 import { useTrans } from './trans';
+import { useDismiss } from './use-dismiss';
 
 /** Props of `ChatMenu`. */
 export interface IChatMenuProps {
   session: AgentSession;
   history: IChatHistory | null;
   disabled: boolean;
+  /** Any change closes the History list (a new chat, the sidebar hidden). */
+  closeKey?: unknown;
 }
 
 /** History and Export. */
 export function ChatMenu(props: IChatMenuProps): JSX.Element {
   const trans = useTrans();
   const [chats, setChats] = useState<IChatSummary[] | null>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const list = useRef<HTMLUListElement>(null);
+  // A list still loading when it was closed stays closed.
+  const opening = useRef(0);
+  const close = () => {
+    opening.current += 1;
+    setChats(null);
+  };
+  useDismiss({
+    open: chats !== null,
+    close,
+    anchor: button,
+    popover: list,
+    closeKey: props.closeKey
+  });
   const toggle = async () => {
     if (chats) {
-      setChats(null);
+      close();
       return;
     }
-    setChats((await props.history?.list()) ?? []);
+    const ticket = ++opening.current;
+    const listed = (await props.history?.list()) ?? [];
+    if (ticket === opening.current) {
+      setChats(listed);
+    }
   };
   return (
     <>
       {props.history && (
         <button
+          ref={button}
           className="jp-AgentSidebar-link"
           aria-expanded={chats !== null}
           disabled={props.disabled}
@@ -47,6 +70,7 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
       </button>
       {chats && (
         <ul
+          ref={list}
           className="jp-AgentSidebar-history"
           aria-label={trans.__('Earlier chats')}
         >
@@ -59,7 +83,8 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
                 className="jp-AgentSidebar-link"
                 aria-current={chat.id === props.session.chatId}
                 onClick={() => {
-                  setChats(null);
+                  close();
+                  button.current?.focus();
                   void props.history?.open(chat.id);
                 }}
               >

@@ -40,6 +40,7 @@ import { NotebookLine, WorkingElsewhere } from './notebook-line';
 import { SaveStatus } from './save-status';
 import { TranscriptItemView } from './transcript-item';
 import { UsageBadge } from './usage-badge';
+import { WorkingLine } from './working-line';
 import { useTrans } from './trans';
 import { useThrottledStore } from './use-throttled-store';
 
@@ -65,6 +66,8 @@ export interface IChatViewProps {
   mcp?: McpToolSource;
   /** The project rules that apply to the active notebook. */
   rules?: IReadable<IProjectRules | null>;
+  /** How often the sidebar was hidden (each time closes its popovers). */
+  hiddenCount?: number;
 }
 
 const NO_NOTEBOOK_STATUS: IReadable<INotebookStatus> = {
@@ -106,6 +109,8 @@ export function ChatView(props: IChatViewProps): JSX.Element {
     bottom.current?.scrollIntoView?.({ block: 'end' });
   }, [state.items]);
   const running = state.status === 'running';
+  // Popovers and pickers close on a new chat and when the sidebar hides.
+  const closeKey = `${session.chatId}:${props.hiddenCount ?? 0}`;
   // A run works in another notebook than the one on screen: say where,
   // instead of showing that notebook's chat as if it were this one's.
   const elsewhere =
@@ -139,6 +144,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           session={session}
           history={props.history}
           disabled={running}
+          closeKey={closeKey}
         />
       </div>
       <NotebookLine
@@ -181,13 +187,22 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               item={item}
               rendermime={rendermime}
               actions={actions}
+              awaiting={
+                item.kind === 'tool' &&
+                item.status === 'running' &&
+                item.id === state.pendingApproval?.call.id
+              }
             />
           ))}
           {state.pendingApproval && (
             <ApprovalCard
               key={state.pendingApproval.call.id}
               request={state.pendingApproval}
-              onDecide={decision => session.resolveApproval(decision)}
+              onDecide={decision => {
+                session.resolveApproval(decision);
+                // The card goes away: the focus goes back to the prompt.
+                props.inputRef.current?.focus();
+              }}
             />
           )}
           {state.review && (
@@ -200,11 +215,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               />
             </Suspense>
           )}
-          {running && !state.pendingApproval && (
-            <div className="jp-AgentSidebar-working">
-              {trans.__('Working…')}
-            </div>
-          )}
+          {running && !state.pendingApproval && <WorkingLine />}
           {state.error && (
             <ErrorBanner
               error={state.error}
@@ -250,7 +261,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             <option value="run-everything">{trans.__('Run everything')}</option>
           </select>
         </label>
-        {props.mcp && <McpServers source={props.mcp} />}
+        {props.mcp && <McpServers source={props.mcp} closeKey={closeKey} />}
       </div>
       <AttachmentTray
         store={props.attachments}
@@ -262,6 +273,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         onStop={() => session.stop()}
         inputRef={props.inputRef}
         mentions={props.mentions}
+        closeKey={closeKey}
         onAttachCell={cell =>
           props.attachments.addCells([
             { id: cell.id, index: cell.index, source: cell.source }

@@ -3,18 +3,24 @@
  * says how many tools there are (and warns when a server is down), and a
  * panel listing each server's status, its error and its tools.
  */
-import React, { useId, useState, useSyncExternalStore } from 'react';
+import React, { useId, useRef, useState, useSyncExternalStore } from 'react';
 import type { McpToolSource } from '../agent/tools/mcp-tools';
 import type { IMcpServerInfo } from '../agent/tools/mcp-types';
 import { useTrans } from './trans';
+import { useDismiss } from './use-dismiss';
 
 /** Props of `McpServers`. */
 export interface IMcpServersProps {
   source: McpToolSource;
+  /** Any change closes the panel (a new chat, the sidebar hidden). */
+  closeKey?: unknown;
 }
 
 /** The MCP section; nothing when the server has no MCP servers. */
-export function McpServers({ source }: IMcpServersProps): JSX.Element | null {
+export function McpServers({
+  source,
+  closeKey
+}: IMcpServersProps): JSX.Element | null {
   const trans = useTrans();
   const { listing, error, loading } = useSyncExternalStore(
     source.subscribe,
@@ -22,6 +28,15 @@ export function McpServers({ source }: IMcpServersProps): JSX.Element | null {
   );
   const [open, setOpen] = useState(false);
   const panelId = useId();
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  useDismiss({
+    open,
+    close: () => setOpen(false),
+    anchor: button,
+    popover: panel,
+    closeKey
+  });
   const servers = listing?.servers ?? [];
   if (!servers.length && !listing?.errors.length) {
     return null;
@@ -34,6 +49,7 @@ export function McpServers({ source }: IMcpServersProps): JSX.Element | null {
   return (
     <div className="jp-AgentSidebar-mcp">
       <button
+        ref={button}
         className={`jp-AgentSidebar-link${down.length || troubled ? ' jp-mod-warn' : ''}`}
         aria-expanded={open}
         aria-controls={panelId}
@@ -47,6 +63,7 @@ export function McpServers({ source }: IMcpServersProps): JSX.Element | null {
       </button>
       {open && (
         <div
+          ref={panel}
           id={panelId}
           className="jp-AgentSidebar-mcpPanel"
           role="region"

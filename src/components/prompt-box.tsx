@@ -3,7 +3,13 @@
  * Typing `@` offers the notebook's cells and variables (mention-list.tsx):
  * a cell becomes a chip in the tray, a variable an `@name` in the text.
  */
-import React, { useId, useLayoutEffect, useRef, useState } from 'react';
+import React, {
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState
+} from 'react';
 import { MentionList, mentionOptionId } from './mention-list';
 import {
   applyMention,
@@ -26,6 +32,8 @@ export interface IPromptBoxProps {
   mentions?: IMentionSource;
   /** Attach a cell picked with `@` (as "Add Selected Cells" does). */
   onAttachCell?: (cell: ICellChoice) => void;
+  /** Any change closes the `@` picker (a new chat, the sidebar hidden). */
+  closeKey?: unknown;
 }
 
 /** The prompt box with its Send and Stop buttons. */
@@ -35,7 +43,8 @@ export function PromptBox({
   onStop,
   inputRef,
   mentions,
-  onAttachCell
+  onAttachCell,
+  closeKey
 }: IPromptBoxProps): JSX.Element {
   const trans = useTrans();
   const [text, setText] = useState('');
@@ -56,6 +65,14 @@ export function PromptBox({
     setCaret(next.caret);
   };
   const picker = useMentionPicker(text, caret, mentions, pick, trans);
+  const { dismiss } = picker;
+  const firstKey = useRef(closeKey);
+  useEffect(() => {
+    if (firstKey.current !== closeKey) {
+      firstKey.current = closeKey;
+      dismiss();
+    }
+  }, [closeKey]);
   useLayoutEffect(() => {
     if (pendingCaret.current !== null && input.current) {
       input.current.setSelectionRange(
@@ -103,6 +120,8 @@ export function PromptBox({
           setCaret(event.target.selectionStart ?? event.target.value.length);
         }}
         onSelect={event => setCaret(event.currentTarget.selectionStart ?? 0)}
+        // A click elsewhere closes the picker (its options keep the focus here).
+        onBlur={() => picker.dismiss()}
         onKeyDown={event => {
           if (picker.onKeyDown(event)) {
             return;

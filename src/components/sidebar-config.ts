@@ -21,6 +21,8 @@ export interface IProviderInfo {
   hasKey: boolean;
   /** Where its key comes from: `user`, `config`, `env`, or null. */
   keySource: string | null;
+  /** False for a key-less endpoint (a local server configured without a key): no "Set API key…". */
+  takesKey: boolean;
   /** A model server the Jupyter server found on its machine (not configured), else null. */
   found: IFoundServer | null;
 }
@@ -63,14 +65,20 @@ export interface ISidebarConfig {
   providers: IProviderView | null;
 }
 
+/** What "Show cell" found. */
+export type ShowCellResult = 'shown' | 'deleted' | 'closed';
+
 /** What the sidebar's views ask the application to do. */
 export interface ISidebarActions {
   /** Start a run; false when it could not start (the prompt is kept). */
   send: (prompt: string) => boolean;
   /** Send the last request again (after an error). */
   retry: () => void;
-  /** Bring a cell the agent touched into view. */
-  showCell: (cellId: string) => void;
+  /**
+   * Bring a cell the agent touched into view: `deleted` when the chat's
+   * notebook is open without it, `closed` when that notebook is not open.
+   */
+  showCell: (cellId: string) => ShowCellResult;
   /** Interrupt the kernel of the chat's notebook (a cell the agent left running). */
   interruptKernel: () => void;
   /**

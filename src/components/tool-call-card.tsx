@@ -1,9 +1,13 @@
 /**
- * One tool call: what the agent did, its state, and a preview of the result.
+ * One tool call: what the agent did (in words), its state, and a preview
+ * of the result. A call waiting for the user's approval says so (its code
+ * is on the approval card, shown once); a rejected one says, neutrally,
+ * what the user said, with the model's text behind a disclosure.
  */
 import React, { useState } from 'react';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { TranscriptItem } from '../agent/session';
+import type { ShowCellResult } from './sidebar-config';
 import { ToolImages } from './tool-images';
 import { useTrans } from './trans';
 
@@ -12,44 +16,32 @@ type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 /** Props of `ToolCallCard`. */
 export interface IToolCallCardProps {
   item: ToolItem;
-  onShowCell?: (cellId: string) => void;
+  /** The call waits for the user's approval (the approval card shows it). */
+  awaiting?: boolean;
+  onShowCell?: (cellId: string) => ShowCellResult | void;
   /** Undo the file this call wrote (write_file); absent: no Undo offered. */
   onUndoFile?: (callId: string) => void;
 }
 
-/** The card's title: what the tool did, in words, or the tool's name. */
-function title(
-  name: string,
-  args: Record<string, unknown>,
+/** The card's state: "done · 1.2 s", "awaiting your approval", "still running (30 s)"… */
+function state(
+  item: ToolItem,
+  awaiting: boolean,
   trans: TranslationBundle
 ): string {
-  switch (name) {
-    case 'read_notebook':
-      return trans.__('Read the notebook');
-    case 'insert_cell':
-      return args.run === true
-        ? trans.__('Inserted and ran a cell')
-        : trans.__('Inserted a cell');
-    case 'write_file':
-      return trans.__('Write %1', String(args.path ?? ''));
-    case 'run_cell':
-      return trans.__('Ran a cell');
-    default:
-      return name;
-  }
-}
-
-/** The card's state: "done · 1.2 s", "still running (30 s)", "interrupted (page reloaded)"… */
-function state(item: ToolItem, trans: TranslationBundle): string {
   const seconds =
     item.durationMs !== undefined
       ? ` · ${trans.__('%1 s', (item.durationMs / 1000).toFixed(1))}`
       : '';
   switch (item.status) {
     case 'running':
-      return trans.__('running…');
+      return awaiting
+        ? trans.__('awaiting your approval')
+        : trans.__('running…');
     case 'interrupted':
       return trans.__('interrupted (page reloaded)');
+    case 'rejected':
+      return trans.__('not run');
     case 'error':
       return trans.__('error') + seconds;
     case 'done':
@@ -77,21 +69,27 @@ function parseArguments(text: string): Record<string, unknown> {
 /** A collapsible card for one tool call. */
 export function ToolCallCard({
   item,
+  awaiting = false,
   onShowCell,
   onUndoFile
 }: IToolCallCardProps): JSX.Element {
   const trans = useTrans();
   const [open, setOpen] = useState(item.status === 'error');
+  const [missing, setMissing] = useState<'deleted' | 'closed' | null>(null);
   const args = parseArguments(item.arguments);
-  const code = typeof args.source === 'string' ? args.source : null;
-  const preview = item.output
-    ? item.output.slice(0, 1200) + (item.output.length > 1200 ? '…' : '')
-    : '';
+  // While it waits, the approval card shows the code: once per step.
+  const code =
+    typeof args.source === 'string' && !awaiting ? args.source : null;
+  const rejected = item.status === 'rejected';
+  const preview =
+    item.output && !rejected
+      ? item.output.slice(0, 1200) + (item.output.length > 1200 ? '…' : '')
+      : '';
   return (
     <div
       className={`jp-AgentSidebar-tool jp-AgentSidebar-tool-${item.status}`}
       data-tool={item.name}
-      data-status={item.status}
+      data-status={awaiting ? 'awaiting' : item.status}
     >
       <button
         className="jp-AgentSidebar-toolHeader"
@@ -99,14 +97,34 @@ export function ToolCallCard({
         onClick={() => setOpen(!open)}
       >
         <span className="jp-AgentSidebar-toolTitle">
-          {title(item.name, args, trans)}
+          {/* The tool's title in words (a msgid for translators); a chat saved before titles: its name. */}
+          {item.title ? trans.__(item.title) : item.name}
         </span>
-        <span className="jp-AgentSidebar-toolState">{state(item, trans)}</span>
+        <span className="jp-AgentSidebar-toolState">
+          {state(item, awaiting, trans)}
+        </span>
       </button>
-      {code !== null && <pre className="jp-AgentSidebar-toolCode">{code}</pre>}
-      {open && !code && item.arguments && item.arguments !== '{}' && (
-        <pre className="jp-AgentSidebar-toolCode">{item.arguments}</pre>
+      {rejected && (
+        <div className="jp-AgentSidebar-rejected">
+          {item.reason
+            ? trans.__('Rejected by you: %1', item.reason)
+            : trans.__('Rejected by you.')}
+          {item.output && (
+            <details className="jp-AgentSidebar-told">
+              <summary>{trans.__('What the agent was told')}</summary>
+              <pre className="jp-AgentSidebar-toolOutput">{item.output}</pre>
+            </details>
+          )}
+        </div>
       )}
+      {code !== null && <pre className="jp-AgentSidebar-toolCode">{code}</pre>}
+      {open &&
+        !code &&
+        !awaiting &&
+        item.arguments &&
+        item.arguments !== '{}' && (
+          <pre className="jp-AgentSidebar-toolCode">{item.arguments}</pre>
+        )}
       {(item.images?.length ?? 0) + (item.moreImages ?? 0) > 0 && (
         <ToolImages images={item.images ?? []} more={item.moreImages ?? 0} />
       )}
@@ -114,12 +132,26 @@ export function ToolCallCard({
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
       )}
       {item.cellId && onShowCell && (
-        <button
-          className="jp-AgentSidebar-link"
-          onClick={() => onShowCell(item.cellId!)}
-        >
-          {trans.__('Show cell')}
-        </button>
+        <span className="jp-AgentSidebar-showCell">
+          <button
+            className="jp-AgentSidebar-link"
+            onClick={() => {
+              const found = onShowCell(item.cellId!);
+              setMissing(
+                found === 'deleted' || found === 'closed' ? found : null
+              );
+            }}
+          >
+            {trans.__('Show cell')}
+          </button>
+          {missing && (
+            <span className="jp-AgentSidebar-showCellMissing" role="status">
+              {missing === 'deleted'
+                ? trans.__('the cell was deleted')
+                : trans.__('its notebook is not open')}
+            </span>
+          )}
+        </span>
       )}
       {item.file?.undone && (
         <span className="jp-AgentSidebar-toolState">

@@ -22,6 +22,8 @@ export interface ITranscriptItemProps {
     ISidebarActions,
     'insertCode' | 'showCell' | 'interruptKernel' | 'undoFile' | 'canUndoFile'
   >;
+  /** This tool call waits for the user's approval. */
+  awaiting?: boolean;
 }
 
 /** Notices that give a generation's verdict start like this. */
@@ -34,6 +36,10 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
     case 'user':
       return <div className="jp-AgentSidebar-user">{item.text}</div>;
     case 'assistant':
+      // An answer whose only content was code the text protocol ran: its card shows it.
+      if (!item.text.trim()) {
+        return <></>;
+      }
       return (
         <AssistantMessage
           text={item.text}
@@ -46,6 +52,7 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
       return (
         <ToolCallCard
           item={item}
+          awaiting={props.awaiting}
           onShowCell={props.actions.showCell}
           onUndoFile={
             item.file &&

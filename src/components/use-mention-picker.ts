@@ -24,6 +24,8 @@ export interface IMentionPicker {
   setActive: (index: number) => void;
   /** Handle a key of the text box; true when the picker took it. */
   onKeyDown: (event: React.KeyboardEvent) => boolean;
+  /** Close it (a click elsewhere, a new chat, the sidebar hidden); it stays closed for this `@`. */
+  dismiss: () => void;
 }
 
 /** The picker for `text` with the caret at `caret`; `onPick` applies a choice. */
@@ -107,7 +109,13 @@ export function useMentionPicker(
     event.preventDefault();
     return true;
   };
+  const dismiss = () => {
+    if (mention) {
+      setDismissed(mention.start);
+    }
+  };
   return {
+    dismiss,
     mention: shown ? mention : null,
     options: shown ? options : [],
     active: Math.min(active, Math.max(0, options.length - 1)),

@@ -37,20 +37,26 @@ export function insertCodeCell(
   app.shell.activateById(panel.id);
 }
 
-/** Bring a cell into view in whichever notebook holds it. */
+/**
+ * Bring a cell into view in whichever notebook holds it; false when no open
+ * notebook holds it (deleted, or its notebook is closed).
+ */
 export function showCell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
   cellId: string
-): void {
+): boolean {
+  let shown = false;
   tracker.forEach(panel => {
     const index = panel.content.widgets.findIndex(
       cell => cell.model.id === cellId
     );
-    if (index >= 0) {
+    if (index >= 0 && !shown) {
+      shown = true;
       app.shell.activateById(panel.id);
       panel.content.activeCellIndex = index;
       void panel.content.scrollToItem(index);
     }
   });
+  return shown;
 }

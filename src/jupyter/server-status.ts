@@ -30,6 +30,8 @@ interface IConfigReply {
     default_model?: string | null;
     has_key: boolean;
     key_source?: string | null;
+    /** False for a key-less endpoint (no "Set API key…"); absent from older servers. */
+    takes_key?: boolean;
   }>;
   discovery?: {
     enabled: boolean;
@@ -83,6 +85,7 @@ export async function fetchServerStatus(
         defaultModel: p.default_model ?? null,
         hasKey: p.has_key,
         keySource: p.key_source ?? null,
+        takesKey: p.takes_key ?? true,
         found: foundServer(found.get(p.name))
       }))
     };

@@ -47,7 +47,12 @@ export function sidebarActions(
             tracker.currentWidget
         )
       ),
-    showCell: cellId => showCell(app, tracker, cellId),
+    showCell: cellId =>
+      showCell(app, tracker, cellId)
+        ? 'shown'
+        : chatPanel(session, tracker)
+          ? 'deleted'
+          : 'closed',
     interruptKernel: () =>
       void chatPanel(session, tracker)
         ?.sessionContext.session?.kernel?.interrupt()

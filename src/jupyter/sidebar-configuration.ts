@@ -68,8 +68,12 @@ export class SidebarConfiguration {
                 this._providerModels.get(provider.name) ?? provider.models,
               model: config.modelName(),
               hasKey: provider.hasKey,
-              // A server found on the machine gets no key.
-              canStoreKey: serverStatus.allowUserKeys && !provider.found,
+              // A server found on the machine, or a key-less local
+              // endpoint, gets no key.
+              canStoreKey:
+                serverStatus.allowUserKeys &&
+                !provider.found &&
+                provider.takesKey,
               found: provider.found && {
                 label: provider.found.label,
                 models: (

@@ -7,6 +7,7 @@
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
+import type { Message } from '@lumino/messaging';
 import React, { createRef } from 'react';
 import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
@@ -27,6 +28,8 @@ import { TranslationContext, untranslated } from '../components/trans';
 /** The chat view of the sidebar. */
 export class AgentSidebarView extends ReactWidget {
   private _input = createRef<HTMLTextAreaElement>();
+  /** How often the sidebar was hidden: each time closes its popovers. */
+  private _hidden = 0;
 
   constructor(private readonly _options: AgentSidebarView.IOptions) {
     super();
@@ -43,6 +46,12 @@ export class AgentSidebarView extends ReactWidget {
     } else if (framesLeft > 0 && !this.isDisposed) {
       requestAnimationFrame(() => this.focusPrompt(framesLeft - 1));
     }
+  }
+
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._hidden += 1;
+    this.update();
   }
 
   protected render(): JSX.Element {
@@ -62,6 +71,7 @@ export class AgentSidebarView extends ReactWidget {
           notebook={options.notebook}
           mcp={options.mcp}
           rules={options.rules}
+          hiddenCount={this._hidden}
         />
       </TranslationContext.Provider>
     );

@@ -35,6 +35,10 @@ test('the provider picker routes requests, and a typed key reaches only the serv
 
   const picker = sidebar.getByRole('combobox', { name: 'Provider' });
   await expect(picker).toHaveValue('alpha');
+  // alpha is a key-less local endpoint (loopback, no key configured): no key to set.
+  await expect(
+    sidebar.getByRole('button', { name: 'Set API key…' })
+  ).toHaveCount(0);
   await picker.selectOption('beta');
   await expect(picker).toHaveValue('beta');
 

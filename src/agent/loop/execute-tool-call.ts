@@ -7,6 +7,7 @@
 import type { INotebookPort } from '../ports';
 import {
   toolKind,
+  toolTitle,
   type ITool,
   type IToolPreview,
   type ToolFilter,
@@ -83,10 +84,12 @@ export async function executeToolCall(
     return { ok: false, output: 'Not run: the user stopped the agent.' };
   }
   if (!decision.approved) {
+    const reason = decision.reason?.trim();
     return {
       ok: false,
       cellId: request.cellId,
-      output: rejectionMessage(request, decision.reason)
+      output: rejectionMessage(request, decision.reason),
+      rejected: reason ? { reason } : {}
     };
   }
   let approved = call;
@@ -143,7 +146,7 @@ async function describeCall(
 ): Promise<IApprovalRequest> {
   const { codeArgument } = tool;
   const { kind } = preview;
-  const title = preview.title ?? titleOf(tool, args);
+  const title = preview.title ?? toolTitle(tool, args);
   const cellId = typeof args.cell_id === 'string' ? args.cell_id : undefined;
   if (preview.code !== undefined || preview.diff !== undefined) {
     return {
@@ -165,11 +168,4 @@ async function describeCall(
     ? JSON.stringify(args, null, 2)
     : undefined;
   return { call, kind, title, code: null, ...(details ? { details } : {}) };
-}
-
-/** The approval card's question, from the tool's definition. */
-function titleOf(tool: ITool<unknown>, args: Record<string, unknown>): string {
-  const title =
-    typeof tool.title === 'function' ? tool.title(args) : tool.title;
-  return title || `Call ${tool.name}`;
 }

@@ -242,7 +242,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     );
     if (verdict !== 'run') {
       for (const call of turn.toolCalls) {
-        onEvent({ type: 'tool-call', call });
+        onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
         const result = { ok: false, output: REPEATED_STEP_MESSAGE };
         onEvent({
           type: 'tool-result',
@@ -280,8 +280,12 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         });
         continue;
       }
-      onEvent({ type: 'tool-call', call });
+      onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
       const started = now();
+      // The card's duration is the call's own: the time the user took to
+      // approve it is not part of it.
+      let waited = 0;
+      const ask = options.approve;
       const result = await executeToolCall(call, {
         tools,
         notebook,
@@ -290,13 +294,22 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
         alwaysAsk: options.alwaysAsk,
         approvedCells: options.approvedCells,
-        approve: options.approve
+        approve:
+          ask &&
+          (async (request, abort) => {
+            const asked = now();
+            try {
+              return await ask(request, abort);
+            } finally {
+              waited += now() - asked;
+            }
+          })
       });
       onEvent({
         type: 'tool-result',
         callId: call.id,
         result,
-        durationMs: now() - started
+        durationMs: Math.max(0, now() - started - waited)
       });
       messages.push({
         role: 'tool',

@@ -33,8 +33,8 @@ export const TEXT_PROTOCOL_INSTRUCTIONS = [
 /** `add_and_run_cell`: append a code cell and run it. */
 export const addAndRunCell = defineTool<{ source: string }>({
   name: TEXT_PROTOCOL_TOOL,
-  kind: 'run',
   title: 'Insert and run this cell',
+  kind: 'run',
   codeArgument: 'source',
   description: 'Append a code cell to the notebook and run it.',
   parameters: {
@@ -66,6 +66,25 @@ export function extractCodeBlocks(text: string): string[] {
     }
   }
   return blocks;
+}
+
+/**
+ * `text` without the first fenced block whose code is `code` (the text
+ * protocol's answer block that became a call): the transcript then shows
+ * that code once, on its card. The model's own message keeps it.
+ */
+export function withoutCodeBlock(text: string, code: string): string {
+  const fence = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*?)```/g;
+  for (let match = fence.exec(text); match; match = fence.exec(text)) {
+    if (match[1].replace(/\s+$/, '') === code) {
+      const before = text.slice(0, match.index).replace(/\s+$/, '');
+      const after = text
+        .slice(match.index + match[0].length)
+        .replace(/^\s+/, '');
+      return before && after ? `${before}\n\n${after}` : before || after;
+    }
+  }
+  return text;
 }
 
 /** The conversation as a model without tools sees it. */

@@ -3,6 +3,7 @@
  * (transcript, event) to the next transcript, kept apart from the session's
  * run management (runner.ts) and its store (store.ts).
  */
+import { TEXT_PROTOCOL_TOOL, withoutCodeBlock } from '../loop/text-protocol';
 import { capTranscriptImages, toolImages } from '../tool-images';
 import type { AgentEvent, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { TranscriptItem } from './types';
@@ -32,10 +33,14 @@ export function applyEvent(
       return { items };
     }
     case 'tool-call':
+      if (event.call.name === TEXT_PROTOCOL_TOOL) {
+        dropAnsweredCode(items, event.call.arguments);
+      }
       items.push({
         kind: 'tool',
         id: event.call.id,
         name: event.call.name,
+        ...(event.title ? { title: event.title } : {}),
         arguments: event.call.arguments,
         status: 'running'
       });
@@ -53,7 +58,14 @@ export function applyEvent(
       if (item?.kind === 'tool') {
         items[index] = {
           ...item,
-          status: event.result.ok ? 'done' : 'error',
+          status: event.result.rejected
+            ? 'rejected'
+            : event.result.ok
+              ? 'done'
+              : 'error',
+          ...(event.result.rejected?.reason
+            ? { reason: event.result.rejected.reason }
+            : {}),
           output: event.result.preview ?? event.result.output,
           cellId: event.result.cellId,
           durationMs: event.durationMs,
@@ -110,6 +122,31 @@ export function applyEvent(
     }
     default:
       return {};
+  }
+}
+
+/**
+ * The text protocol turns an answer's code block into a call: the answer
+ * (the last one, before this turn's cards) stops showing that code, which
+ * its card shows.
+ */
+function dropAnsweredCode(items: TranscriptItem[], args: string): void {
+  let source: unknown;
+  try {
+    source = (JSON.parse(args) as { source?: unknown }).source;
+  } catch {
+    return;
+  }
+  let index = items.length - 1;
+  while (index >= 0 && items[index].kind === 'tool') {
+    index -= 1;
+  }
+  const answer = items[index];
+  if (typeof source === 'string' && answer?.kind === 'assistant') {
+    const text = withoutCodeBlock(answer.text, source);
+    if (text !== answer.text) {
+      items[index] = { ...answer, text };
+    }
   }
 }
 

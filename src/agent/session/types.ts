@@ -39,9 +39,16 @@ export type TranscriptItem =
       kind: 'tool';
       id: string;
       name: string;
+      /** What the call does, in words (its tool's title); absent in chats saved before titles. */
+      title?: string;
       arguments: string;
-      /** `interrupted`: the page went away (reload, closed tab) while it ran. */
-      status: 'running' | 'done' | 'error' | 'interrupted';
+      /**
+       * `interrupted`: the page went away (reload, closed tab) while it ran;
+       * `rejected`: the user said no (nothing ran).
+       */
+      status: 'running' | 'done' | 'error' | 'interrupted' | 'rejected';
+      /** What the user said when rejecting it. */
+      reason?: string;
       output?: string;
       /** The code it ran was still running when it returned (a soft timeout). */
       stillRunning?: boolean;

@@ -41,7 +41,7 @@ export interface IExternalTool {
    * always asks.
    */
   kind: ToolKind;
-  /** The question of its approval card (default "Call NAME"). */
+  /** What a call does, in words: its card's title and (with "?") its approval question (default: the name in words). */
   title?: string;
   /** It acts outside the notebook (a fix then always asks first). */
   reachesOutside?: boolean;

@@ -52,6 +52,7 @@ export function rootPath(
 /** `list_files`: a directory listing. */
 export const listFiles = defineTool<{ path?: string }>({
   name: 'list_files',
+  title: 'List the files',
   kind: 'read',
   description:
     "List files in a directory of the Jupyter server's root (default: the root). " +
@@ -89,6 +90,7 @@ export const listFiles = defineTool<{ path?: string }>({
 /** `read_file`: the head of a text file. */
 export const readFile = defineTool<{ path: string; max_chars?: number }>({
   name: 'read_file',
+  title: 'Read a file',
   kind: 'read',
   description:
     'Read a text file (CSV, JSON, code…) relative to the server root; long files are ' +

@@ -96,6 +96,7 @@ export async function runWatchedCell(
 /** `wait`: keep watching a cell that is still running. */
 export const wait = defineTool<{ cell_id: string; seconds?: number }>({
   name: 'wait',
+  title: 'Wait for the cell',
   kind: 'read',
   description:
     'Keep waiting for a cell that run_cell reported as still running, up to seconds ' +
@@ -190,6 +191,7 @@ del _notebook_agent_inspect
 /** `inspect_variables`: what the kernel holds now. */
 export const inspectVariables = defineTool<Record<string, never>>({
   name: 'inspect_variables',
+  title: 'Look at the kernel’s variables',
   kind: 'read',
   description:
     "List the kernel's user variables: names, types, shapes or lengths, and a short repr.",
@@ -231,6 +233,7 @@ export const inspectVariables = defineTool<Record<string, never>>({
 /** `interrupt_kernel`: stop what the kernel is running. */
 export const interruptKernel = defineTool<Record<string, never>>({
   name: 'interrupt_kernel',
+  title: 'Interrupt the kernel',
   kind: 'read',
   description:
     'Interrupt the kernel (like the stop button), e.g. a cell that runs too long.',

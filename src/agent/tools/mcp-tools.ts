@@ -37,6 +37,8 @@ export function mcpTool(
   const what = info.description.trim() || info.title || info.tool;
   return defineTool<Record<string, unknown>>({
     name: info.name,
+    // Words, not the internal `<server>__<tool>` name.
+    title: `Use ${info.tool} from ${server.name}`,
     kind: 'read',
     description: `${what} (tool "${info.tool}" of the MCP server "${server.name}")`,
     parameters: info.input_schema,

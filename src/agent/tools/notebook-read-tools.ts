@@ -66,6 +66,7 @@ interface IReadNotebookArgs {
 /** `read_notebook`: a page of cells with ids, sources and output summaries. */
 export const readNotebook = defineTool<IReadNotebookArgs>({
   name: 'read_notebook',
+  title: 'Read the notebook',
   kind: 'read',
   description:
     'Read the notebook: each cell with its cell_id, type, source, execution count, ' +
@@ -129,6 +130,7 @@ export const readNotebook = defineTool<IReadNotebookArgs>({
 /** `read_cell`: one cell in full. */
 export const readCell = defineTool<{ cell_id: string }>({
   name: 'read_cell',
+  title: 'Read a cell',
   kind: 'read',
   description:
     'Read one cell in full: its source and its outputs (within a budget).',
@@ -164,6 +166,7 @@ interface IReadOutputArgs {
 /** `read_output`: page through a long output. */
 export const readOutput = defineTool<IReadOutputArgs>({
   name: 'read_output',
+  title: 'Read a cell’s output',
   kind: 'read',
   description:
     'Page through the full text of a cell’s outputs when an observation said ' +

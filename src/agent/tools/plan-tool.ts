@@ -29,6 +29,7 @@ function statusOf(step: IPlanArgs['steps'][number]): IPlanStep['status'] {
 /** `update_plan`: show the plan; call again whenever a step starts or ends. */
 export const updatePlan = defineTool<IPlanArgs>({
   name: 'update_plan',
+  title: 'Update the plan',
   kind: 'read',
   description:
     'Show your plan to the user as a checklist of 2–8 short steps. Call it before you start, ' +

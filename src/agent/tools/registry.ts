@@ -59,8 +59,11 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    */
   kind: ToolKind | ((args: TArgs) => ToolKind);
   /**
-   * The question of its approval card, e.g. "Run this cell" (default
-   * "Call NAME"); a function when it depends on the arguments.
+   * What a call does, in words: the title of its card in the transcript
+   * and (with "?") the question of its approval card, e.g. "Run this
+   * cell", "Read the notebook"; a function when it depends on the
+   * arguments (e.g. "Insert and run this cell" when `run` is set).
+   * Default: the name in words ("list files" for `list_files`).
    */
   title?: string | ((args: TArgs) => string);
   /**
@@ -92,6 +95,29 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
     args: TArgs,
     context: IToolContext & { state: RunState }
   ): Promise<IToolResult>;
+}
+
+/**
+ * The title of a call of `tool` with `args` (see `ITool.title`); never
+ * throws (a title function that fails gives the default).
+ */
+export function toolTitle(tool: ITool<unknown>, args: unknown): string {
+  try {
+    const title =
+      typeof tool.title === 'function' ? tool.title(args) : tool.title;
+    if (typeof title === 'string' && title.trim()) {
+      return title.trim();
+    }
+  } catch {
+    // The default below.
+  }
+  return nameInWords(tool.name);
+}
+
+/** `read_notebook` → "Read notebook": a tool without a title still reads as words. */
+export function nameInWords(name: string): string {
+  const words = name.replace(/[_-]+/g, ' ').trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : name;
 }
 
 /** Picks tools by their definition (e.g. those that reach outside the notebook). */
@@ -175,6 +201,16 @@ export class ToolRegistry {
   /** The tool named `name`, if any. */
   get(name: string): ITool<unknown> | undefined {
     return this._tools.get(name);
+  }
+
+  /** The title of `call` in words (its tool's `title`; the name in words for unknown tools). */
+  titleOf(call: IToolCall): string {
+    const tool = this._tools.get(call.name);
+    if (!tool) {
+      return nameInWords(call.name);
+    }
+    const parsed = this.parseArguments(call);
+    return toolTitle(tool, 'args' in parsed ? (parsed.args ?? {}) : {});
   }
 
   /** Parse a call's arguments as its tool will receive them, or say why not. */

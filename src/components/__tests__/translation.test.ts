@@ -59,6 +59,7 @@ describe('translated components', () => {
       kind: 'tool',
       id: 'call-1',
       name: 'run_cell',
+      title: 'Run this cell',
       arguments: '{}',
       status: 'done',
       cellId: 'cell-1',
@@ -70,7 +71,7 @@ describe('translated components', () => {
     const html = render(
       React.createElement(ToolCallCard, { item, onShowCell: () => undefined })
     );
-    expect(html).toContain('«Ran a cell»');
+    expect(html).toContain('«Run this cell»');
     expect(html).toContain('«done»');
     expect(html).toContain('«Show cell»');
     expect(html).toContain('«2 images not shown here»');
