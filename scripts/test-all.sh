@@ -116,10 +116,10 @@ lanes \
   "npm run lint && ruff check . && ruff format --check . && npm run typecheck" \
   "./scripts/check-floor-types.sh && ./scripts/check-reproducible-build.sh"
 
-# The tests, in three lanes. The main UI suite runs in two parts of about
-# equal time on two sets of ports (ui-tests/playwright.config.js: UI_SHARD,
-# UI_PORT_OFFSET); the
-# other suites have servers and ports of their own: security 8892 and 8766,
+# The tests. The main UI suite runs in two parts of about equal time on two
+# sets of ports (ui-tests/playwright.config.js: UI_SHARD, UI_PORT_OFFSET),
+# so that they can run at once (TEST_LANES below); the other suites have
+# servers and ports of their own: security 8892 and 8766,
 # local model 8891, scale 8767-8769 and 8893-8895, wheel 8941 and 8943,
 # JupyterHub 8901, 8902 and 8911; Jest and pytest take free ports.
 ui_shard() {
@@ -144,7 +144,17 @@ hub="./scripts/jupyterhub-check.sh"
 # The UI tests' own extension, built once for both shards (ui-tests/test-extension).
 bash ui-tests/test-extension/build.sh
 
-step "Tests: Jest, the wheel | UI part a, security, scaling out, JupyterHub | UI part b, pytest, local model"
+# How many lanes the tests run in: 1 (the default, and CI's), or 3
+# (TEST_LANES=3: about 20 min instead of 35 here, but on 2 cores the load
+# reaches 10-11, and timing-sensitive cases failed in a rehearsal: a Jupyter
+# server restarted mid-run came back too late, and the live port's 50 MB
+# case saw its kernel connection drop).
+test_lanes=(
+  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh"
+  "suite 'UI tests, part a (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard a 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub"
+  "suite 'UI tests, part b (ports +30)' ui_shard b 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+)
+
 # Jest: two workers (most suites wait on servers and kernels). The wheel as
 # users install it: sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in
 # Chromium. Security: XSS corpus, keys, prompt injection. Scaling out:
@@ -153,7 +163,12 @@ step "Tests: Jest, the wheel | UI part a, security, scaling out, JupyterHub | UI
 # Jupyter server. Local model: the in-browser model on the WebAssembly and
 # WebGPU rungs (builds the tiny random-weight test model first, ~5 s), last:
 # SwiftShader's WebGPU computes more than the others.
-lanes \
-  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh" \
-  "suite 'UI tests, part a (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard a 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub" \
-  "suite 'UI tests, part b (ports +30)' ui_shard b 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+if [ "${TEST_LANES:-1}" = 3 ]; then
+  step "Tests in three lanes: Jest, the wheel | UI part a, security, scaling out, JupyterHub | UI part b, pytest, local model"
+  lanes "${test_lanes[@]}"
+else
+  step "Tests: Jest, the wheel, UI part a, security, scaling out, JupyterHub, UI part b, pytest, local model"
+  for lane in "${test_lanes[@]}"; do
+    bash -c "set -euo pipefail; $lane"
+  done
+fi
