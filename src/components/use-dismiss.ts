@@ -50,17 +50,20 @@ export function useDismiss(options: IDismissOptions): void {
         anchor.current?.focus();
       }
     };
-    const onPointerDown = (event: PointerEvent) => {
+    // On the click, not the pointerdown: closing shifts the layout, and a
+    // close on pointerdown moved what was clicked (the approval card's Run
+    // below an open MCP panel) away before the click landed, which was lost.
+    const onClick = (event: MouseEvent) => {
       if (!inside(event.target)) {
         close.current();
       }
     };
     const doc = anchor.current?.ownerDocument ?? document;
     doc.addEventListener('keydown', onKeyDown, true);
-    doc.addEventListener('pointerdown', onPointerDown, true);
+    doc.addEventListener('click', onClick, true);
     return () => {
       doc.removeEventListener('keydown', onKeyDown, true);
-      doc.removeEventListener('pointerdown', onPointerDown, true);
+      doc.removeEventListener('click', onClick, true);
     };
   }, [open, anchor, popover]);
 }

@@ -78,9 +78,11 @@ test('the agent calls MCP tools and answers with their results; the sidebar list
     }
   ]);
   await ask(page, 'What does the Kew station read?');
-  // notes is not auto-approved: the card names it before it runs.
+  // notes is not auto-approved: the card names it, in words, before it runs.
   const card = sidebar.getByRole('group', { name: 'Approval needed' });
-  await expect(card).toContainText('weather__notes', { timeout: 30000 });
+  await expect(card).toContainText('Use notes from weather', {
+    timeout: 30000
+  });
   await card.getByRole('button', { name: 'Run' }).click();
   await finished(page);
   await expect(sidebar.getByText('Kew reads 17.25 degrees C')).toBeVisible();
@@ -125,7 +127,9 @@ test('a tool that hangs ends in a timeout observation and a sidebar notice, not 
   ]);
   await ask(page, 'Ask the weather server.');
   const card = sidebar.getByRole('group', { name: 'Approval needed' });
-  await expect(card).toContainText('weather__hang', { timeout: 30000 });
+  await expect(card).toContainText('Use hang from weather', {
+    timeout: 30000
+  });
   await card.getByRole('button', { name: 'Run' }).click();
   // The server's timeout is 4 s: the run goes on and ends on its own.
   await finished(page);
