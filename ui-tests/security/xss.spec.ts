@@ -332,7 +332,13 @@ test('no payload runs, navigates or loads from the sidebar, in any surface', asy
   await checkpoint();
 
   // The approval card shows the code; the rejection reason is a payload too.
-  await setAgentSettings(page, { approvalMode: 'ask-before-running' });
+  // A large window: this chat holds every payload so far, and near a small
+  // window the agent would first ask the model for a summary (a turn the
+  // script does not have).
+  await setAgentSettings(page, {
+    approvalMode: 'ask-before-running',
+    contextWindowTokens: 1000000
+  });
   const approvalPayloads = corpus(CANARY_ROOT, 'approval');
   await script(request, [
     {
