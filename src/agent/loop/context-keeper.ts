@@ -178,6 +178,6 @@ export class ContextKeeper {
 export function summaryFailedNotice(why: string): string {
   return (
     `Earlier steps not summarised (${why.replace(/\.$/, '')}): ` +
-    'older tool outputs are elided instead to fit the model’s context window.'
+    'older tool outputs are elided instead, so that the conversation fits the model’s context size.'
   );
 }
