@@ -3,6 +3,12 @@
 // its own name in static/, so the worker can point onnxruntime at the
 // extension's own files instead of a CDN; it is fetched only on first use.
 const path = require('path');
+// The plugins must come from the rspack that jupyter-builder runs.
+const rspack = require(
+  require.resolve('@rspack/core', {
+    paths: [path.dirname(require.resolve('@jupyter/builder/package.json'))]
+  })
+);
 
 module.exports = {
   module: {
@@ -38,5 +44,20 @@ module.exports = {
   // the checkout, so two folders gave different ids (and chunk hashes).
   // Ids in module graph order depend on the sources only
   // (scripts/check-reproducible-build.sh).
-  optimization: { moduleIds: 'natural', chunkIds: 'natural' }
+  //
+  // remoteEntry is left unminified (40 KB, 10 KB gzipped): it holds the
+  // other chunks' content hashes, and the minifier picks its short variable
+  // names by character frequency over a text in which those hashes are
+  // still the first-pass ones (which hash module identifiers holding the
+  // checkout's path). The final hashes replace them after minification, so
+  // the same sources gave remoteEntry files that differ only in variable
+  // names, depending on the folder. The other chunks hold no hashes.
+  optimization: {
+    moduleIds: 'natural',
+    chunkIds: 'natural',
+    minimizer: [
+      new rspack.SwcJsMinimizerRspackPlugin({ exclude: /remoteEntry\./ }),
+      new rspack.LightningCssMinimizerRspackPlugin()
+    ]
+  }
 };
