@@ -87,9 +87,9 @@ describe('retry', () => {
     await session.retry({ model: offline, notebook });
     const userLines = () =>
       session.getSnapshot().items.filter(item => item.kind === 'user');
-    expect(userLines().map(item => item.kind === 'user' && item.text)).toEqual(
-      ['Plot my data']
-    );
+    expect(userLines().map(item => item.kind === 'user' && item.text)).toEqual([
+      'Plot my data'
+    ]);
     expect(session.getSnapshot().error).not.toBeNull();
     const working = new ScriptedModel([{ text: 'Plotted.' }]);
     await session.retry({ model: () => working, notebook });

@@ -19,21 +19,52 @@ export const REACH_TIMEOUT_MS = 5000;
 /** The small file the check asks for. */
 export const PROBE_FILE = 'config.json';
 
-/** What the check found. */
+/** What the check found (`model`: the id of the model it was for). */
 export type ModelReach =
   | { state: 'unchecked' }
   | { state: 'checking'; url: string }
-  | { state: 'reachable'; url: string }
+  | { state: 'reachable'; url: string; cached?: boolean; model?: string }
   /** No answer (offline, DNS, a firewall, a timeout) or a refusal (403, 5xx). */
-  | { state: 'unreachable'; url: string; host: string; reason: string }
+  | {
+      state: 'unreachable';
+      url: string;
+      host: string;
+      reason: string;
+      model?: string;
+    }
   /** The host answered, but has no such file (a wrong model id or folder). */
-  | { state: 'missing'; url: string; host: string; status: number };
+  | {
+      state: 'missing';
+      url: string;
+      host: string;
+      status: number;
+      model?: string;
+    };
+
+/** An outcome the sidebar says something about. */
+export type ModelUnreachable = Extract<
+  ModelReach,
+  { state: 'unreachable' | 'missing' }
+>;
+
+/** Whether `reach` says the files cannot be had. */
+export function isUnreachable(reach: ModelReach): reach is ModelUnreachable {
+  return reach.state === 'unreachable' || reach.state === 'missing';
+}
 
 /** The part of `fetch` the check uses. */
 export type FetchLike = (
   url: string,
-  init: { method: string; signal: AbortSignal; cache?: 'no-store' }
+  init: {
+    method: string;
+    headers: Record<string, string>;
+    signal: AbortSignal;
+    cache: 'no-store';
+  }
 ) => Promise<{ ok: boolean; status: number }>;
+
+/** Whether the browser's cache of model files holds `url` (it then loads offline). */
+export type CachedLike = (url: string) => Promise<boolean>;
 
 /**
  * The URL of `file` of the model, as the worker will fetch it: from the
@@ -92,21 +123,27 @@ export function fileOfUrl(url: string, model?: string): string {
 }
 
 /**
- * Ask for `url` once, with HEAD, waiting at most `timeoutMs`. Any answer
- * but 404 from a host that answers 2xx/3xx means the files can be
- * reached; no answer, or a refusal, means they cannot.
+ * Ask for the first byte of `url` once, waiting at most `timeoutMs`: a
+ * 2xx answer means the files can be reached, a 404 that the host has no
+ * such file; no answer, or a refusal, that they cannot be reached. A file
+ * in `cached` needs no request.
  */
 export async function checkModelReach(
   url: string,
   fetchFn: FetchLike,
-  timeoutMs: number = REACH_TIMEOUT_MS
+  timeoutMs: number = REACH_TIMEOUT_MS,
+  cached?: CachedLike
 ): Promise<ModelReach> {
+  if (cached && (await cached(url).catch(() => false))) {
+    return { state: 'reachable', url, cached: true };
+  }
   const host = hostOf(url);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const response = await fetchFn(url, {
-      method: 'HEAD',
+      method: 'GET',
+      headers: { Range: 'bytes=0-0' },
       signal: controller.signal,
       cache: 'no-store'
     });
@@ -149,7 +186,8 @@ export class ModelReachStore {
 
   constructor(
     private readonly _fetch: FetchLike,
-    private readonly _timeoutMs: number = REACH_TIMEOUT_MS
+    private readonly _timeoutMs: number = REACH_TIMEOUT_MS,
+    private readonly _cached?: CachedLike
   ) {}
 
   /** The current outcome. */
@@ -162,10 +200,10 @@ export class ModelReachStore {
   };
 
   /**
-   * Check `url` (null: nothing to check, e.g. downloads are off). Returns
-   * at once; the outcome arrives in the store.
+   * Check `url` (null: nothing to check, e.g. downloads are off), the
+   * probe file of `model`. Returns at once; the outcome arrives in the store.
    */
-  check(url: string | null): void {
+  check(url: string | null, model?: string): void {
     if (url === this._url) {
       return;
     }
@@ -175,12 +213,14 @@ export class ModelReachStore {
       return;
     }
     this._set({ state: 'checking', url });
-    void checkModelReach(url, this._fetch, this._timeoutMs).then(outcome => {
-      // A later check (other settings) wins over this one.
-      if (this._url === url) {
-        this._set(outcome);
+    void checkModelReach(url, this._fetch, this._timeoutMs, this._cached).then(
+      outcome => {
+        // A later check (other settings) wins over this one.
+        if (this._url === url) {
+          this._set(outcome);
+        }
       }
-    });
+    );
   }
 
   private _set(state: ModelReach): void {

@@ -70,15 +70,17 @@ describe('checkModelReach over real HTTP', () => {
   let server: Server;
   let base: string;
   const methods: string[] = [];
+  const ranges: string[] = [];
 
   beforeAll(async () => {
     server = createServer((request, response) => {
       methods.push(request.method ?? '');
+      ranges.push(request.headers.range ?? '');
       if (request.url?.startsWith('/slow')) {
         return; // never answers
       }
       const status = request.url?.startsWith('/ok')
-        ? 200
+        ? 206
         : request.url?.startsWith('/blocked')
           ? 403
           : 404;
@@ -93,12 +95,29 @@ describe('checkModelReach over real HTTP', () => {
     await new Promise(resolve => server.close(resolve));
   });
 
-  it('a host that has the file is reachable, asked with one HEAD', async () => {
+  it('a host that has the file is reachable, asked once for its first byte', async () => {
     methods.length = 0;
+    ranges.length = 0;
     await expect(
       checkModelReach(`${base}/ok/config.json`, nodeFetch)
     ).resolves.toEqual({ state: 'reachable', url: `${base}/ok/config.json` });
-    expect(methods).toEqual(['HEAD']);
+    expect(methods).toEqual(['GET']);
+    expect(ranges).toEqual(['bytes=0-0']);
+  });
+
+  it('a model in the browser’s cache needs no host', async () => {
+    methods.length = 0;
+    const url = `${base}/none/config.json`;
+    await expect(
+      checkModelReach(url, nodeFetch, 1000, async u => u === url)
+    ).resolves.toEqual({ state: 'reachable', url, cached: true });
+    expect(methods).toEqual([]);
+    // A cache that fails is no answer: the host is asked.
+    await expect(
+      checkModelReach(url, nodeFetch, 1000, () =>
+        Promise.reject(new Error('SecurityError'))
+      )
+    ).resolves.toMatchObject({ state: 'missing' });
   });
 
   it('a 404 is a missing file, a 403 a refusal', async () => {
