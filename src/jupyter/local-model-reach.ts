@@ -12,6 +12,7 @@ import {
 } from '../agent/model/local/reachability';
 import type { IModelSource } from '../agent/model/local/worker-protocol';
 import type { AgentConfig } from './agent-config';
+import { localModelStatus } from './local-model-status';
 import type { IAgentSettings } from './settings';
 
 /** The Cache API cache transformers.js keeps model files in (its `env.cacheKey`). */
@@ -59,6 +60,13 @@ export const localModelReach = new ModelReachStore(
   undefined,
   inModelCache
 );
+
+// A model that loads after all (the network is back) lifts the notice.
+localModelStatus.subscribe(() => {
+  if (localModelStatus.getSnapshot().stage === 'ready') {
+    localModelReach.loaded();
+  }
+});
 
 /**
  * Check, unless it was checked already, that the chosen local model's

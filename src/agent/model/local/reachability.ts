@@ -41,6 +41,12 @@ export type ModelReach =
       model?: string;
     };
 
+/** What a check ends with. */
+export type CheckedReach = Exclude<
+  ModelReach,
+  { state: 'unchecked' | 'checking' }
+>;
+
 /** An outcome the sidebar says something about. */
 export type ModelUnreachable = Extract<
   ModelReach,
@@ -133,7 +139,7 @@ export async function checkModelReach(
   fetchFn: FetchLike,
   timeoutMs: number = REACH_TIMEOUT_MS,
   cached?: CachedLike
-): Promise<ModelReach> {
+): Promise<CheckedReach> {
   if (cached && (await cached(url).catch(() => false))) {
     return { state: 'reachable', url, cached: true };
   }
@@ -217,10 +223,21 @@ export class ModelReachStore {
       outcome => {
         // A later check (other settings) wins over this one.
         if (this._url === url) {
-          this._set(outcome);
+          this._set(model ? { ...outcome, model } : outcome);
         }
       }
     );
+  }
+
+  /**
+   * The model loaded after all (the network came back): its files could
+   * be reached, whatever the check said.
+   */
+  loaded(): void {
+    const state = this._state;
+    if (isUnreachable(state)) {
+      this._set({ state: 'reachable', url: state.url, model: state.model });
+    }
   }
 
   private _set(state: ModelReach): void {

@@ -224,4 +224,22 @@ describe('ModelReachStore', () => {
     store.check(null);
     expect(store.getSnapshot().state).toBe('unchecked');
   });
+
+  it('a model that loads after all lifts an "unreachable"', async () => {
+    const { answers, fetchFn } = controlledFetch();
+    const store = new ModelReachStore(fetchFn);
+    store.check('https://huggingface.co/a/config.json', 'a');
+    answers[0](new TypeError('Failed to fetch'));
+    await settle();
+    expect(store.getSnapshot()).toMatchObject({
+      state: 'unreachable',
+      model: 'a'
+    });
+    store.loaded();
+    expect(store.getSnapshot()).toEqual({
+      state: 'reachable',
+      url: 'https://huggingface.co/a/config.json',
+      model: 'a'
+    });
+  });
 });
