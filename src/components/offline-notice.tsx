@@ -58,10 +58,11 @@ export function OfflineNotice({
               reach.host,
               reach.url
             )
-          : trans.__(
+          : withElements(
+              trans,
               'The in-browser model downloads its files from %1 on first use; asking for %2 failed (%3).',
               reach.host,
-              reach.url,
+              <code>{reach.url}</code>,
               reach.reason
             )}{' '}
         {trans.__('Choose another way:')}

@@ -49,9 +49,9 @@ export interface ILocalErrorContext {
 export function unreachableHint(host: string): string {
   return (
     `Can’t reach ${host} — offline or blocked? Use an OpenAI-compatible endpoint instead ` +
-    '(start JupyterLab with OPENAI_BASE_URL and OPENAI_API_KEY in its environment), serve the ' +
-    'weights from the Jupyter server (c.NotebookAgent.local_models_dir, then the Local model path ' +
-    'setting notebook-agent/models/), or change the local model host in the settings.'
+    '(OPENAI_BASE_URL and OPENAI_API_KEY in the Jupyter server’s environment), serve the weights ' +
+    'from the Jupyter server (c.NotebookAgent.local_models_dir), or change the local model host ' +
+    'in the settings.'
   );
 }
 
