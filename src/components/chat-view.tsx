@@ -13,6 +13,7 @@ import React, {
 import type { ApprovalMode } from '../agent/loop/approval';
 import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
+import type { ModelReach } from '../agent/model/local/reachability';
 import type { AgentSession, ISessionState } from '../agent/session';
 import type { McpToolSource } from '../agent/tools/mcp-tools';
 import { ApprovalCard } from './approval-card';
@@ -61,6 +62,8 @@ export interface IChatViewProps {
   mentions?: IMentionSource;
   /** The in-browser model's loading progress (local mode). */
   localModel?: LocalModelStatusStore;
+  /** Whether the local model's files can be reached (checked when shown). */
+  localReach?: IReadable<ModelReach>;
   /** Which notebook the user is on, and its kernel after a reload. */
   notebook?: IReadable<INotebookStatus>;
   /** The Jupyter server's MCP servers and their tools. */
@@ -74,6 +77,12 @@ export interface IChatViewProps {
 const NO_NOTEBOOK_STATUS: IReadable<INotebookStatus> = {
   subscribe: () => () => undefined,
   getSnapshot: () => ({ current: '', busyAfterReload: false })
+};
+
+const UNCHECKED: ModelReach = { state: 'unchecked' };
+const NOT_CHECKED: IReadable<ModelReach> = {
+  subscribe: () => () => undefined,
+  getSnapshot: () => UNCHECKED
 };
 
 /** Changes the user must see at once: a run starting or ending, a question, an error, a review. */
@@ -103,6 +112,19 @@ export function ChatView(props: IChatViewProps): JSX.Element {
   );
   const where = props.notebook ?? NO_NOTEBOOK_STATUS;
   const notebook = useSyncExternalStore(where.subscribe, where.getSnapshot);
+  const reachStore = props.localReach ?? NOT_CHECKED;
+  const reach = useSyncExternalStore(
+    reachStore.subscribe,
+    reachStore.getSnapshot
+  );
+  // Shown with the local model: check once that its files can be reached
+  // (not at JupyterLab's start, and without waiting for the answer).
+  const checkLocalModel = actions.checkLocalModel;
+  useEffect(() => {
+    if (config.mode === 'local') {
+      checkLocalModel?.();
+    }
+  }, [config, checkLocalModel]);
   // The chat belongs to its notebook; a chat not yet used, to the current one.
   const chatNotebook = session.notebookPath || notebook.current;
   const bottom = useRef<HTMLDivElement>(null);
@@ -167,6 +189,8 @@ export function ChatView(props: IChatViewProps): JSX.Element {
             status={config.serverStatus}
             mode={config.mode}
             onLookAgain={actions.lookForLocalServers}
+            reach={reach}
+            onOpenSettings={actions.openSettings}
           />
           {config.mode === 'direct' && config.direct && (
             <DirectModeWarning {...config.direct} />

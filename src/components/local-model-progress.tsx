@@ -1,8 +1,8 @@
 /**
  * The local model's state in the sidebar: a progress bar with bytes and
  * percent while the weights download, "Compiling…" while the sessions are
- * built, then the device it runs on and the decode speed, and any warning
- * (slow WASM path, fallbacks) or error in words.
+ * built, then the device it runs on and the decode speed, with any warning
+ * (slow WASM path, a fallback) on the same line.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
@@ -18,22 +18,32 @@ export interface ILocalModelProgressProps {
   store: LocalModelStatusStore;
 }
 
-/** Shows what the local model is doing; renders nothing while idle. */
+/**
+ * Shows what the local model is doing, in one line at a time: the stage
+ * (with the latest fallback or the slow-path warning after it). Nothing
+ * while idle, and nothing after a failure: the error banner says what
+ * failed, with its actions, so the same error is not shown twice.
+ */
 export function LocalModelProgress(
   props: ILocalModelProgressProps
 ): JSX.Element | null {
   const trans = useTrans();
   const status = React.useSyncExternalStore(
     props.store.subscribe,
+    props.store.getSnapshot,
     props.store.getSnapshot
   );
-  if (status.stage === 'idle') {
+  if (status.stage === 'idle' || status.stage === 'error') {
     return null;
   }
+  const note = status.fallbacks[status.fallbacks.length - 1] ?? status.warning;
   return (
     <div className="jp-AgentSidebar-localModel" aria-live="polite">
       <div className="jp-AgentSidebar-localModelLine">
         {describe(status, trans)}
+        {note ? (
+          <span className="jp-AgentSidebar-localModelNote"> · {note}</span>
+        ) : null}
       </div>
       {status.stage === 'download' || status.stage === 'compiling' ? (
         <progress
@@ -42,21 +52,6 @@ export function LocalModelProgress(
           max={100}
           value={status.percent}
         />
-      ) : null}
-      {status.warning ? (
-        <div className="jp-AgentSidebar-localModelWarning">
-          {status.warning}
-        </div>
-      ) : null}
-      {status.fallbacks.map(line => (
-        <div key={line} className="jp-AgentSidebar-localModelWarning">
-          {line}
-        </div>
-      ))}
-      {status.stage === 'error' && status.error ? (
-        <div className="jp-AgentSidebar-localModelError" role="alert">
-          {status.error}
-        </div>
       ) : null}
     </div>
   );

@@ -6,6 +6,11 @@
  * it says so and offers to look again (after the user started one).
  */
 import React from 'react';
+import {
+  isUnreachable,
+  type ModelReach
+} from '../agent/model/local/reachability';
+import { OfflineNotice } from './offline-notice';
 import type { EndpointMode, ServerStatus } from './sidebar-config';
 import { useTrans, withElements } from './trans';
 
@@ -15,6 +20,10 @@ export interface ISetupNoticeProps {
   mode: EndpointMode;
   /** Ask the server to look again for local model servers. */
   onLookAgain?: () => void;
+  /** Whether the local model's files can be reached (local mode). */
+  reach?: ModelReach;
+  /** Open Notebook Agent's settings (a way out of an unreachable host). */
+  onOpenSettings?: () => void;
 }
 
 /** The command line that starts JupyterLab with an endpoint. */
@@ -25,7 +34,9 @@ const EXAMPLE =
 export function SetupNotice({
   status,
   mode,
-  onLookAgain
+  onLookAgain,
+  reach,
+  onOpenSettings
 }: ISetupNoticeProps): JSX.Element | null {
   const trans = useTrans();
   const noEndpoint =
@@ -34,6 +45,10 @@ export function SetupNotice({
     status.kind === 'not-configured' && status.discovery && onLookAgain ? (
       <NoneFound onLookAgain={onLookAgain} />
     ) : null;
+  if (mode === 'local' && reach && isUnreachable(reach) && onOpenSettings) {
+    // Offline: the one notice says why the local model cannot start, and the ways out.
+    return <OfflineNotice reach={reach} onOpenSettings={onOpenSettings} />;
+  }
   if (mode === 'local' && noEndpoint) {
     return <LocalNotice lookAgain={lookAgain} />;
   }

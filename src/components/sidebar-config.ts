@@ -108,6 +108,11 @@ export interface ISidebarActions {
   openSettings: () => void;
   /** Ask the server to look again for model servers on its machine. */
   lookForLocalServers?: () => void;
+  /**
+   * Check (once per model and host) that the local model's files can be
+   * reached; the outcome arrives in the view's `localReach` store.
+   */
+  checkLocalModel?: () => void;
   /** Open a project rules file (AGENTS.md) by its path from the server root. */
   openRule?: (path: string) => void;
 }

@@ -3,15 +3,13 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { CommandRegistry } from '@lumino/commands';
+import { MODEL_CACHE_NAME } from './local-model-reach';
 import { localModelStatus } from './local-model-status';
 
 /** Command ids of the local model. */
 export namespace LocalModelCommandIDs {
   export const clearCache = 'notebook-agent:clear-local-model-cache';
 }
-
-/** The Cache API cache transformers.js keeps model files in. */
-export const MODEL_CACHE_NAME = 'transformers-cache';
 
 /** Register the local-model commands. */
 export function registerLocalModelCommands(

@@ -7,7 +7,6 @@
  * One client, one worker, one model: asking for another model ends the old
  * worker, which frees its memory.
  */
-import { PageConfig } from '@jupyterlab/coreutils';
 import { ModelConfigError } from '../agent/model/errors';
 import {
   findLocalModel,
@@ -26,6 +25,7 @@ import {
   WORKER_FAILED,
   type WorkerEvent
 } from '../agent/model/local/worker-protocol';
+import { localSource } from './local-model-reach';
 import { localModelStatus } from './local-model-status';
 import type { IAgentSettings } from './settings';
 
@@ -45,11 +45,7 @@ export function localModelClient(settings: IAgentSettings): LocalModelClient {
         (problems.length ? ` Ignored list entries: ${problems.join('; ')}` : '')
     );
   }
-  const source = {
-    remoteHost: settings.localModelHost || undefined,
-    localModelPath: workerUrl(settings.localModelPath),
-    allowRemote: settings.localModelAllowRemote
-  };
+  const source = localSource(settings);
   const key = JSON.stringify([entry, source, settings.localModelDevice]);
   if (current?.key === key) {
     return current.client;
@@ -107,22 +103,6 @@ function startWorker(): IWorkerPort {
 /** `navigator.gpu`, where the browser has WebGPU. */
 function navigatorGpu(): IGpuLike | undefined {
   return (navigator as unknown as { gpu?: IGpuLike }).gpu;
-}
-
-/**
- * A settings URL made absolute for the worker (which would resolve a
- * relative one against its script's URL): `notebook-agent/models/` is taken
- * relative to the Jupyter server's base URL (so it works behind JupyterHub),
- * `/models/` relative to this origin; '' stays unset.
- */
-export function workerUrl(value: string): string | undefined {
-  if (!value) {
-    return undefined;
-  }
-  const base = value.startsWith('/')
-    ? location.origin
-    : new URL(PageConfig.getBaseUrl(), location.href).href;
-  return new URL(value, base).href;
 }
 
 /** The extension's static folder, where the build put onnxruntime's .wasm. */

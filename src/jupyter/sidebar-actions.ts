@@ -8,6 +8,7 @@ import type { AttachmentStore } from '../components/attachment-store';
 import type { ISidebarActions } from '../components/sidebar-config';
 import type { AgentHost } from './agent-host';
 import { insertCodeCell, showCell } from './cell-actions';
+import { checkLocalModelReach } from './local-model-reach';
 import { chatPanel } from './notebook-status';
 import { askForProviderKey } from './key-dialog';
 
@@ -54,6 +55,7 @@ export function sidebarActions(
             tracker.currentWidget
         )
       ),
+    checkLocalModel: () => checkLocalModelReach(host.config),
     showCell: cellId =>
       showCell(app, tracker, cellId)
         ? 'shown'

@@ -10,6 +10,7 @@
  * stays a local path.
  */
 import type { IModelSource } from '../agent/model/local/worker-protocol';
+import { namingFetch } from './fetch-failure';
 import type { ITransformersLike } from './transformers-like';
 
 /** The onnxruntime binary the build emits (webpack.config.js). */
@@ -18,7 +19,15 @@ export const ORT_WASM_FILE = 'ort-wasm-simd-threaded.asyncify.wasm';
 /** transformers.js's default layout of hub repositories. */
 const HUB_TEMPLATE = '{model}/resolve/{revision}/';
 
-/** Configure `env` for `source`; `wasmPaths` is the folder of the .wasm. */
+type EnvFetch = NonNullable<ITransformersLike['env']['fetch']>;
+
+/** The fetch each wrapper wraps, so configuring twice wraps once. */
+const unwrapped = new WeakMap<EnvFetch, EnvFetch>();
+
+/**
+ * Configure `env` for `source`; `wasmPaths` is the folder of the .wasm.
+ * Downloads go through a fetch whose failures name the file and host.
+ */
 export function applySource(
   env: ITransformersLike['env'],
   source: IModelSource,
@@ -39,6 +48,11 @@ export function applySource(
       env.remoteHost = source.remoteHost;
     }
     env.remotePathTemplate = HUB_TEMPLATE;
+  }
+  if (env.fetch) {
+    const original = unwrapped.get(env.fetch) ?? env.fetch;
+    env.fetch = namingFetch(original, source.model);
+    unwrapped.set(env.fetch, original);
   }
   if (wasmPaths && env.backends.onnx.wasm) {
     // onnxruntime's glue code is in the bundle; only the binary is fetched,

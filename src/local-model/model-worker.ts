@@ -7,13 +7,16 @@
  * Worker (worker.ts) and Node tests run the same code.
  */
 import {
+  AllRungsFailedError,
   loadWithFallback,
+  rungName,
   type IRung
 } from '../agent/model/local/device-ladder';
 import type {
   WorkerEvent,
   WorkerRequest
 } from '../agent/model/local/worker-protocol';
+import { failedUrl } from './fetch-failure';
 import { applySource, describeSource } from './model-source';
 import { ProgressTracker, type IProgressInfo } from './progress-tracker';
 import type {
@@ -42,6 +45,8 @@ export class LocalModelWorker {
   /** The token ids whose keys and values `_cache` holds. */
   private _cachedIds: bigint[] = [];
   private _cache: IPastKeyValuesLike | null = null;
+  /** Where the model runs, once loaded. */
+  private _rung: IRung | null = null;
 
   constructor(
     private readonly _lib: ITransformersLike,
@@ -68,6 +73,7 @@ export class LocalModelWorker {
           await this._model?.dispose();
           this._model = null;
           this._tokenizer = null;
+          this._rung = null;
           this._post({ type: 'disposed', id: request.id });
         });
     }
@@ -75,10 +81,29 @@ export class LocalModelWorker {
 
   private _enqueue(id: number, task: () => Promise<void>): Promise<void> {
     const run = this._queue.then(task).catch(error => {
-      this._post({ type: 'error', id, message: errorMessage(error) });
+      const url = failedUrl(error);
+      const device = this._deviceOf(error);
+      this._post({
+        type: 'error',
+        id,
+        message: errorMessage(error),
+        ...(url ? { url } : {}),
+        ...(device ? { device } : {})
+      });
     });
     this._queue = run;
     return run;
+  }
+
+  /** The device an error happened on: the loaded one, or the one rung that failed. */
+  private _deviceOf(error: unknown): string | undefined {
+    if (this._rung) {
+      return rungName(this._rung);
+    }
+    if (error instanceof AllRungsFailedError && error.failures.length === 1) {
+      return rungName(error.failures[0].rung);
+    }
+    return undefined;
   }
 
   private async _load(request: LoadRequest): Promise<void> {
@@ -134,6 +159,7 @@ export class LocalModelWorker {
     tracker.compiling();
     this._tokenizer = tokenizer;
     this._model = model;
+    this._rung = rung;
     this._wrapForward(model);
     this._post({
       type: 'loaded',

@@ -53,6 +53,8 @@ export interface ITransformersLike {
     remotePathTemplate: string;
     localModelPath: string;
     useBrowserCache: boolean;
+    /** The fetch transformers.js downloads with (4.x). */
+    fetch?: (input: unknown, init?: unknown) => Promise<unknown>;
     backends: { onnx: { wasm?: { wasmPaths?: unknown } } };
   };
   AutoTokenizer: {

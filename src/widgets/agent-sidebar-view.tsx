@@ -11,6 +11,7 @@ import type { Message } from '@lumino/messaging';
 import React, { createRef } from 'react';
 import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
+import type { ModelReach } from '../agent/model/local/reachability';
 import type { AgentSession } from '../agent/session';
 import type { McpToolSource } from '../agent/tools/mcp-tools';
 import type { AttachmentStore } from '../components/attachment-store';
@@ -68,6 +69,7 @@ export class AgentSidebarView extends ReactWidget {
           attachments={options.attachments}
           mentions={options.mentions}
           localModel={options.localModel}
+          localReach={options.localReach}
           notebook={options.notebook}
           mcp={options.mcp}
           rules={options.rules}
@@ -99,6 +101,8 @@ export namespace AgentSidebarView {
     mentions?: IMentionSource;
     /** The in-browser model's loading progress. */
     localModel?: LocalModelStatusStore;
+    /** Whether the local model's files can be reached. */
+    localReach?: IReadable<ModelReach>;
     /** Which notebook the user is on, and its kernel after a reload. */
     notebook?: IReadable<INotebookStatus>;
     /** The Jupyter server's MCP servers and their tools. */

@@ -12,6 +12,16 @@ test.use({ kernels: null, sessions: null });
 test('with no endpoint configured, the sidebar runs a local model and says how to configure an endpoint', async ({
   page
 }) => {
+  // The hub answers the sidebar's first check, as online (offline-start.spec.ts is the offline case).
+  await page
+    .context()
+    .route(/^https:\/\/huggingface\.co\/.*\/config\.json$/, route =>
+      route.fulfill({
+        status: 206,
+        headers: { 'access-control-allow-origin': '*' },
+        body: '{'
+      })
+    );
   await page.notebook.createNew('unconfigured.ipynb');
   await page.sidebar.openTab(SIDEBAR);
   const sidebar = page.locator(`#${SIDEBAR}`);

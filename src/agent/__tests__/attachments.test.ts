@@ -76,4 +76,43 @@ describe('retry', () => {
     expect(users.map(m => m.content)).toEqual(['Do it']);
     expect(session.getSnapshot().error).toBeNull();
   });
+
+  it('keeps one line for the question in the transcript, however often Retry is pressed', async () => {
+    const notebook = new FakeNotebook();
+    const session = new AgentSession({ tools: new ToolRegistry(agentTools()) });
+    const offline = () =>
+      new ScriptedModel([{ error: new TypeError('Failed to fetch') }]);
+    await session.send('Plot my data', { model: offline, notebook });
+    await session.retry({ model: offline, notebook });
+    await session.retry({ model: offline, notebook });
+    const userLines = () =>
+      session.getSnapshot().items.filter(item => item.kind === 'user');
+    expect(userLines().map(item => item.kind === 'user' && item.text)).toEqual([
+      'Plot my data'
+    ]);
+    expect(session.getSnapshot().error).not.toBeNull();
+    const working = new ScriptedModel([{ text: 'Plotted.' }]);
+    await session.retry({ model: () => working, notebook });
+    expect(userLines()).toHaveLength(1);
+    const items = session.getSnapshot().items;
+    expect(items[items.length - 1]).toMatchObject({
+      kind: 'assistant',
+      text: 'Plotted.'
+    });
+    // The model sees the question once, not once per try.
+    expect(
+      working.requests[0].messages.filter(m => m.role === 'user')
+    ).toHaveLength(1);
+  });
+
+  it('a Retry that cannot start leaves the conversation as it was', async () => {
+    const notebook = new FakeNotebook();
+    const session = new AgentSession({ tools: new ToolRegistry(agentTools()) });
+    const failing = new ScriptedModel([{ error: new Error('boom') }]);
+    await session.send('Do it', { model: () => failing, notebook });
+    const before = session.history.length;
+    expect(session.retry({ model: () => failing, notebook: null })).toBeNull();
+    expect(session.history).toHaveLength(before);
+    expect(session.getSnapshot().error?.kind).toBe('no-notebook');
+  });
 });

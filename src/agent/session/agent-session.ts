@@ -85,7 +85,8 @@ export class AgentSession {
   /**
    * Send the last request again, after an error (a bad key fixed, an
    * endpoint back up). An unanswered request is taken back out of the
-   * conversation first, so the model does not see it twice.
+   * conversation first, so the model does not see it twice; the
+   * transcript keeps its one line for it (no second copy of the question).
    */
   retry(target: IRunTarget): Promise<IRunOutcome | undefined> | null {
     const items = this.getSnapshot().items;
@@ -95,10 +96,17 @@ export class AgentSession {
     }
     const history = this._store.history;
     const tail = history[history.length - 1];
-    if (tail?.role === 'user' && !tail.observation) {
-      history.pop();
+    const unanswered = tail?.role === 'user' && !tail.observation;
+    const text = promptOfDisplay(last.text).trim();
+    if (!text) {
+      return null;
     }
-    return this.send(promptOfDisplay(last.text), target);
+    const run = this._runner.task(target, promptTask(text, {}, true));
+    if (run && unanswered) {
+      // Taken out once the retry has started (it may not start: no notebook).
+      history.splice(history.lastIndexOf(tail), 1);
+    }
+    return run;
   }
 
   /**

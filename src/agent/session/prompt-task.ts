@@ -16,10 +16,14 @@ import type { TaskWork } from './types';
 /** Starts the list of attachments on a prompt's transcript line. */
 const ATTACHED = '\n📎 ';
 
-/** The task of one turn on `text` (trimmed, not empty) with `attachments`. */
+/**
+ * The task of one turn on `text` (trimmed, not empty) with `attachments`;
+ * `again`: a Retry, whose prompt the transcript already shows.
+ */
 export function promptTask(
   text: string,
-  attachments: IAttachments
+  attachments: IAttachments,
+  again = false
 ): TaskWork<IRunOutcome> {
   return async (turn, notebook, signal) => {
     const names = variableMentions(text);
@@ -31,6 +35,7 @@ export function promptTask(
       ...(attachments.cells ?? []).map(cell => `cell ${cell.index}`)
     ];
     return turn(text + attachmentContext(attachments, variables), {
+      ...(again ? { again } : {}),
       display: attached.length
         ? `${text}${ATTACHED}${attached.join(', ')}`
         : text

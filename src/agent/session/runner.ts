@@ -153,13 +153,21 @@ export class TaskRunner {
     const store = this._store;
     const start = store.history.length;
     store.history.push({ role: 'user', content: prompt });
-    store.set({
-      error: null,
-      items: [
-        ...store.getSnapshot().items,
-        { kind: 'user', id: store.newId(), text: options.display ?? prompt }
-      ]
-    });
+    store.set(
+      options.again
+        ? { error: null }
+        : {
+            error: null,
+            items: [
+              ...store.getSnapshot().items,
+              {
+                kind: 'user',
+                id: store.newId(),
+                text: options.display ?? prompt
+              }
+            ]
+          }
+    );
     const outcome = await runAgent({
       model,
       tools,

@@ -11,6 +11,11 @@ import type { ToolFilter } from '../tools/registry';
 export interface ITurnOptions {
   /** What the transcript shows instead of the (long) prompt. */
   display?: string;
+  /**
+   * The prompt is sent again (Retry): the transcript already shows it, so
+   * no second line is added.
+   */
+  again?: boolean;
   /** Cells whose source the prompt gave the model, so it may edit them at once. */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;
   /** Tools that need the user's approval in this turn whatever the mode. */

@@ -15,6 +15,7 @@ import { setupAttachments } from '../attachments-glue';
 import { persistChats } from '../chat-persistence';
 import { ChatStoreClient } from '../chat-store';
 import { acceptContentsDrops } from '../contents-drop';
+import { localModelReach } from '../local-model-reach';
 import { localModelStatus } from '../local-model-status';
 import { notebookMentions } from '../mention-source';
 import { sidebarActions } from '../sidebar-actions';
@@ -57,6 +58,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       attachments,
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
+      localReach: localModelReach,
       notebook: notebookStatus(session, tracker, serverSettings),
       mcp: host.mcp,
       trans,

@@ -65,6 +65,8 @@ export interface IDevicePlan {
   rungs: IRung[];
   /** Set when the model will run slowly (WASM, or a software adapter). */
   warning: string | null;
+  /** The WebGPU adapter, in words, when a rung uses it (for error messages). */
+  adapter?: string;
 }
 
 /** Probe WebGPU: `gpu` is `navigator.gpu` (undefined where the browser has none). */
@@ -157,7 +159,9 @@ export function planRungs(
       'WebGPU runs on a software adapter (no GPU found): it will be slow. ' +
       'Set the local model device to "wasm" if the CPU path is faster here.';
   }
-  return { rungs, warning };
+  return gpu.length && probe.adapter
+    ? { rungs, warning, adapter: probe.adapter }
+    : { rungs, warning };
 }
 
 /** A rung that failed, and why. */

@@ -12,8 +12,9 @@ import type { IChatChunk, IChatRequest, IModelClient } from '../types';
 import type { ILocalModelEntry } from './catalogue';
 import { rungName, type IDevicePlan, type IRung } from './device-ladder';
 import { AsyncQueue } from './async-queue';
-import { localModelError } from './local-errors';
+import { localModelError, type ILocalErrorContext } from './local-errors';
 import { LocalModelStatusStore, type IPromptReading } from './load-status';
+import { hostOf, modelFileUrl, PROBE_FILE } from './reachability';
 import { toTemplateMessages, toTemplateTools } from './template-messages';
 import { ToolCallParser } from './tool-call-parser';
 import {
@@ -64,6 +65,8 @@ export class LocalModelClient implements IModelClient {
   private _listeners = new Set<(event: WorkerEvent) => void>();
   private _nextRequest = 1;
   private _nextCallId = 0;
+  /** The WebGPU adapter of the plan, for error messages. */
+  private _adapter: string | undefined;
 
   constructor(private readonly _options: ILocalModelClientOptions) {
     this.status = _options.status ?? new LocalModelStatusStore();
@@ -160,8 +163,9 @@ export class LocalModelClient implements IModelClient {
           });
           return;
         } else if (event.type === 'error') {
-          this.status.update({ stage: 'error', error: event.message });
-          throw localModelError(event.message);
+          const failure = this._error(event);
+          this.status.update({ stage: 'error', error: failure.message });
+          throw failure;
         }
       }
       throwIfAborted(signal);
@@ -201,6 +205,7 @@ export class LocalModelClient implements IModelClient {
     });
     try {
       const plan = await this._options.plan(entry);
+      this._adapter = plan.adapter;
       this.status.update({ warning: plan.warning });
       if (!plan.rungs.length) {
         throw new Error(
@@ -240,7 +245,7 @@ export class LocalModelClient implements IModelClient {
             });
           } else if (event.type === 'error') {
             off();
-            reject(localModelError(event.message));
+            reject(this._error(event));
           }
         });
       });
@@ -263,11 +268,35 @@ export class LocalModelClient implements IModelClient {
         error instanceof Error && error.name === 'LocalModelError'
           ? error
           : localModelError(
-              error instanceof Error ? error.message : String(error)
+              error instanceof Error ? error.message : String(error),
+              this._context()
             );
       this.status.update({ stage: 'error', error: failure.message });
       throw failure;
     }
+  }
+
+  /** The worker's error, classified, with what it names of the failure. */
+  private _error(event: Extract<WorkerEvent, { type: 'error' }>) {
+    return localModelError(event.message, {
+      ...this._context(),
+      ...(event.url ? { url: event.url } : {}),
+      ...(event.device ? { device: event.device } : {})
+    });
+  }
+
+  /** What this client knows of where the model comes from and runs. */
+  private _context(): ILocalErrorContext {
+    const { entry, source } = this._options;
+    const url = modelFileUrl(
+      { ...source, model: entry.id, revision: entry.revision },
+      PROBE_FILE
+    );
+    return {
+      model: entry.id,
+      ...(url ? { host: hostOf(url) } : {}),
+      ...(this._adapter ? { adapter: this._adapter } : {})
+    };
   }
 
   private _listen(listener: (event: WorkerEvent) => void): () => void {

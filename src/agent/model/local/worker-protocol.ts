@@ -101,4 +101,12 @@ export type WorkerEvent =
       firstTokenSeconds: number;
     }
   | { type: 'disposed'; id: number }
-  | { type: 'error'; id: number; message: string };
+  | {
+      type: 'error';
+      id: number;
+      message: string;
+      /** The URL whose fetch failed, when a download failed. */
+      url?: string;
+      /** The device it failed on, in words ("WebGPU (q4)"), when one. */
+      device?: string;
+    };

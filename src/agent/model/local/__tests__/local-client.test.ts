@@ -250,6 +250,58 @@ describe('LocalModelClient', () => {
     expect(workers).toBe(2);
   });
 
+  it('names the file and host of a failed download, and the adapter of a WebGPU failure', async () => {
+    const url =
+      'https://huggingface.co/onnx-community/Qwen3-0.6B-ONNX/resolve/main/onnx/model_q4.onnx';
+    const failing = (message: string, extra: Partial<WorkerEvent>) =>
+      new LocalModelClient({
+        entry: QWEN,
+        source: { allowRemote: true },
+        createWorker: () =>
+          scriptedWorker(request =>
+            request.type === 'load'
+              ? [
+                  {
+                    type: 'error',
+                    id: request.id,
+                    message,
+                    ...extra
+                  } as WorkerEvent
+                ]
+              : []
+          ),
+        plan: async () => ({
+          rungs: [{ device: 'webgpu', dtype: 'q4' }],
+          warning: null,
+          adapter: 'nvidia ampere'
+        })
+      });
+    const offline = failing(
+      'Could not download onnx/model_q4.onnx from huggingface.co: Failed to fetch',
+      { url }
+    );
+    await expect(offline.load()).rejects.toMatchObject({
+      kind: 'unreachable',
+      message:
+        'Could not download onnx/model_q4.onnx from huggingface.co (Failed to fetch)'
+    });
+    expect(offline.status.getSnapshot().error).toBe(
+      'Could not download onnx/model_q4.onnx from huggingface.co (Failed to fetch)'
+    );
+    // Without a URL, the host still comes from where the client loads from.
+    await expect(failing('Failed to fetch', {}).load()).rejects.toMatchObject({
+      kind: 'unreachable',
+      message: expect.stringContaining('from huggingface.co')
+    });
+    await expect(
+      failing('GPUDevice was lost', { device: 'WebGPU (q4)' }).load()
+    ).rejects.toMatchObject({
+      kind: 'webgpu',
+      message:
+        'WebGPU failed on nvidia ampere (WebGPU (q4)): GPUDevice was lost'
+    });
+  });
+
   it('says when no rung can run the model', async () => {
     const model = new LocalModelClient({
       entry: QWEN,
