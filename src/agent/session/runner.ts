@@ -157,7 +157,9 @@ export class TaskRunner {
       error: null,
       items: [
         ...store.getSnapshot().items,
-        { kind: 'user', id: store.newId(), text: options.display ?? prompt }
+        options.status !== undefined
+          ? { kind: 'notice', id: store.newId(), text: options.status }
+          : { kind: 'user', id: store.newId(), text: options.display ?? prompt }
       ]
     });
     const outcome = await runAgent({
