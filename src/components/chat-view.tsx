@@ -125,7 +125,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-title">
           {trans.__('Notebook Agent')}
         </span>
-        <span className="jp-AgentSidebar-model" title={trans.__('Model')}>
+        {/* Cut with an ellipsis in a narrow sidebar: the tooltip has it whole. */}
+        <span
+          className="jp-AgentSidebar-model"
+          title={trans.__('Model: %1', config.modelLabel)}
+        >
           {config.modelLabel}
         </span>
         <UsageBadge

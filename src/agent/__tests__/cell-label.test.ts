@@ -1,5 +1,5 @@
 import type { ICellSnapshot } from '../ports';
-import { cellName, firstLine, fixRequestLine } from '../workflows/cell-label';
+import { cellNumber, firstLine, fixRequestLine } from '../workflows/cell-label';
 
 const cell = (
   id: string,
@@ -21,9 +21,9 @@ describe('cells named as the user sees them', () => {
   ];
 
   it('names a cell by its execution count, else by its position counting every cell', () => {
-    expect(cellName(cells, 'ran')).toBe('cell [3]');
-    expect(cellName(cells, 'new')).toBe('cell 3');
-    expect(cellName(cells, 'gone')).toBeNull();
+    expect(cellNumber(cells, 'ran')).toBe('[3]');
+    expect(cellNumber(cells, 'new')).toBe('3');
+    expect(cellNumber(cells, 'gone')).toBeNull();
   });
 
   it('quotes the first line of code that is not blank, cut short', () => {

@@ -381,7 +381,7 @@ describe('Fix this cell', () => {
       turnsWithoutEdit: 2,
       gaveUp: 'no-edit',
       // Named as the user sees it now: it ran during the fix.
-      names: { c: `cell [${notebook.cells[1].executionCount}]` }
+      names: { c: `[${notebook.cells[1].executionCount}]` }
     });
     expect(review?.problem).toContain("name 'r' is not defined");
     await s.rejectReview();
@@ -416,7 +416,7 @@ describe('Fix this cell', () => {
     // Named as the user sees it now: the agent's run gave it a new count.
     const count = notebook.cells[0].executionCount;
     expect(count).not.toBe(7);
-    expect(result?.names).toEqual({ c: `cell [${count}]` });
+    expect(result?.names).toEqual({ c: `[${count}]` });
     expect(result?.problem).toContain("name 't' is not defined");
   });
 

@@ -115,7 +115,7 @@ export interface IFixReview {
   /** Why a fix that is not done ended (see `IFixResult.gaveUp`). */
   gaveUp?: IFixResult['gaveUp'];
   changes: ReadonlyArray<ICellChange>;
-  /** The changed cells as the user sees them ("cell [4]"), by id. */
+  /** The changed cells as the user sees them ("[4]", or "2" by position), by id. */
   names?: Readonly<Record<string, string>>;
   /** The cell's remaining problem, when it is not fixed. */
   problem?: string;

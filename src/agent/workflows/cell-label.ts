@@ -10,10 +10,10 @@ import type { ICellSnapshot } from '../ports';
 const QUOTE_LENGTH = 40;
 
 /**
- * "cell [3]" (execution count) or "cell 4" (position, from 1, for a cell
- * that has not run); null when `cellId` is not among `cells`.
+ * "[3]" (execution count) or "4" (position, from 1, for a cell that has not
+ * run), as in "cell [3]"; null when `cellId` is not among `cells`.
  */
-export function cellName(
+export function cellNumber(
   cells: ReadonlyArray<ICellSnapshot>,
   cellId: string
 ): string | null {
@@ -22,7 +22,7 @@ export function cellName(
     return null;
   }
   const count = cells[index].executionCount;
-  return count !== null ? `cell [${count}]` : `cell ${index + 1}`;
+  return count !== null ? `[${count}]` : String(index + 1);
 }
 
 /** The first line of code that is not blank, cut to a short quote ("df.groupby('a')…"). */
@@ -46,7 +46,7 @@ export function fixRequestLine(
   cellId: string
 ): string {
   const cell = cells.find(c => c.id === cellId);
-  const name = cellName(cells, cellId) ?? 'cell';
+  const name = `Fix cell ${cellNumber(cells, cellId) ?? ''}`.trimEnd();
   const quote = cell ? firstLine(cell.source) : '';
-  return quote ? `Fix ${name}: ${quote}` : `Fix ${name}`;
+  return quote ? `${name}: ${quote}` : name;
 }

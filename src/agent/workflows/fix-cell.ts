@@ -13,7 +13,7 @@ import {
 } from '../ports';
 import type { ToolFilter } from '../tools/registry';
 import { diffCells, type ICellChange } from './cell-changes';
-import { cellName, fixRequestLine } from './cell-label';
+import { cellNumber, fixRequestLine } from './cell-label';
 import type { TurnRunner } from './turn-runner';
 
 /** Attempts before giving up, by default. */
@@ -64,7 +64,7 @@ export interface IFixResult {
   gaveUp?: 'attempts' | 'no-edit';
   /** Every cell the agent changed, against the notebook before the fix. */
   changes: ICellChange[];
-  /** The changed cells as the user sees them now ("cell [4]", "cell 2"), by id. */
+  /** The changed cells as the user sees them now ("[4]", or "2" by position), by id. */
   names: Record<string, string>;
   /** The cell's problem as last seen (its error), when not fixed. */
   problem?: string;
@@ -148,9 +148,9 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
   const names: Record<string, string> = {};
   for (const change of changes) {
     names[change.cellId] =
-      cellName(after, change.cellId) ??
-      cellName(before, change.cellId) ??
-      'cell';
+      cellNumber(after, change.cellId) ??
+      cellNumber(before, change.cellId) ??
+      change.cellId;
   }
   const result = {
     status,
