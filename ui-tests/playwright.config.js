@@ -25,7 +25,7 @@ const chromium = chromiumLaunchOptions();
 const SHARD_A =
   /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats)\.spec\.ts$/;
 const SHARD = process.env.UI_SHARD ?? '';
-const OWN_SERVERS = /(unconfigured|providers|mcp)\.spec\.ts$/;
+const OWN_SERVERS = /(unconfigured|narrow-sidebar|providers|mcp)\.spec\.ts$/;
 
 const projects = [
   {
@@ -36,7 +36,7 @@ const projects = [
   },
   {
     name: 'unconfigured',
-    testMatch: /unconfigured\.spec\.ts/,
+    testMatch: /(unconfigured|narrow-sidebar)\.spec\.ts/,
     use: { baseURL: `http://localhost:${port(8889)}` }
   },
   {

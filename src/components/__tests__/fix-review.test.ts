@@ -14,7 +14,7 @@ const text = (review: IFixReview) =>
       review,
       onAccept: () => undefined,
       onReject: () => undefined,
-      onShowCell: () => 'shown'
+      onShowCell: () => 'shown' as const
     })
   )
     .replace(/<[^>]*>/g, '')
