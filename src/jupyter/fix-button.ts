@@ -42,7 +42,13 @@ function hasError(cell: CodeCell): boolean {
   const outputs = cell.model.outputs;
   const shown: IOutputLike[] = [];
   for (let i = 0; i < outputs.length; i++) {
-    shown.push(outputs.get(i).toJSON() as IOutputLike);
+    const output = outputs.get(i);
+    // Only errors are read whole (other outputs may be large images).
+    shown.push(
+      output.type === 'error'
+        ? (output.toJSON() as IOutputLike)
+        : { output_type: output.type }
+    );
   }
   return offersFix(shown);
 }
