@@ -165,7 +165,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           onStop={() => session.stop()}
         />
       ) : (
-        <div className="jp-AgentSidebar-transcript" aria-live="polite">
+        // Focusable: in a narrow sidebar it scrolls, with the keyboard too.
+        <div
+          className="jp-AgentSidebar-transcript"
+          role="log"
+          aria-live="polite"
+          aria-label={trans.__('Chat messages')}
+          tabIndex={0}
+        >
           <SetupNotice
             status={config.serverStatus}
             mode={config.mode}

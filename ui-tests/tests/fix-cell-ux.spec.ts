@@ -47,23 +47,15 @@ test('Fix with Agent fits, not on an interrupt; "Fix cell [n]: …", status line
   const broken = 'result = valeu * 2\nresult';
   await page.notebook.createNew('fixux.ipynb');
   await page.notebook.setCell(0, 'code', 'value = 21');
-  await page.notebook.addCell('code', 'import time\ntime.sleep(60)');
+  // What the user's own interrupt leaves: a KeyboardInterrupt error.
+  await page.notebook.addCell('code', 'raise KeyboardInterrupt');
   await page.notebook.addCell('code', broken);
-  await page.notebook.runCell(0);
-  // The user's own interrupt: a KeyboardInterrupt error, no Fix button.
-  await page.notebook.selectCells(1);
-  await page.evaluate(() =>
-    window.jupyterapp.commands.execute('notebook:run-cell')
-  );
-  await expect(cellAt(page, 1).locator('.jp-InputPrompt')).toHaveText('[*]:');
-  await page.evaluate(() =>
-    window.jupyterapp.commands.execute('notebook:interrupt-kernel')
-  );
+  for (const index of [0, 1, 2]) {
+    await page.notebook.runCell(index, { inplace: true });
+  }
   await expect(cellAt(page, 1).locator('.jp-OutputArea')).toContainText(
     'KeyboardInterrupt'
   );
-  await page.notebook.runCell(2);
-
   // The button shows on the error, after the buttons were synced with the
   // interrupt's output too: that cell has none.
   const fix = cellAt(page, 2).getByRole('button', { name: 'Fix with Agent' });
