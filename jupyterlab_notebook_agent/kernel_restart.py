@@ -9,21 +9,24 @@ interrupts, asks the kernel to shut down, and sends SIGTERM only after half of
 user code cannot answer, so every such restart waited it out (measured: the kernel idle ~4.5 s
 after the restart began; ~1 s when it is killed at once). Its state is lost either way.
 
-``POST notebook-agent/kernels/<kernel_id>/no-wait-restart`` lowers that kernel's own
-``shutdown_wait_time`` to ``BRIEF_WAIT`` until its next restart has begun (or ``RESTORE_AFTER``
-seconds passed), then puts the setting back: other kernels, and this kernel's later restarts,
-keep the server's setting. Answers ``{"no_wait": true}``; ``false`` for a kernel whose manager has
-no such setting (a kernel on a gateway, which restarts it its own way); 404 for a kernel the
-server does not have. Authorized as the kernels API is (resource ``kernels``).
+``POST notebook-agent/kernels/<kernel_id>/no-wait-restart`` makes that kernel's next restart an
+immediate one (``restart_kernel(now=True)``: the process is killed, not asked): it replaces the
+kernel manager's ``restart_kernel`` on that one manager by a wrapper that removes itself when
+called (or after ``RESTORE_AFTER`` seconds if no restart came), so other kernels and this kernel's
+later restarts stay graceful. (Lowering ``shutdown_wait_time`` until the restart had begun, as
+before, relied on a poller seeing the short shutting-down window: under load it could miss it and
+leave the setting low for a minute.) Answers ``{"no_wait": true}``; ``false`` for a kernel whose
+manager restarts its own way (a kernel on a gateway: no ``shutdown_wait_time``); 404 for a kernel
+the server does not have. Authorized as the kernels API is (resource ``kernels``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
+from jupyter_client.utils import ensure_async
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
@@ -33,42 +36,30 @@ from .outbound import OutboundFilter
 
 #: As jupyter_server spells a kernel id in its routes.
 KERNEL_ID = r"(?P<kernel_id>\w+-\w+-\w+-\w+-\w+)"
-#: The next restart's wait, in seconds (SIGTERM after half of it, SIGKILL after all).
-BRIEF_WAIT = 0.2
-#: The setting is put back after this long if no restart came.
+#: The next restart is graceful again after this long if none came.
 RESTORE_AFTER = 60.0
-#: How often the restore task looks at the kernel manager.
-POLL = 0.05
-
-#: Kernel managers whose next restart is brief, and their own setting.
-_pending: dict[int, float] = {}
-#: The restore tasks (held, or the event loop could drop them before they ran).
-_restores: set[asyncio.Future] = set()
 
 
-async def _restore_after_restart(manager: Any, original: float) -> None:
-    """Put ``shutdown_wait_time`` back once the restart passed the wait (the new kernel is starting)."""
-    deadline = time.monotonic() + RESTORE_AFTER
-    try:
-        while not manager.shutting_down and time.monotonic() < deadline:
-            await asyncio.sleep(POLL)  # the restart has not begun
-        while manager.shutting_down and time.monotonic() < deadline:
-            await asyncio.sleep(POLL)  # shutting down: the wait is read in here
-    finally:
-        manager.shutdown_wait_time = original
-        _pending.pop(id(manager), None)
+def _disarm(manager: Any) -> None:
+    """Back to the class's own (graceful) restart."""
+    manager.__dict__.pop("restart_kernel", None)
 
 
 def brief_next_restart(manager: Any) -> bool:
-    """Make ``manager``'s next restart brief; False when it has no wait to shorten."""
+    """Make ``manager``'s next restart immediate; False when it restarts its own way."""
     if not isinstance(getattr(manager, "shutdown_wait_time", None), (int, float)):
         return False
-    if id(manager) not in _pending:
-        _pending[id(manager)] = manager.shutdown_wait_time
-        manager.shutdown_wait_time = min(BRIEF_WAIT, manager.shutdown_wait_time)
-        task = asyncio.ensure_future(_restore_after_restart(manager, _pending[id(manager)]))
-        _restores.add(task)
-        task.add_done_callback(_restores.discard)
+    if "restart_kernel" in manager.__dict__:
+        return True  # already armed
+    graceful = type(manager).restart_kernel
+
+    async def restart_now(*args: Any, now: bool = False, **kwargs: Any) -> Any:
+        _disarm(manager)
+        timer.cancel()
+        return await ensure_async(graceful(manager, *args, now=True, **kwargs))
+
+    timer = asyncio.get_running_loop().call_later(RESTORE_AFTER, _disarm, manager)
+    manager.restart_kernel = restart_now
     return True
 
 

@@ -11,6 +11,9 @@
 # scripts/jupyterhub_check.py. HUB_CHECK_DIR (default /tmp/notebook-agent-hub) keeps
 # the environment between runs; HUB_CHECK_PORT (8901) and HUB_CHECK_MODEL_PORT (8902).
 set -euo pipefail
+# useradd and userdel live in /usr/sbin, which a minimal PATH (env -i, some CI
+# runners) lacks.
+export PATH="$PATH:/usr/sbin:/sbin"
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 checkout="$(pwd)"

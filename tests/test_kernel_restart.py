@@ -4,6 +4,7 @@ setting is back. Real server, real ipykernel, the REST API's own restart (as Jup
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -58,7 +59,9 @@ async def test_the_next_restart_of_a_stuck_kernel_does_not_wait_for_it(jp_server
     assert manager.provisioner.process.pid != old_pid
     # A graceful restart would have waited half of SHUTDOWN_WAIT before its SIGTERM.
     assert took < SHUTDOWN_WAIT / 4, took
-    assert manager.shutdown_wait_time == SHUTDOWN_WAIT  # the server's setting is back
+    # Only that restart: the next one is the manager's own, graceful one again.
+    assert "restart_kernel" not in vars(manager)
+    assert manager.shutdown_wait_time == SHUTDOWN_WAIT  # the server's setting was never changed
     client = manager.client()
     client.start_channels()
     try:
@@ -101,3 +104,17 @@ async def test_needs_an_authenticated_user(jp_fetch):
             headers={"Authorization": ""},
         )
     assert error.value.code in (401, 403)
+
+
+async def test_unused_it_lapses(jp_serverapp, jp_fetch, monkeypatch):
+    """No restart came (the kernel finished after all): the next restart is graceful again."""
+    from jupyterlab_notebook_agent import kernel_restart
+
+    monkeypatch.setattr(kernel_restart, "RESTORE_AFTER", 0.2)
+    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
+    kernel_id = json.loads(response.body)["id"]
+    manager = jp_serverapp.kernel_manager.get_kernel(kernel_id)
+    await jp_fetch("notebook-agent", "kernels", kernel_id, "no-wait-restart", method="POST", body=b"")
+    assert "restart_kernel" in vars(manager)
+    await asyncio.sleep(0.5)
+    assert "restart_kernel" not in vars(manager)

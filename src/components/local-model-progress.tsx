@@ -81,8 +81,12 @@ export function describe(
         : trans.__('Downloading %1…', name);
     case 'compiling':
       return trans.__('Preparing %1 (compiling shaders)…', name);
-    case 'ready':
-    case 'generating': {
+    case 'generating':
+      if (status.prompt) {
+        return readingLine(name, status.prompt, trans);
+      }
+    // Falls through: generating shows where and how fast, as ready does.
+    case 'ready': {
       const where = status.rung
         ? trans.__(' on %1', rungName(status.rung))
         : '';
@@ -97,6 +101,33 @@ export function describe(
     default:
       return '';
   }
+}
+
+/**
+ * "Reading the prompt: 2,345 tokens (1,200 cached), about 20 s": the engine
+ * reports nothing while it processes a prompt, so the line says how much it
+ * reads and, once a turn was measured, how long that should take.
+ */
+function readingLine(
+  name: string,
+  prompt: NonNullable<ILocalModelStatus['prompt']>,
+  trans: TranslationBundle
+): string {
+  const tokens = prompt.tokens.toLocaleString('en-US');
+  const cached = prompt.reused
+    ? trans.__(' (%1 cached)', prompt.reused.toLocaleString('en-US'))
+    : '';
+  const estimate =
+    prompt.estimateS !== undefined && prompt.estimateS >= 2
+      ? trans.__(', about %1 s', Math.round(prompt.estimateS))
+      : '';
+  return trans.__(
+    '%1: reading the prompt, %2 tokens%3%4…',
+    name,
+    tokens,
+    cached,
+    estimate
+  );
 }
 
 function megabytes(bytes: number): string {

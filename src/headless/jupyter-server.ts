@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
+import { retryingFetch } from './retrying-fetch';
 
 /** Ports other tools on these machines use; never take them. */
 const RESERVED_PORTS = new Set([8888, 8889, 8765]);
@@ -256,7 +257,9 @@ export namespace JupyterServerProcess {
 
   /**
    * Connection settings for @jupyterlab/services in Node: the `ws` package
-   * for WebSockets (Node 20 has none built in) and Node's fetch.
+   * for WebSockets (Node 20 has none built in) and Node's fetch, which
+   * sends a repeatable request once more when its kept-alive connection
+   * was already closed (./retrying-fetch.ts).
    */
   export function makeNodeSettings(
     baseUrl: string,
@@ -271,7 +274,7 @@ export namespace JupyterServerProcess {
       appendToken: true,
       WebSocket:
         WebSocket as unknown as ServerConnection.ISettings['WebSocket'],
-      fetch: (input, init) => fetch(input, init),
+      fetch: retryingFetch,
       Request,
       Headers
     });

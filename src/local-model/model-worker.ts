@@ -155,6 +155,12 @@ export class LocalModelWorker {
     const inputs = this._encode(tokenizer, request.messages, request.tools);
     const promptIds = (inputs.input_ids.tolist()[0] as bigint[]).map(BigInt);
     const reused = await this._reusableCache(promptIds);
+    this._post({
+      type: 'prompt',
+      id: request.id,
+      promptTokens: promptIds.length,
+      reusedTokens: reused
+    });
     const stopping = new this._lib.InterruptableStoppingCriteria();
     this._stopping = stopping;
     let interrupted = false;

@@ -128,6 +128,19 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
     const done = of(3).find(e => e.type === 'done');
     const first = of(2).find(e => e.type === 'done');
     expect(done?.type).toBe('done');
+    // Before any token, the prompt's size and the part the cache holds.
+    const events = of(3);
+    const prompt = events.findIndex(e => e.type === 'prompt');
+    expect(prompt).toBeGreaterThanOrEqual(0);
+    expect(prompt).toBeLessThan(events.findIndex(e => e.type === 'token'));
+    if (done?.type === 'done') {
+      expect(events[prompt]).toEqual({
+        type: 'prompt',
+        id: 3,
+        promptTokens: done.promptTokens,
+        reusedTokens: done.reusedTokens
+      });
+    }
     if (done?.type === 'done' && first?.type === 'done') {
       // At least the whole previous prompt was reused, not re-encoded.
       expect(done.reusedTokens).toBeGreaterThanOrEqual(first.promptTokens);

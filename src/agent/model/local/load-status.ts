@@ -22,7 +22,20 @@ export interface ILocalModelStatus {
   fallbacks: string[];
   /** Decode speed of the current or last answer. */
   tokensPerSecond?: number;
+  /** The prompt being read (processed) before the first token, if any. */
+  prompt?: IPromptReading;
+  /** Prompt tokens read per second in the last turn that read any. */
+  promptTokensPerSecond?: number;
   error?: string;
+}
+
+/** A prompt being processed: its size, and a guess of how long it takes. */
+export interface IPromptReading {
+  tokens: number;
+  /** Tokens of it the cache of the last turn holds (not read again). */
+  reused: number;
+  /** Seconds it should take at the last turn's speed; absent before one was measured. */
+  estimateS?: number;
 }
 
 /** The initial status. */

@@ -13,7 +13,7 @@ import type { ILocalModelEntry } from './catalogue';
 import { rungName, type IDevicePlan, type IRung } from './device-ladder';
 import { AsyncQueue } from './async-queue';
 import { localModelError } from './local-errors';
-import { LocalModelStatusStore } from './load-status';
+import { LocalModelStatusStore, type IPromptReading } from './load-status';
 import { toTemplateMessages, toTemplateTools } from './template-messages';
 import { ToolCallParser } from './tool-call-parser';
 import {
@@ -124,7 +124,12 @@ export class LocalModelClient implements IModelClient {
     this.status.update({ stage: 'generating' });
     try {
       for await (const event of events) {
-        if (event.type === 'token') {
+        if (event.type === 'prompt') {
+          this.status.update({ prompt: promptReading(event, this.status) });
+        } else if (event.type === 'token') {
+          if (tokens === 0) {
+            this.status.update({ prompt: undefined });
+          }
           tokens++;
           const seconds = (Date.now() - started) / 1000;
           if (seconds > 0.5) {
@@ -141,8 +146,14 @@ export class LocalModelClient implements IModelClient {
             }
           };
           const decode = event.seconds - event.firstTokenSeconds;
+          const read = event.promptTokens - event.reusedTokens;
           this.status.update({
             stage: 'ready',
+            prompt: undefined,
+            // Below a second the figure is mostly overhead, not reading.
+            ...(event.firstTokenSeconds >= 1 && read > 0
+              ? { promptTokensPerSecond: read / event.firstTokenSeconds }
+              : {}),
             ...(decode > 0 && event.completionTokens > 1
               ? { tokensPerSecond: (event.completionTokens - 1) / decode }
               : {})
@@ -159,7 +170,7 @@ export class LocalModelClient implements IModelClient {
       signal.removeEventListener('abort', onAbort);
       this._nextCallId = parser.nextId;
       if (this.status.getSnapshot().stage === 'generating') {
-        this.status.update({ stage: 'ready' });
+        this.status.update({ stage: 'ready', prompt: undefined });
       }
     }
   }
@@ -277,4 +288,18 @@ function throwIfAborted(signal: AbortSignal): void {
     error.name = 'AbortError';
     throw error;
   }
+}
+
+/** The prompt the worker started reading, with a guess from the last turn's speed. */
+function promptReading(
+  event: Extract<WorkerEvent, { type: 'prompt' }>,
+  status: LocalModelStatusStore
+): IPromptReading {
+  const speed = status.getSnapshot().promptTokensPerSecond;
+  const toRead = event.promptTokens - event.reusedTokens;
+  return {
+    tokens: event.promptTokens,
+    reused: event.reusedTokens,
+    ...(speed ? { estimateS: toRead / speed } : {})
+  };
 }

@@ -81,6 +81,12 @@ export type WorkerEvent =
       /** The tokenizer's end-of-turn tokens, dropped from the text. */
       endTokens: string[];
     }
+  /**
+   * Sent as the prompt goes into the model, before the first token: its size,
+   * and how much of it the cache of the last turn already holds. Prompt
+   * processing reports nothing more until the first token.
+   */
+  | { type: 'prompt'; id: number; promptTokens: number; reusedTokens: number }
   | { type: 'token'; id: number; text: string }
   | {
       type: 'done';

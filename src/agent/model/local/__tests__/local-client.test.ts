@@ -148,6 +148,45 @@ describe('LocalModelClient', () => {
     });
   });
 
+  it('shows the prompt being read until the first token, with a guess from the last turn', async () => {
+    const turn = (id: number, reused: number): WorkerEvent[] => [
+      { type: 'prompt', id, promptTokens: 2000, reusedTokens: reused },
+      { type: 'token', id, text: 'Hello' },
+      {
+        type: 'done',
+        id,
+        reason: 'stop',
+        promptTokens: 2000,
+        completionTokens: 1,
+        reusedTokens: reused,
+        seconds: 4.5,
+        firstTokenSeconds: 4
+      }
+    ];
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'generate'
+          ? turn(request.id, request.id === 2 ? 0 : 1200)
+          : []
+    );
+    const model = client(port);
+    const seen: unknown[] = [];
+    model.status.subscribe(() => seen.push(model.status.getSnapshot().prompt));
+    await collect(model.streamChat(REQUEST, new AbortController().signal));
+    // No speed measured yet: the size only; gone with the first token.
+    expect(seen).toContainEqual({ tokens: 2000, reused: 0 });
+    expect(model.status.getSnapshot().prompt).toBeUndefined();
+    // 2,000 tokens read in 4 s: 500 a second.
+    expect(model.status.getSnapshot().promptTokensPerSecond).toBe(500);
+    seen.length = 0;
+    await collect(model.streamChat(REQUEST, new AbortController().signal));
+    // 800 tokens left to read at 500 a second.
+    expect(seen).toContainEqual({ tokens: 2000, reused: 1200, estimateS: 1.6 });
+    expect(model.status.getSnapshot()).toMatchObject({ stage: 'ready' });
+    expect(model.status.getSnapshot().prompt).toBeUndefined();
+  });
+
   it('sends interrupt when aborted and ends with an abort error', async () => {
     const port = scriptedWorker(request =>
       request.type === 'load'

@@ -1,0 +1,47 @@
+/**
+ * Node's fetch for the headless port's requests to Jupyter, sending a
+ * request once more on a new connection when the connection it went out on
+ * was already closed by the server (a kept-alive socket of a server that
+ * restarted or closed it at that moment: undici says "fetch failed", cause
+ * "other side closed" or ECONNRESET). Only for methods whose repeat is
+ * harmless (GET, HEAD, OPTIONS, PUT, DELETE): a POST (start a session, run
+ * a restart) is never sent twice.
+ */
+
+/** Methods a second attempt cannot turn into a second effect. */
+const REPEATABLE = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** Socket-level failures that mean the request may not have reached the server. */
+const CLOSED_CONNECTION = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** True when `error` is fetch failing on a connection the other side closed. */
+export function isClosedConnection(error: unknown): boolean {
+  // By name, not instanceof: fetch's TypeError may come from another realm.
+  const failure = error as { name?: string; cause?: { code?: string } } | null;
+  const cause = failure?.cause;
+  return (
+    failure?.name === 'TypeError' &&
+    typeof cause?.code === 'string' &&
+    CLOSED_CONNECTION.has(cause.code)
+  );
+}
+
+/** `fetch`, with one more attempt on a closed connection for repeatable methods. */
+export async function retryingFetch(
+  input: RequestInfo | URL,
+  init?: RequestInit
+): Promise<Response> {
+  const request = new Request(input, init);
+  if (!REPEATABLE.has(request.method.toUpperCase())) {
+    return fetch(request);
+  }
+  const spare = request.clone();
+  try {
+    return await fetch(request);
+  } catch (error) {
+    if (!isClosedConnection(error) || request.signal.aborted) {
+      throw error;
+    }
+    return fetch(spare);
+  }
+}
