@@ -21,7 +21,7 @@
  * run first to show how the cost grows with the reply's length. A page
  * that crashes is reported as such (a finding, not a benchmark failure).
  *
- * Run: npx tsx bench/ui-streaming.ts [TOKENS…] [--no-trace]   (default 2000 4000 8000 20000)
+ * Run: npx tsx bench/ui-streaming.ts [TOKENS…] [--no-trace] [--profile]   (default 2000 4000 8000 20000)
  */
 import type { Browser, Page } from '../ui-tests/node_modules/playwright-core';
 import { launchChromium } from './lib/browser';
@@ -29,6 +29,8 @@ import { LabServer, ScriptedModelServer } from './lib/lab-server';
 import { fixed, print, runMain, target } from './lib/report';
 
 const TRACE = !process.argv.includes('--no-trace');
+/** --profile: a CPU profile of the page per size, its top functions by self time printed. */
+const PROFILE = process.argv.includes('--profile');
 const SIZES = process.argv
   .slice(2)
   .filter(a => !a.startsWith('--'))
@@ -163,23 +165,40 @@ async function measure(
        }).observe({ type: 'longtask' });`
     );
     const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
-    await prompt.fill('Write a very long report.');
+    // Typed as a person types (~25 characters a second): the sidebar gets the
+    // first reply's code ready on the first keystroke (components/warm-up.ts).
+    await prompt.pressSequentially('Write a very long report.', { delay: 40 });
     const sidebar = page.locator(`#${SIDEBAR}`);
     if (TRACE) {
       await browser.startTracing(page, {
         categories: ['toplevel']
       });
     }
+    const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+    // With --profile, the scripts the page still had to load during the run.
+    const loaded: string[] = [];
+    if (PROFILE) {
+      page.on('request', request => {
+        const url = request.url().split('?')[0];
+        if (url.endsWith('.js')) {
+          loaded.push(url.split('/').slice(-2).join('/'));
+        }
+      });
+    }
     const started = Date.now();
     try {
       await prompt.press('Enter');
-      // The run is over when Send is back (Stop shows while it runs).
-      await sidebar
-        .getByRole('button', { name: 'Stop' })
-        .waitFor({ state: 'visible', timeout: 30000 });
-      await sidebar
-        .getByRole('button', { name: 'Send' })
-        .waitFor({ state: 'visible', timeout: 300000 });
+      // The run is over when Send is back (Stop shows while it runs). Looked
+      // for every 100 ms with a plain query: Playwright's role locators poll
+      // on every frame and compute accessible names (forced style and
+      // layout), work that would be measured as the sidebar's.
+      await buttonShown(page, 'Stop', 30000);
+      await buttonShown(page, 'Send', 300000);
     } catch (error) {
       if (TRACE) {
         await browser.stopTracing().catch(() => undefined);
@@ -205,6 +224,11 @@ async function measure(
     const renderLagMs = Date.now() - sendBack;
     const wallMs = Date.now() - started;
     const trace = TRACE ? await browser.stopTracing() : null;
+    if (cdp) {
+      const { profile } = await cdp.send('Profiler.stop');
+      printTopFunctions(profile);
+      print(`  scripts loaded during the run: ${loaded.join(' ') || 'none'}`);
+    }
     const longTasks = (await page.evaluate('window.__longTasks')) as number[];
     return {
       chars: text.length,
@@ -219,6 +243,50 @@ async function measure(
   } finally {
     await page.close().catch(() => undefined);
   }
+}
+
+/** Wait until the sidebar shows a button labelled `label` (checked every 100 ms). */
+async function buttonShown(
+  page: Page,
+  label: string,
+  timeout: number
+): Promise<void> {
+  // A string: the bench is type-checked without the DOM's types.
+  await page.waitForFunction(
+    `[...(document.getElementById(${JSON.stringify(SIDEBAR)})?.querySelectorAll('button') ?? [])]
+       .some(b => b.textContent.trim() === ${JSON.stringify(label)} && b.offsetParent !== null)`,
+    undefined,
+    { polling: 100, timeout }
+  );
+}
+
+/** A CDP CPU profile's nodes (the fields used here). */
+interface ICpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+  }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/** The 15 functions with the most self time in `profile`. */
+function printTopFunctions(profile: ICpuProfile): void {
+  const self = new Map<number, number>();
+  (profile.samples ?? []).forEach((id, i) =>
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0))
+  );
+  const byName = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const key = `${functionName || '(anonymous)'} ${url.split('/').pop()}:${lineNumber + 1}`;
+    byName.set(key, (byName.get(key) ?? 0) + (self.get(node.id) ?? 0));
+  }
+  print('  CPU profile, self time:');
+  [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15)
+    .forEach(([name, us]) => print(`    ${fixed(us / 1000, 1)} ms  ${name}`));
 }
 
 function report(tokens: number, m: IMeasured): void {

@@ -25,6 +25,7 @@ import { LocalModelProgress } from './local-model-progress';
 import type { IMentionSource } from './mentions';
 import { PlanView } from './plan-view';
 import { PromptBox } from './prompt-box';
+import { warmUpMarkdown } from './warm-up';
 import { McpServers } from './mcp-servers';
 import { ProviderBar } from './provider-bar';
 import { RulesLine } from './rules-line';
@@ -282,6 +283,10 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         running={running}
         onSend={actions.send}
         onStop={() => session.stop()}
+        onFirstInput={() => {
+          warmUpMarkdown(rendermime);
+          actions.prepare?.();
+        }}
         inputRef={props.inputRef}
         mentions={props.mentions}
         closeKey={closeKey}

@@ -34,6 +34,8 @@ export interface IPromptBoxProps {
   onAttachCell?: (cell: ICellChoice) => void;
   /** Any change closes the `@` picker (a new chat, the sidebar hidden). */
   closeKey?: unknown;
+  /** Called once, on the first keystroke: time to get the first reply ready. */
+  onFirstInput?: () => void;
 }
 
 /** The prompt box with its Send and Stop buttons. */
@@ -44,7 +46,8 @@ export function PromptBox({
   inputRef,
   mentions,
   onAttachCell,
-  closeKey
+  closeKey,
+  onFirstInput
 }: IPromptBoxProps): JSX.Element {
   const trans = useTrans();
   const [text, setText] = useState('');
@@ -54,6 +57,7 @@ export function PromptBox({
   // Where the caret goes after a pick changed the text.
   const pendingCaret = useRef<number | null>(null);
   const listId = useId();
+  const typed = useRef(false);
 
   const pick = (option: MentionOption, mention: IMention) => {
     const next = applyMention(text, mention, caret, option);
@@ -118,6 +122,10 @@ export function PromptBox({
         rows={3}
         value={text}
         onChange={event => {
+          if (!typed.current) {
+            typed.current = true;
+            onFirstInput?.();
+          }
           setText(event.target.value);
           setCaret(event.target.selectionStart ?? event.target.value.length);
         }}

@@ -75,6 +75,11 @@ export interface ISidebarActions {
   /** Send the last request again (after an error). */
   retry: () => void;
   /**
+   * The user started typing a prompt: get the model client ready for the
+   * first request (its library loads while they type).
+   */
+  prepare?: () => void;
+  /**
    * Bring a cell the agent touched into view: `deleted` when the chat's
    * notebook is open without it, `closed` when that notebook is not open.
    */

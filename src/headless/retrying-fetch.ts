@@ -28,7 +28,7 @@ export function isClosedConnection(error: unknown): boolean {
 
 /** `fetch`, with one more attempt on a closed connection for repeatable methods. */
 export async function retryingFetch(
-  input: RequestInfo | URL,
+  input: string | URL | Request,
   init?: RequestInit
 ): Promise<Response> {
   const request = new Request(input, init);

@@ -40,6 +40,13 @@ export function sidebarActions(
       }
       return run !== null;
     },
+    prepare: () => {
+      try {
+        host.targetFor(tracker.currentWidget).model().prepare?.();
+      } catch {
+        // Not configured: the run that follows says so.
+      }
+    },
     retry: () =>
       void session.retry(
         host.targetFor(

@@ -149,6 +149,11 @@ export class OpenAIChatClient implements IModelClient {
     }
   }
 
+  prepare(): void {
+    // The `openai` chunk is large to evaluate; a failed import is retried.
+    this._getClient().catch(() => undefined);
+  }
+
   async listModels(): Promise<string[]> {
     const client = await this._getClient();
     const page = await client.models.list();

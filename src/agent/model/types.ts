@@ -82,4 +82,9 @@ export interface IModelClient {
   ): AsyncIterable<IChatChunk>;
   /** The endpoint's model ids, where it lists them (for "unknown model" help). */
   listModels?(): Promise<string[]>;
+  /**
+   * Load what the first request needs (its library) ahead of it, while the
+   * user types; a failure is left for the request to report.
+   */
+  prepare?(): void;
 }
