@@ -25,7 +25,8 @@ const chromium = chromiumLaunchOptions();
 const SHARD_A =
   /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats)\.spec\.ts$/;
 const SHARD = process.env.UI_SHARD ?? '';
-const OWN_SERVERS = /(unconfigured|offline-start|providers|mcp)\.spec\.ts$/;
+const OWN_SERVERS =
+  /(unconfigured|offline-start|narrow-sidebar|providers|mcp)\.spec\.ts$/;
 
 const projects = [
   {
@@ -36,7 +37,7 @@ const projects = [
   },
   {
     name: 'unconfigured',
-    testMatch: /(unconfigured|offline-start)\.spec\.ts/,
+    testMatch: /(unconfigured|offline-start|narrow-sidebar)\.spec\.ts/,
     use: { baseURL: `http://localhost:${port(8889)}` }
   },
   {

@@ -148,7 +148,11 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-title">
           {trans.__('Notebook Agent')}
         </span>
-        <span className="jp-AgentSidebar-model" title={trans.__('Model')}>
+        {/* Cut with an ellipsis in a narrow sidebar: the tooltip has it whole. */}
+        <span
+          className="jp-AgentSidebar-model"
+          title={trans.__('Model: %1', config.modelLabel)}
+        >
           {config.modelLabel}
         </span>
         <UsageBadge
@@ -184,7 +188,14 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           onStop={() => session.stop()}
         />
       ) : (
-        <div className="jp-AgentSidebar-transcript" aria-live="polite">
+        // Focusable: in a narrow sidebar it scrolls, with the keyboard too.
+        <div
+          className="jp-AgentSidebar-transcript"
+          role="log"
+          aria-live="polite"
+          aria-label={trans.__('Chat messages')}
+          tabIndex={0}
+        >
           <SetupNotice
             status={config.serverStatus}
             mode={config.mode}

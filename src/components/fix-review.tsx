@@ -4,9 +4,11 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { diffLines } from 'diff';
-import React, { useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import type { ICellChange } from '../agent/workflows/cell-changes';
 import type { IFixReview } from '../agent/session';
+import { ShowCellButton } from './show-cell-button';
+import type { ShowCellResult } from './sidebar-config';
 import { useTrans } from './trans';
 
 /** Props of `FixReview`. */
@@ -14,7 +16,7 @@ export interface IFixReviewProps {
   review: IFixReview;
   onAccept: () => void;
   onReject: () => void;
-  onShowCell: (cellId: string) => void;
+  onShowCell: (cellId: string) => ShowCellResult | void;
 }
 
 function headline(
@@ -38,15 +40,35 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
   const { review } = props;
   const trans = useTrans();
   const [busy, setBusy] = useState(false);
-  const attempts = trans._n('%1 attempt', '%1 attempts', review.attempts);
+  const node = useRef<HTMLElement>(null);
+  // The fix's result is where the chat ends: bring it into view (it may
+  // appear after the transcript last scrolled, its code loading late).
+  useEffect(() => {
+    node.current?.scrollIntoView?.({ block: 'start' });
+  }, []);
+  // Only turns that changed a cell are attempts (none: nothing to count).
+  const attempts = review.attempts
+    ? ` (${trans._n('%1 attempt', '%1 attempts', review.attempts)})`
+    : '';
   return (
     <section
+      ref={node}
       className={`jp-AgentSidebar-review jp-mod-${review.status}`}
       aria-label={trans.__('Review the fix')}
     >
       <strong>
-        {headline(review.status, trans)} ({attempts})
+        {headline(review.status, trans)}
+        {attempts}
       </strong>
+      {review.gaveUp === 'no-edit' && (
+        <p className="jp-AgentSidebar-reviewWhy">
+          {trans._n(
+            'The agent answered %1 time without changing a cell, so the fix stopped there.',
+            'The agent answered %1 times without changing a cell, so the fix stopped there.',
+            review.turnsWithoutEdit ?? 0
+          )}
+        </p>
+      )}
       {review.problem && review.status !== 'fixed' && (
         <pre className="jp-AgentSidebar-reviewProblem">{review.problem}</pre>
       )}
@@ -57,6 +79,7 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
           <ChangeDiff
             key={change.cellId}
             change={change}
+            name={review.names?.[change.cellId]}
             onShowCell={props.onShowCell}
           />
         ))
@@ -106,27 +129,29 @@ function changeLabel(change: ICellChange, trans: TranslationBundle): string {
 
 function ChangeDiff(props: {
   change: ICellChange;
-  onShowCell: (cellId: string) => void;
+  /** The cell as the user sees it ("[4]", "2"); its id's start when unknown. */
+  name?: string;
+  onShowCell: (cellId: string) => ShowCellResult | void;
 }): JSX.Element {
   const { change } = props;
   const trans = useTrans();
   const parts = diffLines(change.before ?? '', change.after ?? '');
+  const name = props.name ?? change.cellId.slice(0, 8);
   return (
     <figure className="jp-AgentSidebar-diff">
       <figcaption>
         {changeLabel(change, trans)}{' '}
         {change.kind !== 'deleted' ? (
-          <button
-            className="jp-AgentSidebar-link"
-            onClick={() => props.onShowCell(change.cellId)}
-          >
-            {change.cellId.slice(0, 8)}
-          </button>
+          <ShowCellButton
+            cellId={change.cellId}
+            label={name}
+            onShowCell={props.onShowCell}
+          />
         ) : (
-          change.cellId.slice(0, 8)
+          name
         )}
       </figcaption>
-      <pre aria-label={trans.__('Diff of cell %1', change.cellId)}>
+      <pre aria-label={trans.__('Diff of cell %1', name)}>
         {parts.map((part, index) => (
           <span
             key={index}

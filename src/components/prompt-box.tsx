@@ -114,8 +114,10 @@ export function PromptBox({
         aria-activedescendant={
           open ? mentionOptionId(listId, picker.active) : undefined
         }
-        placeholder={trans.__(
-          'Ask Notebook Agent to analyse, plot, fix… (@ mentions a cell or variable, Enter sends, Shift+Enter adds a line)'
+        // Short enough for a narrow sidebar; the keys are in the tooltip.
+        placeholder={trans.__('Ask to analyse, plot, fix… (@ for a cell)')}
+        title={trans.__(
+          'Enter sends, Shift+Enter adds a line; @ mentions a cell or variable'
         )}
         rows={3}
         value={text}

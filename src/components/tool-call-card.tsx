@@ -8,6 +8,7 @@ import React, { useState } from 'react';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { TranscriptItem } from '../agent/session';
 import type { ShowCellResult } from './sidebar-config';
+import { ShowCellButton } from './show-cell-button';
 import { ToolImages } from './tool-images';
 import { useTrans } from './trans';
 
@@ -75,7 +76,6 @@ export function ToolCallCard({
 }: IToolCallCardProps): JSX.Element {
   const trans = useTrans();
   const [open, setOpen] = useState(item.status === 'error');
-  const [missing, setMissing] = useState<'deleted' | 'closed' | null>(null);
   const args = parseArguments(item.arguments);
   // While it waits, the approval card shows the code: once per step.
   const code =
@@ -132,26 +132,7 @@ export function ToolCallCard({
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
       )}
       {item.cellId && onShowCell && (
-        <span className="jp-AgentSidebar-showCell">
-          <button
-            className="jp-AgentSidebar-link"
-            onClick={() => {
-              const found = onShowCell(item.cellId!);
-              setMissing(
-                found === 'deleted' || found === 'closed' ? found : null
-              );
-            }}
-          >
-            {trans.__('Show cell')}
-          </button>
-          {missing && (
-            <span className="jp-AgentSidebar-showCellMissing" role="status">
-              {missing === 'deleted'
-                ? trans.__('the cell was deleted')
-                : trans.__('its notebook is not open')}
-            </span>
-          )}
-        </span>
+        <ShowCellButton cellId={item.cellId} onShowCell={onShowCell} />
       )}
       {item.file?.undone && (
         <span className="jp-AgentSidebar-toolState">

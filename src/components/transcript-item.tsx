@@ -11,6 +11,7 @@ import type { IRunningCell } from '../agent/types';
 import { decorateCodeBlocks } from './code-block-actions';
 import { MarkdownView } from './markdown-view';
 import type { ISidebarActions } from './sidebar-config';
+import { ShowCellButton } from './show-cell-button';
 import { ToolCallCard } from './tool-call-card';
 import { useTrans } from './trans';
 
@@ -120,15 +121,16 @@ function LeftRunningNotice(props: {
     <div className="jp-AgentSidebar-note jp-mod-warning" role="status">
       {props.text}{' '}
       {props.cells.map(cell => (
-        <button
+        <ShowCellButton
           key={cell.id}
-          className="jp-AgentSidebar-link"
-          onClick={() => props.actions.showCell(cell.id)}
-        >
-          {props.cells.length > 1
-            ? trans.__('Show %1', cell.label)
-            : trans.__('Show cell')}
-        </button>
+          cellId={cell.id}
+          onShowCell={props.actions.showCell}
+          label={
+            props.cells.length > 1
+              ? trans.__('Show %1', cell.label)
+              : trans.__('Show cell')
+          }
+        />
       ))}{' '}
       <button
         className="jp-AgentSidebar-link"

@@ -328,29 +328,96 @@ describe('Fix this cell', () => {
     expect(notebook.cells[1].source).toBe('m = np');
   });
 
-  it('checks the cell itself when the agent did not rerun it, and retries a bounded number of times', async () => {
+  it('counts only turns that changed a cell as attempts, shows retries as status lines, and ends after turns without an edit', async () => {
     const notebook = new MiniKernelNotebook({
-      cells: [{ id: 'c', source: 'print(q)' }]
+      cells: [
+        { id: 'md', type: 'markdown', source: '# Notes' },
+        { id: 'c', source: '\n  print(q)\n' }
+      ]
     });
     const model = new ScriptedModel([
       { text: 'It should work now.' },
       call('edit_cell', { cell_id: 'c', source: 'print(r)' }),
       { text: 'Try this.' },
-      { text: 'I give up: q is never defined.' }
+      { text: 'I do not know.' },
+      { text: 'never asked' }
     ]);
     const s = session();
     const result = await s.fixCell('c', { model: () => model, notebook });
     expect(result?.status).toBe('not-fixed');
-    expect(result?.attempts).toBe(3);
+    // Two answers without an edit, one edit: 1 attempt of 3, and no third
+    // answer without an edit (the bound on turns that change nothing).
+    expect(result?.attempts).toBe(1);
+    expect(result?.turnsWithoutEdit).toBe(2);
+    expect(result?.gaveUp).toBe('no-edit');
+    // Turns: an answer; an edit (two requests), an answer.
     expect(model.requests).toHaveLength(4);
-    expect(lastUserMessage(model, 1)).toContain('attempt 2 of 3');
+    expect(lastUserMessage(model, 1)).toContain('You changed no cell');
+    expect(lastUserMessage(model, 1)).toContain('attempt 1 of 3');
     expect(lastUserMessage(model, 1)).toContain("name 'q' is not defined");
+    expect(lastUserMessage(model, 3)).toContain(
+      'still fails after your change'
+    );
+    expect(lastUserMessage(model, 3)).toContain('attempt 2 of 3');
     expect(lastUserMessage(model, 3)).toContain("name 'r' is not defined");
+    // The user's line names the cell as they see it (by position: it never
+    // ran), with its first line of code; the retries are status lines.
+    const items = s.getSnapshot().items;
+    expect(
+      items.filter(i => i.kind === 'user').map(i => i.kind === 'user' && i.text)
+    ).toEqual(['Fix cell 2: print(q)']);
+    expect(
+      items
+        .filter(i => i.kind === 'notice')
+        .map(i => i.kind === 'notice' && i.text)
+    ).toEqual([
+      'No cell was changed and the cell still fails: asking again (attempt 1 of 3)',
+      'The cell still fails: attempt 2 of 3'
+    ]);
     const review = s.getSnapshot().review;
-    expect(review?.status).toBe('not-fixed');
+    expect(review).toMatchObject({
+      status: 'not-fixed',
+      attempts: 1,
+      turnsWithoutEdit: 2,
+      gaveUp: 'no-edit',
+      // Named as the user sees it now: it ran during the fix.
+      names: { c: `[${notebook.cells[1].executionCount}]` }
+    });
     expect(review?.problem).toContain("name 'r' is not defined");
     await s.rejectReview();
-    expect(notebook.cells[0].source).toBe('print(q)');
+    expect(notebook.cells[1].source).toBe('\n  print(q)\n');
+  });
+
+  it('uses every attempt when each one changes the cell, and names the changed cell by its execution count', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'c', source: 'print(q)', executionCount: 7 }]
+    });
+    const model = new ScriptedModel([
+      call('edit_cell', { cell_id: 'c', source: 'print(r)' }),
+      call('run_cell', { cell_id: 'c' }),
+      { text: 'Try r.' },
+      call('edit_cell', { cell_id: 'c', source: 'print(s)' }),
+      { text: 'Try s.' },
+      call('edit_cell', { cell_id: 'c', source: 'print(t)' }),
+      { text: 'Try t.' }
+    ]);
+    const s = session();
+    const result = await s.fixCell('c', { model: () => model, notebook });
+    expect(result).toMatchObject({
+      status: 'not-fixed',
+      attempts: 3,
+      turnsWithoutEdit: 0,
+      gaveUp: 'attempts'
+    });
+    expect(s.getSnapshot().items[0]).toMatchObject({
+      kind: 'user',
+      text: 'Fix cell [7]: print(q)'
+    });
+    // Named as the user sees it now: the agent's run gave it a new count.
+    const count = notebook.cells[0].executionCount;
+    expect(count).not.toBe(7);
+    expect(result?.names).toEqual({ c: `[${count}]` });
+    expect(result?.problem).toContain("name 't' is not defined");
   });
 
   it('asks before installing a package during a fix, even when runs need no approval', async () => {

@@ -153,6 +153,8 @@ export class TaskRunner {
     const store = this._store;
     const start = store.history.length;
     store.history.push({ role: 'user', content: prompt });
+    // A Retry sends the prompt again under the line the transcript has; a
+    // workflow's own line (status) is a notice, not the user's message.
     store.set(
       options.again
         ? { error: null }
@@ -160,11 +162,13 @@ export class TaskRunner {
             error: null,
             items: [
               ...store.getSnapshot().items,
-              {
-                kind: 'user',
-                id: store.newId(),
-                text: options.display ?? prompt
-              }
+              options.status !== undefined
+                ? { kind: 'notice', id: store.newId(), text: options.status }
+                : {
+                    kind: 'user',
+                    id: store.newId(),
+                    text: options.display ?? prompt
+                  }
             ]
           }
     );

@@ -110,7 +110,13 @@ export interface IFixReview {
   cellId: string;
   status: IFixResult['status'];
   attempts: number;
+  /** Turns in which the agent changed no cell (not attempts); absent in reviews before it. */
+  turnsWithoutEdit?: number;
+  /** Why a fix that is not done ended (see `IFixResult.gaveUp`). */
+  gaveUp?: IFixResult['gaveUp'];
   changes: ReadonlyArray<ICellChange>;
+  /** The changed cells as the user sees them ("[4]", or "2" by position), by id. */
+  names?: Readonly<Record<string, string>>;
   /** The cell's remaining problem, when it is not fixed. */
   problem?: string;
 }

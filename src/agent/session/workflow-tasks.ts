@@ -91,7 +91,10 @@ export function fixTask(
           cellId,
           status: result.status,
           attempts: result.attempts,
+          turnsWithoutEdit: result.turnsWithoutEdit,
+          gaveUp: result.gaveUp,
           changes: result.changes,
+          names: result.names,
           problem: result.problem
         },
         notebook

@@ -13,10 +13,18 @@ import {
 } from '../ports';
 import type { ToolFilter } from '../tools/registry';
 import { diffCells, type ICellChange } from './cell-changes';
+import { cellNumber, fixRequestLine } from './cell-label';
 import type { TurnRunner } from './turn-runner';
 
 /** Attempts before giving up, by default. */
 export const DEFAULT_FIX_ATTEMPTS = 3;
+
+/**
+ * Turns that change no cell before giving up, by default. Only a turn that
+ * changed something counts as an attempt, so this is what bounds a model
+ * that keeps answering without an edit.
+ */
+export const DEFAULT_TURNS_WITHOUT_EDIT = 2;
 
 /**
  * During a fix, what reaches outside the notebook (installs, shell
@@ -29,7 +37,10 @@ export interface IFixCellOptions {
   notebook: INotebookPort;
   cellId: string;
   runTurn: TurnRunner;
+  /** Turns that changed a cell (attempts) before giving up. */
   maxAttempts?: number;
+  /** Turns that changed no cell before giving up. */
+  maxTurnsWithoutEdit?: number;
   /** For the check run of the cell (hard timeout, Stop). */
   runOptions?: IRunOptions;
 }
@@ -42,9 +53,19 @@ export interface IFixResult {
    * the notebook failed (the session shows the error).
    */
   status: 'fixed' | 'not-fixed' | 'stopped' | 'failed';
+  /** Turns in which the agent changed a cell. */
   attempts: number;
+  /** Turns in which it changed none (not counted as attempts). */
+  turnsWithoutEdit: number;
+  /**
+   * For `not-fixed`: `no-edit` when it ended because the agent kept
+   * answering without changing a cell, `attempts` when every attempt was used.
+   */
+  gaveUp?: 'attempts' | 'no-edit';
   /** Every cell the agent changed, against the notebook before the fix. */
   changes: ICellChange[];
+  /** The changed cells as the user sees them now ("[4]", or "2" by position), by id. */
+  names: Record<string, string>;
   /** The cell's problem as last seen (its error), when not fixed. */
   problem?: string;
 }
@@ -53,6 +74,10 @@ export interface IFixResult {
 export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
   const { notebook, cellId, runTurn } = options;
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_FIX_ATTEMPTS);
+  const maxIdle = Math.max(
+    1,
+    options.maxTurnsWithoutEdit ?? DEFAULT_TURNS_WITHOUT_EDIT
+  );
   const before = await notebook.getCells();
   const target = before.find(cell => cell.id === cellId);
   if (!target || target.type !== 'code') {
@@ -65,23 +90,29 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
   let problem = describeProblem(target);
   let status: IFixResult['status'] = 'not-fixed';
   let attempts = 0;
-  while (attempts < maxAttempts) {
-    attempts += 1;
-    const current = (await notebook.getCells()).find(c => c.id === cellId);
+  let idle = 0;
+  // The last turn changed no cell (the next prompt says so).
+  let unchanged = false;
+  while (attempts < maxAttempts && idle < maxIdle) {
+    const cells = await notebook.getCells();
+    const current = cells.find(c => c.id === cellId);
     if (!current) {
       status = 'failed';
       problem = `Cell ${cellId} was deleted during the fix.`;
       break;
     }
+    const first = attempts + idle === 0;
+    const attempt = attempts + 1;
     const outcome = await runTurn(
-      attempts === 1
+      first
         ? fixPrompt(current, problem, maxAttempts)
-        : retryPrompt(current, problem, attempts, maxAttempts),
+        : retryPrompt(current, problem, attempt, maxAttempts, unchanged),
       {
-        display:
-          attempts === 1
-            ? `Fix cell ${shortId(cellId)}`
-            : `The cell still fails: attempt ${attempts} of ${maxAttempts}`,
+        // The user's request names the cell as they see it; later turns
+        // are the workflow's own progress, shown as status lines.
+        ...(first
+          ? { display: fixRequestLine(before, cellId) }
+          : { status: statusLine(attempt, maxAttempts, unchanged) }),
         knownCells: [{ id: current.id, source: current.source }],
         approvedCells: new Set([cellId])
       }
@@ -93,6 +124,12 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
     if (outcome.reason === 'error') {
       status = 'failed';
       break;
+    }
+    unchanged = diffCells(cells, await notebook.getCells()).length === 0;
+    if (unchanged) {
+      idle += 1;
+    } else {
+      attempts += 1;
     }
     const check = await checkCell(notebook, cellId, options.runOptions);
     if (check === null) {
@@ -106,10 +143,46 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
     }
     problem = check.problem;
   }
-  const changes = diffCells(before, await notebook.getCells());
-  return status === 'fixed'
-    ? { status, attempts, changes }
-    : { status, attempts, changes, problem };
+  const after = await notebook.getCells();
+  const changes = diffCells(before, after);
+  const names: Record<string, string> = {};
+  for (const change of changes) {
+    names[change.cellId] =
+      cellNumber(after, change.cellId) ??
+      cellNumber(before, change.cellId) ??
+      change.cellId;
+  }
+  const result = {
+    status,
+    attempts,
+    turnsWithoutEdit: idle,
+    changes,
+    names
+  };
+  if (status === 'fixed') {
+    return result;
+  }
+  return status === 'not-fixed'
+    ? {
+        ...result,
+        gaveUp: attempts >= maxAttempts ? 'attempts' : 'no-edit',
+        problem
+      }
+    : { ...result, problem };
+}
+
+/**
+ * The transcript's status line before a retry: "The cell still fails:
+ * attempt 2 of 3", or, after a turn that changed nothing, that it asks again.
+ */
+export function statusLine(
+  attempt: number,
+  maxAttempts: number,
+  unchanged: boolean
+): string {
+  return unchanged
+    ? `No cell was changed and the cell still fails: asking again (attempt ${attempt} of ${maxAttempts})`
+    : `The cell still fails: attempt ${attempt} of ${maxAttempts}`;
 }
 
 /** The first prompt of a fix. */
@@ -140,20 +213,30 @@ export function fixPrompt(
   ].join('\n');
 }
 
-/** The prompt after an attempt that left the cell failing. */
+/**
+ * The prompt after a turn that left the cell failing; `unchanged` when that
+ * turn changed no cell.
+ */
 export function retryPrompt(
   cell: ICellSnapshot,
   problem: string,
   attempt: number,
-  maxAttempts: number
+  maxAttempts: number,
+  unchanged = false
 ): string {
   return [
-    `Cell ${cell.id} still fails after your change. Its source now:`,
+    unchanged
+      ? `You changed no cell, and cell ${cell.id} still fails. Its source:`
+      : `Cell ${cell.id} still fails after your change. Its source now:`,
     '```python',
     cell.source,
     '```',
     problem,
-    `Find the real cause (look at earlier cells too) and fix it. This is attempt ${attempt} of ${maxAttempts}.`
+    unchanged
+      ? 'Edit the cell that causes the error with edit_cell (this one or an earlier one), then run it. ' +
+        'If you cannot find a fix, say so in one sentence.'
+      : 'Find the real cause (look at earlier cells too) and fix it.',
+    `This is attempt ${attempt} of ${maxAttempts}.`
   ].join('\n');
 }
 
@@ -200,10 +283,6 @@ async function checkCell(
     ? { ok: true }
     : {
         ok: false,
-        problem: `When it ran after your change:\n${formatRunResult(result)}`
+        problem: `When it ran just now:\n${formatRunResult(result)}`
       };
-}
-
-function shortId(id: string): string {
-  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
 }

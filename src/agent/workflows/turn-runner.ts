@@ -16,6 +16,11 @@ export interface ITurnOptions {
    * no second line is added.
    */
   again?: boolean;
+  /**
+   * A workflow's own line for this turn (a retry: "The cell still fails:
+   * attempt 2 of 3"): shown as a status line, not as the user's message.
+   */
+  status?: string;
   /** Cells whose source the prompt gave the model, so it may edit them at once. */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;
   /** Tools that need the user's approval in this turn whatever the mode. */
