@@ -15,6 +15,11 @@ export interface IOfflineNoticeProps {
   reach: ModelUnreachable;
   /** Open Notebook Agent's settings. */
   onOpenSettings: () => void;
+  /**
+   * "No model server answers … Look again" where the server looks for local
+   * model servers: one started now is a way out too.
+   */
+  lookAgain?: JSX.Element | null;
 }
 
 /** The environment the server reads for its endpoint, one variable a line. */
@@ -33,7 +38,8 @@ type Way = 'endpoint' | 'server';
 /** The notice, with its actions. */
 export function OfflineNotice({
   reach,
-  onOpenSettings
+  onOpenSettings,
+  lookAgain
 }: IOfflineNoticeProps): JSX.Element {
   const trans = useTrans();
   const id = useId();
@@ -121,6 +127,7 @@ export function OfflineNotice({
           )}
         </p>
       </div>
+      {lookAgain}
     </div>
   );
 }

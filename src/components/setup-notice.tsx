@@ -47,7 +47,13 @@ export function SetupNotice({
     ) : null;
   if (mode === 'local' && reach && isUnreachable(reach) && onOpenSettings) {
     // Offline: the one notice says why the local model cannot start, and the ways out.
-    return <OfflineNotice reach={reach} onOpenSettings={onOpenSettings} />;
+    return (
+      <OfflineNotice
+        reach={reach}
+        onOpenSettings={onOpenSettings}
+        lookAgain={lookAgain}
+      />
+    );
   }
   if (mode === 'local' && noEndpoint) {
     return <LocalNotice lookAgain={lookAgain} />;

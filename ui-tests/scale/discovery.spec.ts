@@ -69,14 +69,20 @@ test('a model server started on this machine is found, offered and answers; the 
   page,
   request
 }) => {
+  // Offline, as this machine is (the hub's first check fails at once).
+  await page
+    .context()
+    .route(/^https:\/\/huggingface\.co\/.*\/config\.json$/, route =>
+      route.abort()
+    );
   await page.notebook.createNew('discovery.ipynb');
   await openAgent(page);
   const sidebar = page.locator(`#${SIDEBAR}`);
 
-  // Nothing listens on the ports: the in-browser model is the fallback.
-  await expect(
-    sidebar.getByText('Notebook Agent runs a small model in this browser.')
-  ).toBeVisible();
+  // Nothing listens on the ports and the hub can't be reached: the offline
+  // notice, which offers looking for a local server again too.
+  const offline = sidebar.getByText(/Can.t reach huggingface\.co/);
+  await expect(offline).toBeVisible();
   await expect(
     sidebar.getByText(/No model server .* answers on the Jupyter server/)
   ).toBeVisible();
@@ -91,9 +97,7 @@ test('a model server started on this machine is found, offered and answers; the 
       'Found an OpenAI-compatible server on port 8768 on this machine — 1 model'
     )
   ).toBeVisible();
-  await expect(
-    sidebar.getByText('Notebook Agent runs a small model in this browser.')
-  ).toHaveCount(0);
+  await expect(offline).toHaveCount(0);
 
   // A question is answered through it, by the proxy, with no key.
   await scriptAt('http://127.0.0.1:8768', request, [
