@@ -4,25 +4,11 @@
  * its kernel still busy after a reload), and another notebook's view while
  * a run works elsewhere. Every string goes through the translation bundle.
  */
-import type { TranslationBundle } from '@jupyterlab/translation';
 import React from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import type { TranscriptItem } from '../../agent/session';
 import { NotebookLine, WorkingElsewhere } from '../notebook-line';
 import { ToolCallCard } from '../tool-call-card';
-import { TranslationContext, untranslated } from '../trans';
-
-const marking: TranslationBundle = {
-  ...untranslated,
-  __: (msgid: string, ...args: unknown[]) =>
-    `«${untranslated.__(msgid, ...args)}»`
-};
-
-function render(element: React.ReactElement, bundle = untranslated): string {
-  return renderToStaticMarkup(
-    React.createElement(TranslationContext.Provider, { value: bundle }, element)
-  );
-}
+import { marking, render } from './render';
 
 const text = (html: string) => html.replace(/<[^>]*>/g, '');
 

@@ -2,26 +2,12 @@
  * The offline notice and the local model's one status line, rendered as
  * the sidebar renders them (react-dom/server).
  */
-import type { TranslationBundle } from '@jupyterlab/translation';
 import React from 'react';
-import { renderToStaticMarkup } from 'react-dom/server';
 import { LocalModelStatusStore } from '../../agent/model/local/load-status';
 import { LocalModelProgress } from '../local-model-progress';
 import { OfflineNotice } from '../offline-notice';
 import { SetupNotice } from '../setup-notice';
-import { TranslationContext, untranslated } from '../trans';
-
-const marking: TranslationBundle = {
-  ...untranslated,
-  __: (msgid: string, ...args: unknown[]) =>
-    `«${untranslated.__(msgid, ...args)}»`
-};
-
-function render(element: React.ReactElement, bundle = untranslated): string {
-  return renderToStaticMarkup(
-    React.createElement(TranslationContext.Provider, { value: bundle }, element)
-  );
-}
+import { marking, render } from './render';
 
 const text = (html: string) =>
   html

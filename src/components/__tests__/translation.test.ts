@@ -5,22 +5,11 @@ import type { TranscriptItem } from '../../agent/session';
 import { PlanView } from '../plan-view';
 import { PromptBox } from '../prompt-box';
 import { ToolCallCard } from '../tool-call-card';
-import { TranslationContext, untranslated, withElements } from '../trans';
+import { untranslated, withElements } from '../trans';
+import { marking, render as renderWith } from './render';
 
-/** A bundle that marks what it translated: «…». */
-const marking: TranslationBundle = {
-  ...untranslated,
-  __: (msgid: string, ...args: unknown[]) =>
-    `«${untranslated.__(msgid, ...args)}»`,
-  _n: (one: string, many: string, n: number, ...args: unknown[]) =>
-    `«${untranslated._n(one, many, n, ...args)}»`
-};
-
-function render(element: React.ReactElement, bundle = marking): string {
-  return renderToStaticMarkup(
-    React.createElement(TranslationContext.Provider, { value: bundle }, element)
-  );
-}
+const render = (element: React.ReactElement, bundle = marking) =>
+  renderWith(element, bundle);
 
 /** The text between tags, and the values of the attributes people read. */
 function visibleStrings(html: string): string[] {
