@@ -97,10 +97,11 @@ if [ -L "$share" ]; then rm "$share"; fi
 # The Python dependencies bring jupyter-builder, which the build needs. The
 # editable install's own build hook is skipped (it would run `npm install`
 # and build in pip's isolated environment); the build follows, once both
-# lanes are done.
+# lanes are done. (--no-compile: byte-code is written on first import, for
+# the modules the tests use, not for all ~150 packages.)
 lanes \
   "install_chromium && npm ci --no-audit --no-fund --onnxruntime-node-install=skip && (cd ui-tests && npm ci --no-audit --no-fund)" \
-  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q -e '.[test]'"
+  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]'"
 
 step "Build the extension and install it"
 npm run build:prod
@@ -144,16 +145,37 @@ hub="./scripts/jupyterhub-check.sh"
 # The UI tests' own extension, built once for both shards (ui-tests/test-extension).
 bash ui-tests/test-extension/build.sh
 
-# How many lanes the tests run in: 1 (the default, and CI's), or 3
-# (TEST_LANES=3: about 20 min instead of 35 here, but on 2 cores the load
-# reaches 10-11, and timing-sensitive cases failed in a rehearsal: a Jupyter
-# server restarted mid-run came back too late, and the live port's 50 MB
-# case saw its kernel connection drop).
-test_lanes=(
-  "suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2 && suite 'The wheel as users install it' ./scripts/test-wheel.sh"
-  "suite 'UI tests, part a (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard a 0 && suite 'Security UI tests' security_ui && suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js && suite 'JupyterHub: two local users' $hub"
-  "suite 'UI tests, part b (ports +30)' ui_shard b 30 && suite 'pytest (server extension, real Jupyter server)' python -m pytest && suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
-)
+# The suites, each a `suite NAME COMMAND` (see above).
+jest="suite 'Jest (Node unit and integration tests)' npx jest --maxWorkers=2"
+wheel="suite 'The wheel as users install it' ./scripts/test-wheel.sh"
+ui_a="suite 'UI tests, part a (Galata/Playwright in Chromium, real kernel, real proxy)' ui_shard a 0"
+ui_b="suite 'UI tests, part b (ports +30)' ui_shard b 30"
+security="suite 'Security UI tests' security_ui"
+scale="suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js"
+jupyterhub="suite 'JupyterHub: two local users' $hub"
+pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
+local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+
+# How many lanes the tests run in: 2 (the default, and CI's), 1 (one suite
+# after another: TEST_LANES=1), or 3 (TEST_LANES=3). Two lanes pair a suite
+# that mostly waits (pip and npm installs, servers starting) with one that
+# computes, and keep the load near 4 on two cores; three reached a load of
+# 10-11 in a rehearsal, where timing-sensitive cases failed (a Jupyter
+# server restarted mid-run came back too late; the live port's 50 MB case
+# saw its kernel connection drop).
+case "${TEST_LANES:-2}" in
+  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $ui_b && $pytest && $local_model") ;;
+  2) test_lanes=(
+    "$jest && $ui_a && $security && $scale && $jupyterhub"
+    "$wheel && $ui_b && $pytest && $local_model"
+  ) ;;
+  3) test_lanes=(
+    "$jest && $wheel"
+    "$ui_a && $security && $scale && $jupyterhub"
+    "$ui_b && $pytest && $local_model"
+  ) ;;
+  *) echo "TEST_LANES must be 1, 2 or 3" >&2 && exit 2 ;;
+esac
 
 # Jest: two workers (most suites wait on servers and kernels). The wheel as
 # users install it: sdist, wheel, no Node; JupyterLab 4.0 and Notebook 7 in
@@ -163,12 +185,9 @@ test_lanes=(
 # Jupyter server. Local model: the in-browser model on the WebAssembly and
 # WebGPU rungs (builds the tiny random-weight test model first, ~5 s), last:
 # SwiftShader's WebGPU computes more than the others.
-if [ "${TEST_LANES:-1}" = 3 ]; then
-  step "Tests in three lanes: Jest, the wheel | UI part a, security, scaling out, JupyterHub | UI part b, pytest, local model"
-  lanes "${test_lanes[@]}"
+step "Tests in ${#test_lanes[@]} lane(s): $(printf '%s | ' "${test_lanes[@]}" | sed -E "s/suite '([^']*)'[^&|]*/\1 /g; s/ +/ /g; s/ \| ?$//")"
+if [ "${#test_lanes[@]}" = 1 ]; then
+  bash -c "set -euo pipefail; ${test_lanes[0]}"
 else
-  step "Tests: Jest, the wheel, UI part a, security, scaling out, JupyterHub, UI part b, pytest, local model"
-  for lane in "${test_lanes[@]}"; do
-    bash -c "set -euo pipefail; $lane"
-  done
+  lanes "${test_lanes[@]}"
 fi

@@ -6,6 +6,9 @@ from tempfile import mkdtemp
 from jupyterlab.galata import configure_jupyter_server
 
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
+# No "build needed?" check on each page load (GET lab/api/build, ~1 s of server time per test page):
+# the extension is prebuilt, and the check has nothing to find.
+c.ServerApp.tornado_settings = {"page_config_data": {"buildCheck": False, "buildAvailable": False}}  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
 # The scripted model server of this copy of the suite (playwright.config.js: UI_PORT_OFFSET).
 _model = f"http://127.0.0.1:{os.environ.get('NOTEBOOK_AGENT_UI_MODEL_PORT', '8765')}/v1"

@@ -16,6 +16,9 @@ run_dir = os.environ["NOTEBOOK_AGENT_SECURITY_DIR"]
 model_port = os.environ.get("NOTEBOOK_AGENT_SECURITY_MODEL_PORT", "8766")
 
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
+# No "build needed?" check on each page load (GET lab/api/build, ~1 s of server time per test page):
+# the extension is prebuilt, and the check has nothing to find.
+c.ServerApp.tornado_settings = {"page_config_data": {"buildCheck": False, "buildAvailable": False}}  # noqa: F821
 c.ServerApp.port = 8892  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
 c.ServerApp.root_dir = os.path.join(run_dir, "root")  # noqa: F821

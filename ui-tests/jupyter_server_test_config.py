@@ -11,9 +11,13 @@ c.ServerApp.allow_root = True  # noqa: F821
 c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821
 # Each test server starts with no saved chats (the default folder is per user and outlives runs).
 c.NotebookAgent.chats_dir = mkdtemp(prefix="notebook-agent-chats-")  # noqa: F821
+# No "build needed?" check on each page load (GET lab/api/build, ~1 s of server time per test page):
+# the extension is prebuilt, and the check has nothing to find.
 # The extension's test hooks (window.notebookAgentTest: the port contract on the live port, panel
 # tracking); a normal page never loads them (src/jupyter/test-hooks.ts).
-c.ServerApp.tornado_settings = {"page_config_data": {"notebookAgentTestHooks": "true"}}  # noqa: F821
+c.ServerApp.tornado_settings = {  # noqa: F821
+    "page_config_data": {"notebookAgentTestHooks": "true", "buildCheck": False, "buildAvailable": False}
+}
 # No IOPub rate limit: a flood of output must reach the extension, whose own bounds are under test
 # (the server's default limit would drop it), as in the headless fault suite.
 c.ZMQChannelsWebsocketConnection.iopub_data_rate_limit = 0  # noqa: F821

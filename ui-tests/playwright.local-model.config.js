@@ -30,7 +30,11 @@ const chromium = (extra, webgpu) => ({
   // How long one turn may take: on SwiftShader the first one also compiles
   // every shader (about 60 s here when the machine is quiet; CI's machine
   // went past 60 s once), so the WebGPU rung gets more.
-  turnTimeout: webgpu ? 180000 : 60000
+  turnTimeout: webgpu ? 180000 : 60000,
+  // The reload-from-cache half of the first test: on WebAssembly only (the
+  // cache is keyed by URL; on SwiftShader's WebGPU the second load costs a
+  // minute).
+  reloadCheck: !webgpu
 });
 
 module.exports = {

@@ -6,40 +6,65 @@
  * fake notebook and on the headless port. The live port declares no case
  * not applicable: each one must pass here.
  *
- * Each case gets a fresh JupyterLab page (Galata's). One page for all cases
- * took 240 s instead of 540 s here, but under load the 50 MB case then saw
- * its kernel connection drop, twice in a row: not kept until that is
- * understood.
+ * The cases share one JupyterLab page (./shared-page.ts; each case opens
+ * and closes notebooks of its own), except those in FRESH_PAGE: the 50 MB
+ * case saw its kernel connection drop under load when it ran in the page
+ * the other cases had used, twice in a row, so it gets a page of its own.
  */
-import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { PORT_CASES } from '../../src/agent/testing/port-contract/cases';
-import type { CaseOutcome } from '../../src/agent/testing/port-contract/contract';
+import type {
+  CaseOutcome,
+  IPortCase
+} from '../../src/agent/testing/port-contract/contract';
+import { expect, test } from './shared-page';
+
+const FRESH_PAGE = new Set([
+  '50 MB of stdout: the cell and the observation stay bounded'
+]);
 
 test.use({ kernels: null, sessions: null });
 
-test.afterEach(async ({ page }) => {
-  await page.kernel.shutdownAll();
-});
+/** Run the case named `name` in `page` (the extension's test hook). */
+async function runCase(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<CaseOutcome> {
+  await page.waitForFunction(() => 'notebookAgentTest' in window, null, {
+    timeout: 30000
+  });
+  return page.evaluate(
+    caseName =>
+      (
+        window as unknown as {
+          notebookAgentTest: {
+            runPortCase(name: string): Promise<CaseOutcome>;
+          };
+        }
+      ).notebookAgentTest.runPortCase(caseName),
+    name
+  );
+}
 
-for (const portCase of PORT_CASES) {
-  test(`live port: ${portCase.name}`, async ({ page }) => {
-    test.setTimeout(portCase.timeoutMs + 60000);
-    await page.waitForFunction(() => 'notebookAgentTest' in window, null, {
-      timeout: 30000
-    });
-    const outcome = await page.evaluate(
-      name =>
-        (
-          window as unknown as {
-            notebookAgentTest: {
-              runPortCase(name: string): Promise<CaseOutcome>;
-            };
-          }
-        ).notebookAgentTest.runPortCase(name),
-      portCase.name
-    );
+/** Run `portCase` in `page`, then shut its kernels down. */
+async function check(page: IJupyterLabPageFixture, portCase: IPortCase) {
+  test.setTimeout(portCase.timeoutMs + 60000);
+  try {
+    const outcome = await runCase(page, portCase.name);
     expect(outcome.status === 'failed' ? outcome.error : outcome.status).toBe(
       'passed'
     );
-  });
+  } finally {
+    await page.kernel.shutdownAll();
+  }
+}
+
+// (Each test names only the fixture it uses: Playwright makes only those.)
+for (const portCase of PORT_CASES) {
+  if (FRESH_PAGE.has(portCase.name)) {
+    test(`live port: ${portCase.name}`, ({ page }) => check(page, portCase));
+  } else {
+    test(`live port: ${portCase.name}`, ({ sharedPage }) =>
+      check(sharedPage, portCase));
+  }
 }
