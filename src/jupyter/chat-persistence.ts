@@ -2,8 +2,9 @@
  * Keeps chats on the server, per notebook: saves the chat as it changes
  * (debounced), and when the user switches to another notebook, reopens
  * that notebook's latest chat (or starts a fresh one). A reload therefore
- * finds every chat where it was. A save that fails is not swallowed: the
- * sidebar says "Chat not saved" with Retry until a save succeeds.
+ * finds every chat where it was, and a notebook renamed while open takes
+ * its chats along. A save that fails is not swallowed: the sidebar says
+ * "Chat not saved" with Retry until a save succeeds.
  */
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { IChatRecord } from '../agent/chat-record';
@@ -122,6 +123,47 @@ export function persistChats(
     }
     wasRunning = running;
   });
+
+  // A notebook renamed or moved while open keeps its chats: the chat on
+  // screen and the saved ones are filed under its new path, so the header,
+  // History and a reload all find them there. (A notebook renamed while
+  // closed leaves its chats under the old name.)
+  const refile = async (from: string, to: string) => {
+    if (session.notebookPath === from) {
+      session.notebookMoved(to);
+      savedItems = [];
+      await save();
+    }
+    let saved: Awaited<ReturnType<ChatStoreClient['list']>>;
+    try {
+      saved = await client.list(from);
+    } catch (error) {
+      saveError.set(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    for (const { id } of saved) {
+      const record =
+        id === session.chatId ? null : await client.get(id).catch(() => null);
+      if (record?.notebook === from) {
+        await put({ ...record, notebook: to });
+      }
+    }
+  };
+  const paths = new WeakMap<NotebookPanel, string>();
+  const followRenames = (panel: NotebookPanel) => {
+    paths.set(panel, panel.context.path);
+    panel.context.pathChanged.connect((_, path) => {
+      const from = paths.get(panel);
+      paths.set(panel, path);
+      if (from && from !== path) {
+        switching = switching
+          .then(() => refile(from, path))
+          .catch(() => undefined);
+      }
+    });
+  };
+  tracker.widgetAdded.connect((_, panel) => followRenames(panel));
+  tracker.forEach(followRenames);
 
   return {
     list: async () => {

@@ -86,3 +86,55 @@ test('each notebook has its own chat; History reopens one; a reload keeps it; Ex
   expect(markdown).toContain('# What is the answer?');
   expect(markdown).toContain('The answer is 42.');
 });
+
+test('a notebook renamed while open keeps its chats: the header, History and a reload follow the new name', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  await page.notebook.createNew('before.ipynb');
+  await script(request, [{ content: 'First chat.' }]);
+  await ask(page, 'The first question');
+  await finished(page);
+  await sidebar.getByRole('button', { name: 'New chat' }).click();
+  await script(request, [{ content: 'Second chat.' }]);
+  await ask(page, 'The second question');
+  await finished(page);
+  await page.evaluate(() =>
+    window.jupyterapp.commands.execute('docmanager:save')
+  );
+
+  // Renamed as the file browser does it (the contents API): the open
+  // notebook's context follows, and so does the chat.
+  await page.evaluate(
+    ([from, to]) => window.jupyterapp.serviceManager.contents.rename(from, to),
+    [`${tmpPath}/before.ipynb`, `${tmpPath}/after.ipynb`]
+  );
+  await expect(
+    page.getByRole('main').getByRole('tab', { name: 'after.ipynb' })
+  ).toBeVisible();
+  await expect(sidebar.locator('.jp-AgentSidebar-notebookLine')).toHaveText(
+    'Chat of after.ipynb'
+  );
+  await expect(sidebar).toContainText('Second chat.');
+  // Both chats are filed under the new name, on the server.
+  const titlesOf = (notebook: string) =>
+    page.evaluate(async path => {
+      const response = await fetch(
+        `/notebook-agent/chats?notebook=${encodeURIComponent(path)}`
+      );
+      const body = (await response.json()) as {
+        chats: Array<{ title: string }>;
+      };
+      return body.chats.map(chat => chat.title).sort();
+    }, notebook);
+  await expect
+    .poll(() => titlesOf(`${tmpPath}/after.ipynb`))
+    .toEqual(['The first question', 'The second question']);
+  expect(await titlesOf(`${tmpPath}/before.ipynb`)).toEqual([]);
+  await sidebar.getByRole('button', { name: 'History' }).click();
+  await expect(
+    sidebar.getByRole('list', { name: 'Earlier chats' }).getByRole('button')
+  ).toHaveCount(2);
+});

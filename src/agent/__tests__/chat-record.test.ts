@@ -46,6 +46,27 @@ describe('saved chats', () => {
     expect(session.getSnapshot().items).toEqual([]);
   });
 
+  it('a moved notebook takes its chat along: same chat, new path, listeners told', async () => {
+    const session = new AgentSession({ tools: tools() });
+    await session.send('Hi', {
+      model: () => new ScriptedModel([{ text: 'Hello.' }]),
+      notebook: new FakeNotebook({ path: 'old.ipynb' })
+    });
+    const before = session.getSnapshot();
+    let told = 0;
+    session.subscribe(() => (told += 1));
+    session.notebookMoved('data/new.ipynb');
+    expect(told).toBe(1);
+    expect(session.notebookPath).toBe('data/new.ipynb');
+    expect(session.getSnapshot().items).toBe(before.items);
+    expect(session.record()).toMatchObject({
+      notebook: 'data/new.ipynb',
+      title: 'Hi'
+    });
+    session.notebookMoved('data/new.ipynb');
+    expect(told).toBe(1);
+  });
+
   it('drops image payloads from the saved history', () => {
     const saved = withoutImages([
       {

@@ -211,6 +211,11 @@ export class AgentSession {
     this._runner.stop();
   }
 
+  /** The chat's notebook was renamed or moved to `path` (a run in it goes on). */
+  notebookMoved(path: string): void {
+    this._store.moveNotebook(path);
+  }
+
   /** Forget the conversation (stops a run in progress first); `notebook` names the new chat's notebook. */
   newChat(notebook?: string): void {
     this.stop();

@@ -167,6 +167,14 @@ export class SessionStore {
     return true;
   }
 
+  /** The chat's notebook was renamed or moved to `path`: the chat goes with it. */
+  moveNotebook(path: string): void {
+    if (path !== this.notebookPath) {
+      this.notebookPath = path;
+      this.set({});
+    }
+  }
+
   /** Forget the conversation; `notebook` names the new chat's notebook. */
   newChat(notebook = this.notebookPath): void {
     this._keepClosed();
