@@ -133,6 +133,14 @@ describe('Generate notebook', () => {
     expect(notices).toContain(
       'Verification failed at code cell 1 of 1: asking the agent to fix it.'
     );
+    // The repair turn is the workflow's step, not a message of the user's.
+    expect(notices).toContain('Repairing the notebook (attempt 1 of 2)');
+    expect(
+      s
+        .getSnapshot()
+        .items.filter(i => i.kind === 'user')
+        .map(i => i.text)
+    ).toEqual(['Print y']);
   });
 
   it('removes the empty cell a new notebook opened with, once the agent added its own', async () => {

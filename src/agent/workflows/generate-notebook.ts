@@ -138,7 +138,9 @@ export async function generateNotebook(
     }
     const failed = verification.failure;
     outcome = await runTurn(repairPrompt(verification), {
-      display: 'Verification failed: fix the notebook so it runs from the top',
+      // The workflow's own step, shown as a status line (not as the user's).
+      // (The verification's notice above it says what failed.)
+      status: `Repairing the notebook (attempt ${repairs + 1} of ${maxRepairs})`,
       knownCells: failed ? [{ id: failed.cellId, source: failed.source }] : []
     });
   }
