@@ -5,7 +5,8 @@
  * retries are status lines, an answer without an edit is not an attempt;
  * the result ends in view; "Show cell" on a deleted cell says so.
  */
-import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { script } from './scripted-model';
 import { SIDEBAR, finished } from './sidebar';
 
@@ -78,6 +79,17 @@ test('Fix with Agent fits, not on an interrupt; "Fix cell [n]: …", status line
   expect(await fix.evaluate(node => node.scrollWidth <= node.clientWidth)).toBe(
     true
   );
+  // Collapsing the outputs takes the button along; expanding brings it back.
+  await cellAt(page, 2).locator('.jp-OutputArea').click();
+  await page.evaluate(() =>
+    window.jupyterapp.commands.execute('notebook:hide-cell-outputs')
+  );
+  await expect(cellAt(page, 2).locator('.jp-OutputPlaceholder')).toBeVisible();
+  await expect(fix).toBeHidden();
+  await page.evaluate(() =>
+    window.jupyterapp.commands.execute('notebook:show-cell-outputs')
+  );
+  await expect(fix).toBeVisible();
   // In a narrow cell, the icon alone, with its name and tooltip.
   const bar = cellAt(page, 2).locator('.jp-AgentFixBar');
   await bar.evaluate(node => (node.style.width = '180px'));
