@@ -6,14 +6,14 @@
  * nothing remote loads, and no command link or form survives.
  *
  * The text is rendered block by block (markdown-blocks.ts): while a reply
- * streams, finished blocks stay as they are and only the last one is
- * rendered again.
+ * streams, finished blocks stay as they are (not even split again) and only
+ * the last one is rendered again.
  */
 import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import React, { memo, useEffect, useLayoutEffect, useRef } from 'react';
-import { markdownBlocks } from './markdown-blocks';
+import { BlockSplitter } from './markdown-blocks';
 import { UntrustedHtmlSanitizer } from './untrusted-html';
 
 /** One clone per registry, with the sidebar's sanitizer. */
@@ -44,9 +44,11 @@ export function MarkdownView({
   text,
   rendermime
 }: IMarkdownViewProps): JSX.Element {
+  const splitter = useRef<BlockSplitter | null>(null);
+  splitter.current ??= new BlockSplitter();
   return (
     <div className="jp-AgentSidebar-markdown">
-      {markdownBlocks(text).map((block, index) => (
+      {splitter.current.split(text).map((block, index) => (
         <MarkdownBlock key={index} text={block} rendermime={rendermime} />
       ))}
     </div>
