@@ -31,17 +31,32 @@ export async function retryingFetch(
   input: string | URL | Request,
   init?: RequestInit
 ): Promise<Response> {
-  const request = new Request(input, init);
-  if (!REPEATABLE.has(request.method.toUpperCase())) {
-    return fetch(request);
+  const method = (
+    init?.method ?? (input instanceof Request ? input.method : 'GET')
+  ).toUpperCase();
+  if (!REPEATABLE.has(method)) {
+    return fetch(input, init);
   }
-  const spare = request.clone();
+  // A body the second attempt can send as it is (a notebook's JSON text is
+  // most of them): no copy. A Request or a stream is cloned up front, which
+  // holds a second copy of its body until the first attempt sent it.
+  const body = init?.body;
+  const plain =
+    !(input instanceof Request) &&
+    (body === undefined ||
+      body === null ||
+      typeof body === 'string' ||
+      body instanceof ArrayBuffer ||
+      ArrayBuffer.isView(body));
+  const first = plain ? null : new Request(input, init);
+  const spare = first?.clone();
+  const signal = first?.signal ?? init?.signal;
   try {
-    return await fetch(request);
+    return await (first ? fetch(first) : fetch(input, init));
   } catch (error) {
-    if (!isClosedConnection(error) || request.signal.aborted) {
+    if (!isClosedConnection(error) || signal?.aborted) {
       throw error;
     }
-    return fetch(spare);
+    return spare ? fetch(spare) : fetch(input, init);
   }
 }

@@ -46,6 +46,16 @@ describe('retryingFetch', () => {
     }
   );
 
+  it('sends a Request object once more too (its body cloned)', async () => {
+    const stub = await dropping(1);
+    server = stub.server;
+    const response = await retryingFetch(
+      new Request(stub.url, { method: 'PUT', body: 'cloned' })
+    );
+    expect(await response.text()).toBe('PUT cloned');
+    expect(stub.seen).toEqual(['PUT cloned', 'PUT cloned']);
+  });
+
   it('never sends a POST twice', async () => {
     const stub = await dropping(1);
     server = stub.server;
