@@ -23,7 +23,7 @@ const chromium = chromiumLaunchOptions();
 // matched here (together about half of the suite's time), "b" all the
 // others, so a new spec file lands in "b", never in neither. Unset: all.
 const SHARD_A =
-  /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats)\.spec\.ts$/;
+  /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats|workflows|truth|mention-picker)\.spec\.ts$/;
 const SHARD = process.env.UI_SHARD ?? '';
 const OWN_SERVERS =
   /(unconfigured|offline-start|narrow-sidebar|providers|mcp)\.spec\.ts$/;

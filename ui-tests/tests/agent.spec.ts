@@ -2,7 +2,7 @@
  * End to end: the sidebar agent inserts and runs a cell in the live kernel,
  * through the real proxy and the real `openai` client, with a scripted model.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { MODEL_ROOT, received, script } from './scripted-model';
 import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
 

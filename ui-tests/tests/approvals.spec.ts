@@ -3,7 +3,7 @@
  * then approves; the edited code is what runs in the kernel, and the model
  * is told the user changed it.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished } from './sidebar';
 

@@ -3,7 +3,7 @@
  * used by the agent's code in the real kernel), selected cells, and
  * variables mentioned as @name (described by the kernel).
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, finished, openAgent, setAgentSettings } from './sidebar';
 

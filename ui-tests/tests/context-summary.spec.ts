@@ -5,7 +5,7 @@
  * reads the summary instead of the old output, and the chat reopened from
  * History still sends the summary first.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
 

@@ -4,7 +4,7 @@
  * approves it (its kind is "run", its card has its own title), and the
  * model's next request carries its result.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished } from './sidebar';
 

@@ -4,7 +4,7 @@
  * the notebook under a free name (never over a file that is there), and the
  * agent's code opens both by the names it was given.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
 import { SIDEBAR, finished, openAgent, setAgentSettings } from './sidebar';

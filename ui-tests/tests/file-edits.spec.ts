@@ -5,7 +5,7 @@
  * once, "Insert and run this cell?", showing the code once, and its output
  * lands in the new cell.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished } from './sidebar';
 

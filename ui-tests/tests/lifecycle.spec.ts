@@ -44,6 +44,43 @@ function kernelState(
   }, name);
 }
 
+/**
+ * A new notebook `name` in `dir`, opened with its kernel. Not Galata's
+ * createNew, which renames "Untitled.ipynb" while its session is still being
+ * created: JupyterLab then keeps the session under the old name, so the
+ * sessions API (kernelState) and a reload (which finds the running kernel
+ * by the notebook's path) would not find it.
+ */
+async function newNotebook(
+  page: IJupyterLabPageFixture,
+  dir: string,
+  name: string
+): Promise<void> {
+  await page.contents.uploadContent(
+    JSON.stringify({
+      cells: [
+        {
+          cell_type: 'code',
+          source: '',
+          metadata: {},
+          outputs: [],
+          execution_count: null
+        }
+      ],
+      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
+      nbformat: 4,
+      nbformat_minor: 5
+    }),
+    'text',
+    `${dir}/${name}`
+  );
+  await page.notebook.openByPath(`${dir}/${name}`);
+  await page.notebook.activate(name);
+  await expect
+    .poll(() => kernelState(page, name), { timeout: 30000 })
+    .toBe('idle');
+}
+
 /** The agent inserts a cell that prints "working" then sleeps, and runs it. */
 function insertAndRunSleeper(seconds: number, ...after: unknown[]) {
   return [
@@ -73,13 +110,7 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
     approvalMode: 'run-everything',
     softTimeoutSeconds: 120
   });
-  await page.notebook.createNew('reload.ipynb');
-  // Galata renames the new notebook through the contents API; the server's
-  // session follows a moment later. Before it does, a reload would open the
-  // notebook with a new kernel and leave the first one (the agent's) unseen.
-  await expect
-    .poll(() => kernelState(page, 'reload.ipynb'), { timeout: 30000 })
-    .toBe('idle');
+  await newNotebook(page, tmpPath, 'reload.ipynb');
   await script(request, insertAndRunSleeper(300, { content: 'Done.' }));
   await ask(page, 'Sleep five minutes');
   await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
@@ -152,13 +183,14 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
 
 test('at the soft timeout the card says "still running", the model is asked to wait, and a cell left running is named with Interrupt', async ({
   page,
-  request
+  request,
+  tmpPath
 }) => {
   await setAgentSettings(page, {
     approvalMode: 'run-everything',
     softTimeoutSeconds: 2
   });
-  await page.notebook.createNew('soft.ipynb');
+  await newNotebook(page, tmpPath, 'soft.ipynb');
   await script(
     request,
     insertAndRunSleeper(
@@ -206,7 +238,7 @@ test('the sidebar names the chat’s notebook; on another one during a run it sa
     approvalMode: 'run-everything',
     softTimeoutSeconds: 120
   });
-  await page.notebook.createNew('A.ipynb');
+  await newNotebook(page, tmpPath, 'A.ipynb');
   await script(request, insertAndRunSleeper(120, { content: 'Done.' }));
   await ask(page, 'Work in A');
   const name = sidebar(page).locator('.jp-AgentSidebar-notebookName');

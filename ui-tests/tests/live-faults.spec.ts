@@ -4,7 +4,8 @@
  * notebook. The agent must act on the right cell or stop cleanly, and the
  * user's cells stay as they were.
  */
-import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
 

@@ -3,7 +3,7 @@
  * input(), a dying kernel, the user's edits winning over the agent's, a
  * rejection reaching the model, and one Undo reverting a whole agent run.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { ask, finished, setAgentSettings } from './sidebar';
 

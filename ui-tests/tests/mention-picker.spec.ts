@@ -3,7 +3,7 @@
  * variables, typing filters, arrows move, Enter or Tab picks (a cell becomes
  * a chip, a variable an @name), and Escape closes it without stopping a run.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, finished, openAgent } from './sidebar';
 

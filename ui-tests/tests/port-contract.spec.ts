@@ -17,6 +17,7 @@ import type {
   CaseOutcome,
   IPortCase
 } from '../../src/agent/testing/port-contract/contract';
+import { test as freshPageTest } from '@jupyterlab/galata';
 import { expect, test } from './shared-page';
 
 const FRESH_PAGE = new Set([
@@ -24,6 +25,7 @@ const FRESH_PAGE = new Set([
 ]);
 
 test.use({ kernels: null, sessions: null });
+freshPageTest.use({ kernels: null, sessions: null });
 
 /** Run the case named `name` in `page` (the extension's test hook). */
 async function runCase(
@@ -59,12 +61,7 @@ async function check(page: IJupyterLabPageFixture, portCase: IPortCase) {
   }
 }
 
-// (Each test names only the fixture it uses: Playwright makes only those.)
 for (const portCase of PORT_CASES) {
-  if (FRESH_PAGE.has(portCase.name)) {
-    test(`live port: ${portCase.name}`, ({ page }) => check(page, portCase));
-  } else {
-    test(`live port: ${portCase.name}`, ({ sharedPage }) =>
-      check(sharedPage, portCase));
-  }
+  const declare = FRESH_PAGE.has(portCase.name) ? freshPageTest : test;
+  declare(`live port: ${portCase.name}`, ({ page }) => check(page, portCase));
 }

@@ -4,7 +4,7 @@
  * a rule that says to run everything without asking changes nothing, and
  * the setting turns rules off.
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
 

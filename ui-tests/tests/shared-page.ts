@@ -1,10 +1,17 @@
 /**
- * One JupyterLab page for many tests of a file, where each test cleans up
- * after itself (the port contract's cases open and close notebooks of
- * their own): a fresh page costs 4–6 s on two cores (JupyterLab's start in
- * Chromium, Galata's set-up), most of a short case. The page belongs to
- * the Playwright worker: after a failed test the worker is replaced, and
- * the next test gets a new page, so a failure cannot leak into it.
+ * One JupyterLab page for the tests of a file, instead of Galata's fresh
+ * page per test: a fresh page costs 4–6 s on two cores (JupyterLab's start
+ * in Chromium and Galata's set-up), often most of a short test.
+ *
+ * The page belongs to the Playwright worker. Before each test it is put
+ * back as a fresh page would be for what these tests use: no document open,
+ * no dialog, the agent stopped with a new chat, the file browser in the
+ * test's own folder (Galata's `tmpPath`). After a failed test Playwright
+ * replaces the worker, so the next test gets a new page and a failure
+ * cannot leak into it. A file that routes requests, reloads the page,
+ * changes the theme or hides the side panels keeps Galata's own `page`
+ * (import from '@jupyterlab/galata'), as do tests that must start from a
+ * page load.
  */
 import { galata, test as base } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
@@ -29,8 +36,41 @@ export const test = base.extend<object, { sharedPage: IJupyterLabPageFixture }>(
         await page.context().close();
       },
       { scope: 'worker' }
-    ]
+    ],
+    page: async ({ sharedPage, tmpPath }, use) => {
+      await freshen(sharedPage, tmpPath);
+      await use(sharedPage);
+    }
   }
 );
 
 export { expect } from '@jupyterlab/galata';
+
+/** Put the shared page back as a test expects to find it. */
+async function freshen(
+  page: IJupyterLabPageFixture,
+  folder: string
+): Promise<void> {
+  for (let i = 0; i < 3 && (await page.locator('.jp-Dialog').count()); i++) {
+    await page.keyboard.press('Escape');
+  }
+  await page.evaluate(async path => {
+    const app = window.jupyterapp;
+    await app.commands.execute('notebook-agent:stop');
+    // Without saving: the files of the test before are gone already.
+    for (const widget of Array.from(app.shell.widgets('main'))) {
+      widget.dispose();
+    }
+    await app.commands.execute('notebook-agent:new-chat');
+    // (A command, not the breadcrumbs: a test may have hidden the browser.)
+    await app.commands.execute('filebrowser:go-to-path', {
+      path,
+      dontShowBrowser: true
+    });
+  }, folder);
+  // A draft left in the prompt box would change what the next test types.
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  if (await prompt.isVisible()) {
+    await prompt.fill('');
+  }
+}

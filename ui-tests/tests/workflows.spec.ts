@@ -3,7 +3,8 @@
  * and verifies a notebook on disk; "Fix this cell" edits and reruns a cell
  * in the real kernel, shows a diff, and Accept/Reject keep or restore it.
  */
-import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import { SIDEBAR, finished, setAgentSettings } from './sidebar';
 
