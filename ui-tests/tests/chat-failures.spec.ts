@@ -11,15 +11,23 @@ import { SIDEBAR, ask, finished } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
-test.afterEach(async ({ page }) => {
-  await page.kernel.shutdownAll();
+// The kernels are shut down through the REST API: Galata's shutdownAll
+// timed out now and then here, waiting in the page with two notebooks open.
+test.afterEach(async ({ request }) => {
+  const kernels = (await (await request.get('/api/kernels')).json()) as Array<{
+    id: string;
+  }>;
+  for (const { id } of kernels) {
+    await request.delete(`/api/kernels/${id}`);
+  }
 });
 
 const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
 
 test('switching to a notebook whose chats cannot be listed starts a new chat there, never the previous notebook’s', async ({
   page,
-  request
+  request,
+  tmpPath
 }) => {
   await page.notebook.createNew('first.ipynb');
   await script(request, [{ content: 'Hello from the first notebook.' }]);
@@ -33,7 +41,23 @@ test('switching to a notebook whose chats cannot be listed starts a new chat the
       url.searchParams.has('notebook'),
     route => route.abort('connectionfailed')
   );
-  await page.notebook.createNew('second.ipynb');
+  // The user opens another notebook (one already on disk, as most are).
+  await page.contents.uploadContent(
+    JSON.stringify({
+      cells: [],
+      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
+      nbformat: 4,
+      nbformat_minor: 5
+    }),
+    'text',
+    `${tmpPath}/second.ipynb`
+  );
+  await page.evaluate(async path => {
+    await window.jupyterapp.commands.execute('docmanager:open', { path });
+  }, `${tmpPath}/second.ipynb`);
+  await expect(
+    page.getByRole('main').getByRole('tab', { name: 'second.ipynb' })
+  ).toBeVisible();
   await expect(chat).not.toContainText('Greet the first notebook');
   await expect(chat.locator('.jp-AgentSidebar-empty')).toBeVisible();
 });

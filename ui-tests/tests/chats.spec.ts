@@ -87,13 +87,17 @@ test('each notebook has its own chat; History reopens one; a reload keeps it; Ex
   expect(markdown).toContain('The answer is 42.');
 });
 
-test('a notebook renamed while open keeps its chats: the header, History and a reload follow the new name', async ({
+test('a notebook renamed while open keeps its chats: the header, History and the saved chats follow the new name', async ({
   page,
   request,
   tmpPath
 }) => {
   const sidebar = page.locator(`#${SIDEBAR}`);
-  await page.notebook.createNew('before.ipynb');
+  // Names of this attempt's own: a retry runs in the same folder, and the
+  // chats of the attempt before stay on the server.
+  const attempt = test.info().retry;
+  const [before, after] = [`before-${attempt}.ipynb`, `after-${attempt}.ipynb`];
+  await page.notebook.createNew(before);
   await script(request, [{ content: 'First chat.' }]);
   await ask(page, 'The first question');
   await finished(page);
@@ -101,21 +105,18 @@ test('a notebook renamed while open keeps its chats: the header, History and a r
   await script(request, [{ content: 'Second chat.' }]);
   await ask(page, 'The second question');
   await finished(page);
-  await page.evaluate(() =>
-    window.jupyterapp.commands.execute('docmanager:save')
-  );
 
   // Renamed as the file browser does it (the contents API): the open
   // notebook's context follows, and so does the chat.
   await page.evaluate(
     ([from, to]) => window.jupyterapp.serviceManager.contents.rename(from, to),
-    [`${tmpPath}/before.ipynb`, `${tmpPath}/after.ipynb`]
+    [`${tmpPath}/${before}`, `${tmpPath}/${after}`]
   );
   await expect(
-    page.getByRole('main').getByRole('tab', { name: 'after.ipynb' })
+    page.getByRole('main').getByRole('tab', { name: after })
   ).toBeVisible();
   await expect(sidebar.locator('.jp-AgentSidebar-notebookLine')).toHaveText(
-    'Chat of after.ipynb'
+    `Chat of ${after}`
   );
   await expect(sidebar).toContainText('Second chat.');
   // Both chats are filed under the new name, on the server.
@@ -130,9 +131,9 @@ test('a notebook renamed while open keeps its chats: the header, History and a r
       return body.chats.map(chat => chat.title).sort();
     }, notebook);
   await expect
-    .poll(() => titlesOf(`${tmpPath}/after.ipynb`))
+    .poll(() => titlesOf(`${tmpPath}/${after}`))
     .toEqual(['The first question', 'The second question']);
-  expect(await titlesOf(`${tmpPath}/before.ipynb`)).toEqual([]);
+  expect(await titlesOf(`${tmpPath}/${before}`)).toEqual([]);
   await sidebar.getByRole('button', { name: 'History' }).click();
   await expect(
     sidebar.getByRole('list', { name: 'Earlier chats' }).getByRole('button')
