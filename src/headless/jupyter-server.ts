@@ -16,6 +16,13 @@ import WebSocket from 'ws';
 import { retryingFetch } from './retrying-fetch';
 
 /** Ports other tools on these machines use; never take them. */
+/**
+ * How long a private server gets to answer: 2-3 s when the machine is
+ * quiet, but over 30 s was seen on two cores with a browser suite and pip
+ * installs beside it (CI); a wrong setup fails at once (exit, spawn error).
+ */
+const START_TIMEOUT_MS = 90000;
+
 const RESERVED_PORTS = new Set([8888, 8889, 8765]);
 
 /** A running private Jupyter server. */
@@ -146,7 +153,7 @@ export class JupyterServerProcess {
       launch
     );
     try {
-      await server._waitUntilUp(options.startTimeoutMs ?? 30000);
+      await server._waitUntilUp(options.startTimeoutMs ?? START_TIMEOUT_MS);
     } catch (error) {
       await server.dispose();
       throw error;
@@ -175,7 +182,7 @@ export class JupyterServerProcess {
    * port, token and root, as an admin restarting it would; resolves once it
    * answers again. Clients see their kernels gone.
    */
-  async restart(timeoutMs = 30000): Promise<void> {
+  async restart(timeoutMs = START_TIMEOUT_MS): Promise<void> {
     await this._stop();
     this._child = this._spawn();
     await this._waitUntilUp(timeoutMs);
@@ -237,7 +244,7 @@ export namespace JupyterServerProcess {
     command?: string;
     /** More command-line arguments (traitlets options). */
     extraArgs?: string[];
-    /** How long to wait for /api/status; default 30 s. */
+    /** How long to wait for /api/status; default START_TIMEOUT_MS (90 s). */
     startTimeoutMs?: number;
     /** More environment variables for the server (and its kernels). */
     env?: Record<string, string>;

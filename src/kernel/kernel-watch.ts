@@ -19,9 +19,16 @@
  * - the server, asked every POLL_MS while the execution runs: a kernel it
  *   no longer knows is gone; one it reports idle twice in a row while the
  *   connection is up, the request has no reply and no message of it came
- *   for POLL_MS has lost the request (a restart by another client that no
- *   message told us about). The quiet matters: a browser may still be
+ *   for POLL_MS may have lost the request (a restart by another client that
+ *   no message told us about). The quiet matters: a browser may still be
  *   reading a flood of output the kernel finished sending seconds ago.
+ *   The server's word is not enough: it reads statuses on an iopub socket of
+ *   its own, which after a restart reconnects late under load and then
+ *   misses the `busy` of the next request, so the server says idle while the
+ *   kernel runs (seen in CI: a `while True: pass` reported as restarted).
+ *   The kernel decides: it answers a kernel_info request only between
+ *   executions (measured: ipykernel 7 answers none while a cell runs, sync
+ *   or `await`), so an answer within PROBE_MS means the request is lost.
  */
 import { KernelAPI, KernelMessage, type Kernel } from '@jupyterlab/services';
 
@@ -33,6 +40,9 @@ const SESSION_CHANGE_GRACE_MS = 1000;
 
 /** How often the server is asked about the kernel while an execution runs. */
 const POLL_MS = 2000;
+
+/** How long an idle kernel gets to answer kernel_info before the watch asks again later. */
+const PROBE_MS = 1500;
 
 /** What the watch asks of the execution it watches for. */
 export interface IWatchedRequest {
@@ -125,8 +135,14 @@ export function watchKernel(
       request.quietMs() >= POLL_MS;
     idlePolls = idle ? idlePolls + 1 : 0;
     if (idlePolls >= 2) {
-      gone('restarted');
-      return;
+      idlePolls = 0;
+      if (await answersBetweenExecutions(kernel, PROBE_MS)) {
+        gone('restarted');
+        return;
+      }
+      if (over || finished()) {
+        return;
+      }
     }
     later(POLL_MS, () => void poll());
   };
@@ -146,4 +162,30 @@ export function watchKernel(
   kernel.iopubMessage.connect(onIOPub);
   later(POLL_MS, () => void poll());
   return stop;
+}
+
+/**
+ * True when the kernel answers a kernel_info request within `ms`: it is
+ * between executions, so a request still waiting for its reply was lost.
+ * No answer (busy, or slow under load) is no verdict.
+ */
+async function answersBetweenExecutions(
+  kernel: Kernel.IKernelConnection,
+  ms: number
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>(resolve => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      kernel.requestKernelInfo().then(
+        reply => reply !== undefined,
+        () => false
+      ),
+      timeout
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
