@@ -22,6 +22,7 @@
  * baseline that matters is the cell run as Shift+Enter runs it.
  *
  * Run: npx tsx bench/agent-overhead.ts [N] [--stock] [--headless|--live]   (default N=100, both ports)
+ *      npx tsx bench/agent-overhead.ts [N] --profile   (the live 1 MB case, CPU profile per path)
  */
 import { spawnSync } from 'node:child_process';
 import type { Kernel } from '@jupyterlab/services';
@@ -31,9 +32,11 @@ import { ToolRegistry, type ITool } from '../src/agent/tools/registry';
 import { JupyterServerProcess } from '../src/headless/jupyter-server';
 import { ServerNotebookPort } from '../src/headless/server-port';
 import { liveOverhead } from './lib/live-overhead';
+import { liveProfile } from './lib/live-profile';
 import { fixed, print, runMain, summarize, target } from './lib/report';
 
 const STOCK = process.argv.includes('--stock');
+const PROFILE = process.argv.includes('--profile');
 const HEADLESS = !process.argv.includes('--live');
 const LIVE = !process.argv.includes('--headless');
 const N = Number(process.argv.slice(2).find(a => !a.startsWith('--')) ?? 100);
@@ -141,6 +144,10 @@ async function main(): Promise<void> {
     throw new Error(
       'usage: npx tsx bench/agent-overhead.ts [N>=1] [--stock] [--headless|--live]'
     );
+  }
+  if (PROFILE) {
+    await liveProfile(CASES[1].code, N);
+    return;
   }
   if (HEADLESS) {
     print('=== headless port (ServerNotebookPort in Node) ===');

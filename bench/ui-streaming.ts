@@ -21,7 +21,8 @@
  * run first to show how the cost grows with the reply's length. A page
  * that crashes is reported as such (a finding, not a benchmark failure).
  *
- * Run: npx tsx bench/ui-streaming.ts [TOKENS…] [--no-trace] [--profile]   (default 2000 4000 8000 20000)
+ * Run: npx tsx bench/ui-streaming.ts [TOKENS…] [--no-trace] [--profile] [--long]   (default 2000 4000 8000 20000)
+ * --long: a detailed trace, and what each task over 40 ms spent its time on.
  */
 import type { Browser, Page } from '../ui-tests/node_modules/playwright-core';
 import { launchChromium } from './lib/browser';
@@ -31,6 +32,8 @@ import { fixed, print, runMain, target } from './lib/report';
 const TRACE = !process.argv.includes('--no-trace');
 /** --profile: a CPU profile of the page per size, its top functions by self time printed. */
 const PROFILE = process.argv.includes('--profile');
+/** --long: trace the page's timeline too, and break every task over 40 ms down. */
+const LONG = process.argv.includes('--long');
 const SIZES = process.argv
   .slice(2)
   .filter(a => !a.startsWith('--'))
@@ -79,15 +82,16 @@ interface ITraceEvent {
   tid: number;
   ts: number;
   dur?: number;
-  args?: { name?: string };
+  args?: {
+    name?: string;
+    data?: { functionName?: string; url?: string; type?: string };
+  };
 }
 
-/** Total and longest task on the renderer main thread(s) of the trace. */
-function mainThreadTasks(trace: Buffer): {
-  total: number;
-  longest: number;
-  over50: number;
-  count: number;
+/** The main-thread RunTask events of a trace, and the events of those threads. */
+function parseTrace(trace: Buffer): {
+  events: ITraceEvent[];
+  main: Set<string>;
 } {
   const parsed = JSON.parse(trace.toString()) as
     { traceEvents: ITraceEvent[] } | ITraceEvent[];
@@ -99,16 +103,78 @@ function mainThreadTasks(trace: Buffer): {
       )
       .map(e => `${e.pid}:${e.tid}`)
   );
+  return { events, main };
+}
+
+const isTask = (e: ITraceEvent) =>
+  (e.name === 'RunTask' || e.name.endsWith('::RunTask')) && e.ph === 'X';
+
+/**
+ * --long: for each main-thread task over 40 ms, the work directly inside it
+ * (scripts by function and file, timers, events, style, layout, paint,
+ * garbage collection) with its time, longest first.
+ */
+function explainLongTasks(trace: Buffer): void {
+  const { events, main } = parseTrace(trace);
+  const onMain = events.filter(
+    e => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.dur !== undefined
+  );
+  for (const task of onMain.filter(e => isTask(e) && e.dur! > 40000)) {
+    const end = task.ts + task.dur!;
+    const inside = onMain
+      .filter(
+        e => e !== task && !isTask(e) && e.ts >= task.ts && e.ts + e.dur! <= end
+      )
+      .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    // Only the outermost events: each one's children are its own time.
+    const top: ITraceEvent[] = [];
+    let coveredUntil = -1;
+    for (const e of inside) {
+      if (e.ts >= coveredUntil) {
+        top.push(e);
+        coveredUntil = e.ts + e.dur!;
+      }
+    }
+    const label = (e: ITraceEvent) => {
+      const data = e.args?.data;
+      const where =
+        data?.functionName || data?.url?.split('/').pop() || data?.type;
+      return where ? `${e.name} (${where})` : e.name;
+    };
+    print(`  long task ${fixed(task.dur! / 1000, 1)} ms:`);
+    top
+      .sort((a, b) => b.dur! - a.dur!)
+      .slice(0, 8)
+      .forEach(e => {
+        const parts = inside
+          .filter(
+            c => c !== e && c.ts >= e.ts && c.ts + c.dur! <= e.ts + e.dur!
+          )
+          .sort((a, b) => b.dur! - a.dur!)
+          .slice(0, 4)
+          .map(c => `${label(c)} ${fixed(c.dur! / 1000, 1)}`)
+          .join(', ');
+        print(
+          `    ${fixed(e.dur! / 1000, 1)} ms  ${label(e)}${parts ? ` [${parts}]` : ''}`
+        );
+      });
+  }
+}
+
+/** Total and longest task on the renderer main thread(s) of the trace. */
+function mainThreadTasks(trace: Buffer): {
+  total: number;
+  longest: number;
+  over50: number;
+  count: number;
+} {
+  const { events, main } = parseTrace(trace);
   let total = 0;
   let longest = 0;
   let over50 = 0;
   let count = 0;
   for (const e of events) {
-    if (
-      (e.name === 'RunTask' || e.name.endsWith('::RunTask')) &&
-      e.ph === 'X' &&
-      main.has(`${e.pid}:${e.tid}`)
-    ) {
+    if (isTask(e) && main.has(`${e.pid}:${e.tid}`)) {
       const ms = (e.dur ?? 0) / 1000;
       total += ms;
       count += 1;
@@ -162,7 +228,22 @@ async function measure(
       `window.__longTasks = [];
        new PerformanceObserver(list => {
          for (const e of list.getEntries()) window.__longTasks.push(e.duration);
-       }).observe({ type: 'longtask' });`
+       }).observe({ type: 'longtask' });
+       // Long animation frames name the scripts that made them long.
+       window.__longFrames = [];
+       new PerformanceObserver(list => {
+         for (const e of list.getEntries()) {
+           if (e.duration <= 50) continue;
+           window.__longFrames.push({
+             duration: Math.round(e.duration),
+             styleAndLayout: Math.round(e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0),
+             scripts: e.scripts.map(s => ({
+               ms: Math.round(s.duration),
+               what: (s.invoker || '') + ' ' + (s.sourceFunctionName || '') + ' ' + (s.sourceURL || '').split('/').pop().split('?')[0]
+             })).sort((a, b) => b.ms - a.ms).slice(0, 4)
+           });
+         }
+       }).observe({ type: 'long-animation-frame' });`
     );
     const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
     // Typed as a person types (~25 characters a second): the sidebar gets the
@@ -171,7 +252,14 @@ async function measure(
     const sidebar = page.locator(`#${SIDEBAR}`);
     if (TRACE) {
       await browser.startTracing(page, {
-        categories: ['toplevel']
+        categories: LONG
+          ? [
+              'toplevel',
+              'devtools.timeline',
+              'disabled-by-default-devtools.timeline',
+              'v8'
+            ]
+          : ['toplevel']
       });
     }
     const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
@@ -224,12 +312,25 @@ async function measure(
     const renderLagMs = Date.now() - sendBack;
     const wallMs = Date.now() - started;
     const trace = TRACE ? await browser.stopTracing() : null;
+    if (trace && LONG) {
+      explainLongTasks(trace);
+    }
     if (cdp) {
       const { profile } = await cdp.send('Profiler.stop');
       printTopFunctions(profile);
       print(`  scripts loaded during the run: ${loaded.join(' ') || 'none'}`);
     }
     const longTasks = (await page.evaluate('window.__longTasks')) as number[];
+    const longFrames = (await page.evaluate('window.__longFrames')) as Array<{
+      duration: number;
+      styleAndLayout: number;
+      scripts: Array<{ ms: number; what: string }>;
+    }>;
+    for (const frame of longFrames) {
+      print(
+        `  long animation frame ${frame.duration} ms (style and layout ${frame.styleAndLayout} ms): ${frame.scripts.map(s => `${s.what.trim()} ${s.ms} ms`).join('; ') || 'no script'}`
+      );
+    }
     return {
       chars: text.length,
       chunks: Math.ceil(text.length / CHARS_PER_CHUNK),

@@ -62,18 +62,33 @@ lanes() {
 }
 
 # suite NAME COMMAND...: one test suite inside a lane, its time kept for the
-# summary at the end.
+# summary at the end: wall-clock seconds and the CPU seconds it and the
+# processes it started used (user + system, as `times` counts reaped
+# children), which tell what two lanes can share on two cores.
 export SUITE_TIMES
 SUITE_TIMES="$(mktemp)"
+# Sets CPU to the user + system seconds of this shell's reaped children
+# (`times` prints the shell's, then its children's, as XmY.YYYs); it must
+# run in the suite's own shell, not in a $(…) subshell.
+children_cpu() {
+  local file
+  file="$(mktemp)"
+  times > "$file"
+  CPU=$(tail -n 1 "$file" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t }')
+  rm -f "$file"
+}
 suite() {
-  local name="$1" started=$SECONDS code=0
+  local name="$1" started=$SECONDS code=0 cpu
   shift
+  children_cpu
+  cpu=$CPU
   printf '\n=== %s\n' "$name"
   "$@" || code=$?
-  printf '%4d s  %s%s\n' $((SECONDS - started)) "$name" "$([ "$code" = 0 ] || echo " (FAILED, exit $code)")" >> "$SUITE_TIMES"
+  children_cpu
+  printf '%4d s  (CPU %4d s)  %s%s\n' $((SECONDS - started)) $((CPU - cpu)) "$name" "$([ "$code" = 0 ] || echo " (FAILED, exit $code)")" >> "$SUITE_TIMES"
   return "$code"
 }
-export -f suite
+export -f suite children_cpu
 
 install_chromium() {
   if [ ! -x "$CHROMIUM_PATH" ]; then

@@ -62,6 +62,15 @@ export async function liveOverhead(
       print(
         `overhead (b − a)               median ${fixed(b.median - a.median)} ms  ratio b/a ${fixed(b.median / a.median)}x`
       );
+      // Each round times every path back to back, so a slow moment of the
+      // machine hits the round's paths alike: the median of the per-round
+      // differences is the steadier figure when runs vary by 100 ms.
+      const paired = summarize(
+        samples.tool.map((ms, i) => ms - samples.shiftEnter[i])
+      );
+      print(
+        `paired (b − a') per round      median ${fixed(paired.median)} ms  p90 ${fixed(paired.p90)} ms`
+      );
       target(
         `live ${name}: overhead over Shift+Enter, median`,
         b.median - s.median,

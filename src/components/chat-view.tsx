@@ -307,7 +307,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         running={running}
         onSend={actions.send}
         onStop={() => session.stop()}
-        onFirstInput={() => {
+        onFirstUse={() => {
           warmUpMarkdown(rendermime);
           actions.prepare?.();
         }}

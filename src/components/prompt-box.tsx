@@ -34,8 +34,14 @@ export interface IPromptBoxProps {
   onAttachCell?: (cell: ICellChoice) => void;
   /** Any change closes the `@` picker (a new chat, the sidebar hidden). */
   closeKey?: unknown;
-  /** Called once, on the first keystroke: time to get the first reply ready. */
-  onFirstInput?: () => void;
+  /**
+   * Called once, when the prompt is first focused or typed in: time to get
+   * the first reply ready. Focus comes a moment before the first key, and
+   * the warm-up's loads (MathJax among them) take about a second: begun at
+   * the first key of a short prompt typed fast, they still ran while the
+   * reply streamed (bench/ui-streaming.ts saw a 69 ms task then).
+   */
+  onFirstUse?: () => void;
 }
 
 /** The prompt box with its Send and Stop buttons. */
@@ -47,7 +53,7 @@ export function PromptBox({
   mentions,
   onAttachCell,
   closeKey,
-  onFirstInput
+  onFirstUse
 }: IPromptBoxProps): JSX.Element {
   const trans = useTrans();
   const [text, setText] = useState('');
@@ -57,7 +63,13 @@ export function PromptBox({
   // Where the caret goes after a pick changed the text.
   const pendingCaret = useRef<number | null>(null);
   const listId = useId();
-  const typed = useRef(false);
+  const used = useRef(false);
+  const firstUse = () => {
+    if (!used.current) {
+      used.current = true;
+      onFirstUse?.();
+    }
+  };
 
   const pick = (option: MentionOption, mention: IMention) => {
     const next = applyMention(text, mention, caret, option);
@@ -121,11 +133,9 @@ export function PromptBox({
         )}
         rows={3}
         value={text}
+        onFocus={firstUse}
         onChange={event => {
-          if (!typed.current) {
-            typed.current = true;
-            onFirstInput?.();
-          }
+          firstUse();
           setText(event.target.value);
           setCaret(event.target.selectionStart ?? event.target.value.length);
         }}

@@ -28,26 +28,34 @@ export interface IOverheadSamples {
   observationChars: number;
 }
 
+/** One of the notebook paths `overhead` times. */
+export type OverheadPath = 'shiftEnter' | 'port' | 'tool';
+
 /** The live harness with the panel of each port it opened. */
 export interface ILiveHarness extends IPortHarness {
   panelOf(port: INotebookPort): NotebookPanel;
 }
 
-/** Time `rounds` rounds of the three paths for `code`, after `warmup` rounds. */
+/**
+ * Time `rounds` rounds of the three paths for `code`, after `warmup`
+ * rounds; `only` times the raw round trip and that one path (a CPU profile
+ * of one path: bench/agent-overhead.ts --profile).
+ */
 export async function overhead(
   harness: ILiveHarness,
   code: string,
   rounds: number,
-  warmup: number
+  warmup: number,
+  only?: OverheadPath
 ): Promise<IOverheadSamples> {
   const port = await harness.open([]);
   try {
     const panel = harness.panelOf(port);
     const kernel = panel.sessionContext.session!.kernel!;
+    // One cell for every path: a second cell below a 1 MB output would sit
+    // outside the viewport, where JupyterLab's windowed notebook renders
+    // less, and the paths would not render the same thing.
     const cellId = (await port.insertCell({ type: 'code', source: code })).id;
-    const shiftEnterCell = (
-      await port.insertCell({ type: 'code', source: code })
-    ).id;
     const widget = (id: string) =>
       panel.content.widgets.find(w => w.model.id === id) as CodeCell;
     const registry = new ToolRegistry([runCell] as ITool<never>[]);
@@ -71,14 +79,11 @@ export async function overhead(
       await run();
       return performance.now() - t;
     };
-    const paths: Array<{
-      key: 'shiftEnter' | 'port' | 'tool';
-      run: () => Promise<void>;
-    }> = [
+    const all: Array<{ key: OverheadPath; run: () => Promise<void> }> = [
       {
         key: 'shiftEnter',
         run: () =>
-          CodeCell.execute(widget(shiftEnterCell), panel.sessionContext).then(
+          CodeCell.execute(widget(cellId), panel.sessionContext).then(
             () => undefined
           )
       },
@@ -97,6 +102,7 @@ export async function overhead(
         }
       }
     ];
+    const paths = all.filter(path => !only || path.key === only);
     for (let i = 0; i < warmup + rounds; i++) {
       const raw = await timed(async () => {
         const reply = await kernel.requestExecute({ code }).done;
@@ -107,16 +113,16 @@ export async function overhead(
       // The three notebook paths in turn, each round starting with the
       // next one (a path that always followed a rendered 1 MB would pay
       // for whatever page work that left behind).
-      const times: Partial<Record<'shiftEnter' | 'port' | 'tool', number>> = {};
+      const times: Partial<Record<OverheadPath, number>> = {};
       for (let j = 0; j < paths.length; j++) {
         const path = paths[(i + j) % paths.length];
         times[path.key] = await timed(path.run);
       }
       if (i >= warmup) {
         samples.raw.push(raw);
-        samples.shiftEnter.push(times.shiftEnter!);
-        samples.port.push(times.port!);
-        samples.tool.push(times.tool!);
+        for (const path of paths) {
+          samples[path.key].push(times[path.key]!);
+        }
       }
     }
     return samples;

@@ -27,7 +27,8 @@ import {
   overhead,
   stopIgnored,
   type IOverheadSamples,
-  type IStopTimes
+  type IStopTimes,
+  type OverheadPath
 } from './live-measures';
 
 /** What the hooks offer the tests. */
@@ -37,7 +38,8 @@ export interface INotebookAgentTestHooks {
   overhead(
     code: string,
     rounds: number,
-    warmup: number
+    warmup: number,
+    only?: OverheadPath
   ): Promise<IOverheadSamples>;
   stopIgnored(): Promise<IStopTimes>;
 }
@@ -58,7 +60,8 @@ export function installTestHooks(
       opened: panels.length,
       closedInMemory: panels.filter(ref => ref.deref()?.isDisposed).length
     }),
-    overhead: (code, rounds, warmup) => overhead(harness, code, rounds, warmup),
+    overhead: (code, rounds, warmup, only) =>
+      overhead(harness, code, rounds, warmup, only),
     stopIgnored: () => stopIgnored(harness)
   };
   Object.assign(window, { notebookAgentTest: hooks });
