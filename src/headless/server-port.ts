@@ -169,7 +169,9 @@ export class ServerNotebookPort implements INotebookPort {
   }
 
   restartKernel(): Promise<void> {
-    return this._kernel.restart();
+    // A busy kernel cannot agree to shut down: the graceful restart would
+    // only wait for it (../kernel/no-wait-restart.ts).
+    return this._kernel.restart(this._kernel.state() === 'busy');
   }
 
   kernelState(): KernelState {

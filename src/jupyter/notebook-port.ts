@@ -225,7 +225,10 @@ export class LiveNotebookPort implements INotebookPort {
   }
 
   async restartKernel(): Promise<void> {
-    await Private.restart(await this._live.kernel());
+    const kernel = await this._live.kernel();
+    // A busy kernel cannot agree to shut down: the graceful restart would
+    // only wait for it (../kernel/no-wait-restart.ts).
+    await Private.restart(kernel, kernel.status === 'busy');
   }
 
   kernelState(): KernelState {
@@ -332,7 +335,8 @@ namespace Private {
 
   /**
    * Restart `kernel` and wait (bounded) until it shows idle again; `noWait`
-   * after the user's ignored Stop (the kernel cannot agree to shut down).
+   * for a kernel that cannot agree to shut down (busy, or after the user's
+   * ignored Stop).
    */
   export async function restart(
     kernel: Kernel.IKernelConnection,

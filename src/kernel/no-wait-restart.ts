@@ -1,7 +1,10 @@
 /**
  * Let the next restart of a kernel stuck in code that ignores SIGINT kill
  * it at once: used after the user's Stop went unanswered for the grace
- * period, by both ports, just before their usual restart.
+ * period, and for any restart of a busy kernel (the agent's restart_kernel
+ * after "did not stop when interrupted"), by both ports, just before their
+ * usual restart. A busy kernel cannot agree to shut down until its code
+ * returns, so the graceful restart would end in SIGTERM anyway, later.
  *
  * Their restart is the graceful one of the REST API (the live port through
  * the kernel connection, as JupyterLab's Restart Kernel: it clears the

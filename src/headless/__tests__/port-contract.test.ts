@@ -15,7 +15,7 @@ import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
 /** The server's wait for a kernel to agree to shut down (its default is 5). */
-const STUCK_SHUTDOWN_WAIT_S = 16;
+const STUCK_SHUTDOWN_WAIT_S = 40;
 
 let server: JupyterServerProcess | null = null;
 let contents: ContentsManager | null = null;
@@ -34,8 +34,9 @@ async function harness(): Promise<IPortHarness> {
     extraArgs: [
       '--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0',
       // A graceful restart of a kernel stuck in code that ignores SIGINT
-      // sends SIGTERM after half of this (8 s): the user's Stop must not
-      // wait for it (its case's bound is GRACE_MS + 7 s).
+      // sends SIGTERM after half of this (20 s): neither the user's Stop
+      // (its case's bound is GRACE_MS + 7 s) nor the agent's restart of a
+      // busy kernel (15 s) may wait for it.
       `--KernelManager.shutdown_wait_time=${STUCK_SHUTDOWN_WAIT_S}`
     ]
   });
