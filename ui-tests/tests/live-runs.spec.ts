@@ -5,7 +5,7 @@
  */
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
-import { ask, finished, setAgentSettings } from './sidebar';
+import { ask, cellSource, finished, setAgentSettings } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -184,7 +184,7 @@ test('the user editing a cell while the agent waits makes edit_cell refuse', asy
   await page.notebook.setCell(0, 'code', 'value = 2  # mine');
   await approval.getByRole('button', { name: 'Apply' }).click();
   await finished(page);
-  expect(await page.notebook.getCellTextInput(0)).toBe('value = 2  # mine');
+  expect(await cellSource(page, 0)).toBe('value = 2  # mine');
   const results = toolResults((await received(request))[2].body);
   expect(results[1]).toContain('the user changed cell');
 });
@@ -251,7 +251,7 @@ test('one Undo reverts a whole agent run in the live notebook', async ({
   await ask(page, 'Change things');
   await finished(page);
   expect(await page.notebook.getCellCount()).toBe(3);
-  expect(await page.notebook.getCellTextInput(0)).toBe('x = 2');
+  expect(await cellSource(page, 0)).toBe('x = 2');
   // One Undo, from the notebook in command mode.
   await page.notebook.activate('undo.ipynb');
   await page
@@ -262,7 +262,7 @@ test('one Undo reverts a whole agent run in the live notebook', async ({
   await page.keyboard.press('Escape');
   await page.keyboard.press('z');
   await expect.poll(() => page.notebook.getCellCount()).toBe(1);
-  expect(await page.notebook.getCellTextInput(0)).toBe('x = 1');
+  expect(await cellSource(page, 0)).toBe('x = 1');
 });
 
 test('with vision on, a plot reaches the model as a downscaled image, never as base64 text', async ({

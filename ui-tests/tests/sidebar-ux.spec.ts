@@ -4,7 +4,13 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import { script } from './scripted-model';
-import { SIDEBAR, finished, openAgent, setAgentSettings } from './sidebar';
+import {
+  cellSource,
+  finished,
+  openAgent,
+  setAgentSettings,
+  SIDEBAR
+} from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -53,10 +59,10 @@ test('keyboard only: open with Alt+Shift+A, type, Enter; an answer’s code bloc
   await expect
     .poll(() => page.notebook.getCellCount(), { timeout: 10000 })
     .toBe(2);
-  expect(await page.notebook.getCellTextInput(1)).toBe(
+  expect(await cellSource(page, 1)).toBe(
     'total = sum(range(10))\nprint(total)'
   );
-  expect(await page.notebook.getCellTextInput(0)).toBe('x = 1');
+  expect(await cellSource(page, 0)).toBe('x = 1');
 });
 
 test('theme variables only: the sidebar follows the light and the dark theme', async ({

@@ -52,3 +52,25 @@ export async function setAgentSettings(
     );
   }, values);
 }
+
+/**
+ * The source of cell `index` of the current notebook, read from its model.
+ * (Galata's getCellTextInput clicks into the editor and copies through the
+ * clipboard: the cell toolbar, over a one-line cell beside the open sidebar,
+ * caught that click now and then and the test timed out.)
+ */
+export function cellSource(
+  page: IJupyterLabPageFixture,
+  index: number
+): Promise<string> {
+  return page.evaluate(i => {
+    const panel = window.jupyterapp.shell.currentWidget as unknown as {
+      content: {
+        model: {
+          cells: { get(i: number): { sharedModel: { getSource(): string } } };
+        };
+      };
+    };
+    return panel.content.model.cells.get(i).sharedModel.getSource();
+  }, index);
+}

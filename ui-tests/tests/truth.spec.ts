@@ -9,7 +9,13 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './shared-page';
 import { script } from './scripted-model';
-import { SIDEBAR, ask, finished, setAgentSettings } from './sidebar';
+import {
+  ask,
+  cellSource,
+  finished,
+  setAgentSettings,
+  SIDEBAR
+} from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -176,7 +182,7 @@ test('Reject of a fix restores the cell’s outputs and execution count with its
   await expect(sidebar(page)).toContainText(
     'Rejected: the cells are back as they were.'
   );
-  expect(await page.notebook.getCellTextInput(0)).toBe(broken);
+  expect(await cellSource(page, 0)).toBe(broken);
   // Not the user's code above the agent's output: the original error, count 1.
   const outputs = cell(page, 0).locator('.jp-OutputArea');
   await expect(outputs).toContainText("name 'answer' is not defined");
@@ -215,9 +221,7 @@ test('Undo of an agent run brings back the outputs and execution count with the 
   await cell(page, 0).locator('.jp-InputPrompt').click();
   await page.keyboard.press('Escape');
   await page.keyboard.press('z');
-  await expect
-    .poll(() => page.notebook.getCellTextInput(0))
-    .toBe('print("mine")');
+  await expect.poll(() => cellSource(page, 0)).toBe('print("mine")');
   await expect(cell(page, 0).locator('.jp-OutputArea')).toContainText('mine');
   await expect(cell(page, 0).locator('.jp-OutputArea')).not.toContainText(
     'agent'
@@ -264,7 +268,7 @@ test('Generate notebook while a run is active says so at once and creates no not
     .getByRole('menuitem', { name: 'Fix This Cell with Notebook Agent' })
     .click();
   await expect(sidebar(page)).toContainText('then ask for the fix again.');
-  expect(await page.notebook.getCellTextInput(0)).toBe('print(missing)');
+  expect(await cellSource(page, 0)).toBe('print(missing)');
   await approval.getByRole('button', { name: 'Reject' }).click();
   await approval.getByRole('button', { name: 'Send rejection' }).click();
   await finished(page);

@@ -5,7 +5,7 @@
  * here), a prompt fails with a readable error without touching the notebook.
  */
 import { expect, test } from '@jupyterlab/galata';
-import { SIDEBAR, setAgentSettings } from './sidebar';
+import { cellSource, setAgentSettings, SIDEBAR } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -46,6 +46,6 @@ test('with no endpoint configured, the sidebar runs a local model and says how t
   await expect(alert).toContainText('downloads are turned off');
   await expect(sidebar.getByRole('button', { name: 'Send' })).toBeVisible();
   expect(await page.notebook.getCellCount()).toBe(1);
-  expect(await page.notebook.getCellTextInput(0)).toBe('');
+  expect(await cellSource(page, 0)).toBe('');
   await page.kernel.shutdownAll();
 });

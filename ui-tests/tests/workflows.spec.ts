@@ -6,7 +6,7 @@
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
-import { SIDEBAR, finished, setAgentSettings } from './sidebar';
+import { cellSource, finished, setAgentSettings, SIDEBAR } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -235,17 +235,6 @@ async function notebookWith(
   });
 }
 
-async function sourceOf(page: IJupyterLabPageFixture, index: number) {
-  return page.evaluate(i => {
-    const panel = window.jupyterapp.shell.currentWidget as unknown as {
-      content: {
-        widgets: Array<{ model: { sharedModel: { getSource(): string } } }>;
-      };
-    };
-    return panel.content.widgets[i].model.sharedModel.getSource();
-  }, index);
-}
-
 async function fixFromContextMenu(page: IJupyterLabPageFixture, index: number) {
   const cell = page.locator('.jp-Notebook .jp-Cell').nth(index);
   await cell.locator('.jp-InputArea-prompt').click();
@@ -289,7 +278,7 @@ test('Fix this cell: NameError → diff → Accept keeps the fix and its kernel 
   await screenshot(page, 'fix-cell');
   await review.getByRole('button', { name: 'Accept' }).click();
   await expect(review).toHaveCount(0);
-  expect(await sourceOf(page, 1)).toBe('result = value * 2\nresult');
+  expect(await cellSource(page, 1)).toBe('result = value * 2\nresult');
   await expect(
     page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
   ).toContainText('42');
@@ -306,13 +295,13 @@ test('Fix this cell: NameError → diff → Accept keeps the fix and its kernel 
   await expect(review).toContainText('The cell runs without error now.', {
     timeout: 60000
   });
-  expect(await sourceOf(page, 1)).toBe('result = value * 2\nresult');
+  expect(await cellSource(page, 1)).toBe('result = value * 2\nresult');
   await review.getByRole('button', { name: 'Reject' }).click();
   await expect(sidebar(page)).toContainText(
     'Rejected: the cells are back as they were.'
   );
-  expect(await sourceOf(page, 1)).toBe(broken);
-  expect(await sourceOf(page, 0)).toBe('value = 21');
+  expect(await cellSource(page, 1)).toBe(broken);
+  expect(await cellSource(page, 0)).toBe('value = 21');
 });
 
 test('Fix this cell edits the earlier cell where the cause is', async ({
@@ -355,8 +344,8 @@ test('Fix this cell edits the earlier cell where the cause is', async ({
   await expect(review).toContainText(/Changed code cell \[\d+\]/);
   await expect(review).not.toContainText(ids[0].slice(0, 8));
   await review.getByRole('button', { name: 'Accept' }).click();
-  expect(await sourceOf(page, 0)).toBe('rate = 0.5');
-  expect(await sourceOf(page, 1)).toBe('total = 10 * rate + 1\nprint(total)');
+  expect(await cellSource(page, 0)).toBe('rate = 0.5');
+  expect(await cellSource(page, 1)).toBe('total = 10 * rate + 1\nprint(total)');
   await expect(
     page.locator('.jp-Notebook .jp-Cell').nth(1).locator('.jp-OutputArea')
   ).toContainText('6.0');
@@ -391,7 +380,7 @@ test('a model that gives up, a refused overwrite and a missing kernel are report
   );
   await expect(review).toContainText('No cell was changed.');
   await expect(review).toContainText("name 'undefined_thing' is not defined");
-  expect(await sourceOf(page, 0)).toBe(broken);
+  expect(await cellSource(page, 0)).toBe(broken);
   await review.getByRole('button', { name: 'Dismiss' }).click();
 
   // Refusing to overwrite: Back returns to the dialog; Cancel changes nothing.
