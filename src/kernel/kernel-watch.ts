@@ -44,6 +44,9 @@ const POLL_MS = 2000;
 /** How long an idle kernel gets to answer kernel_info before the watch asks again later. */
 const PROBE_MS = 1500;
 
+/** How long the idle status of an execution that just replied may lag the kernel's next answer. */
+const LATE_IDLE_MS = 1000;
+
 /** What the watch asks of the execution it watches for. */
 export interface IWatchedRequest {
   /** True once the execution got its reply (then an idle kernel is no news). */
@@ -62,6 +65,7 @@ export function watchKernel(
   onGone: (why: KernelGone) => void
 ): () => void {
   const finished = () => request.finished();
+  const answersBetweenExecutions = kernelInfoProbe(kernel);
   let over = false;
   let session = '';
   let idlePolls = 0;
@@ -136,8 +140,11 @@ export function watchKernel(
     idlePolls = idle ? idlePolls + 1 : 0;
     if (idlePolls >= 2) {
       idlePolls = 0;
-      if (await answersBetweenExecutions(kernel, PROBE_MS)) {
-        gone('restarted');
+      if (await answersBetweenExecutions(PROBE_MS)) {
+        // An execution that ends during the probe gets its reply just
+        // before the kernel answers; its idle status comes on iopub and
+        // may come after: it ends the run first if it comes at all.
+        later(LATE_IDLE_MS, () => gone('restarted'));
         return;
       }
       if (over || finished()) {
@@ -165,27 +172,34 @@ export function watchKernel(
 }
 
 /**
- * True when the kernel answers a kernel_info request within `ms`: it is
- * between executions, so a request still waiting for its reply was lost.
- * No answer (busy, or slow under load) is no verdict.
+ * Asks a kernel whether it is between executions: a kernel_info request,
+ * answered within `ms` or no verdict (busy, or slow under load). A request
+ * the kernel has not answered yet is asked again, not sent again: a long
+ * quiet cell under a server that says idle would otherwise queue one more
+ * request every few seconds, all answered at once when the cell ends.
  */
-async function answersBetweenExecutions(
-  kernel: Kernel.IKernelConnection,
-  ms: number
-): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>(resolve => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      kernel.requestKernelInfo().then(
-        reply => reply !== undefined,
-        () => false
-      ),
-      timeout
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function kernelInfoProbe(
+  kernel: Kernel.IKernelConnection
+): (ms: number) => Promise<boolean> {
+  let pending: Promise<boolean> | null = null;
+  return async ms => {
+    const asked = (pending ??= kernel.requestKernelInfo().then(
+      reply => reply !== undefined,
+      () => false
+    ));
+    void asked.then(() => {
+      if (pending === asked) {
+        pending = null;
+      }
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>(resolve => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([asked, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
