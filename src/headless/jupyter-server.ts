@@ -15,7 +15,6 @@ import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
 import { retryingFetch } from './retrying-fetch';
 
-/** Ports other tools on these machines use; never take them. */
 /**
  * How long a private server gets to answer: 2-3 s when the machine is
  * quiet, but over 30 s was seen on two cores with a browser suite and pip
@@ -23,6 +22,7 @@ import { retryingFetch } from './retrying-fetch';
  */
 const START_TIMEOUT_MS = 90000;
 
+/** Ports other tools on these machines use; never take them. */
 const RESERVED_PORTS = new Set([8888, 8889, 8765]);
 
 /** A running private Jupyter server. */

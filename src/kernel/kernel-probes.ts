@@ -1,7 +1,8 @@
 /**
  * Small bounded waits on a kernel connection: poll until a condition
- * holds, wait until a kernel answers, nudge a kernel that shows no status,
- * dispose a connection safely. Every wait has a deadline.
+ * holds, wait until a kernel answers, ask whether it is between
+ * executions, nudge a kernel that shows no status, dispose a connection
+ * safely. Every wait has a deadline.
  *
  * Why kernels need nudging: after a restart, a connection shows `starting`
  * or `unknown` until the kernel next publishes a status for a tracked
@@ -113,4 +114,40 @@ export async function whenAnswering(
     }
     return false;
   }, deadline).then(ok => ok && !kernel.isDisposed);
+}
+
+/**
+ * Asks `kernel` whether it is between executions: a kernel_info request
+ * (ipykernel answers none while a cell runs), answered within `ms`, or no
+ * verdict (busy, or slow under load). A request not answered yet is asked
+ * about again, not sent again: a long quiet cell would otherwise queue one
+ * request per call, all answered at once when the cell ends.
+ */
+export function kernelInfoProbe(
+  kernel: Kernel.IKernelConnection
+): (ms: number) => Promise<boolean> {
+  let pending: Promise<boolean> | null = null;
+  return async ms => {
+    if (!pending) {
+      const asked = kernel.requestKernelInfo().then(
+        reply => reply !== undefined,
+        () => false
+      );
+      pending = asked;
+      void asked.then(() => {
+        if (pending === asked) {
+          pending = null;
+        }
+      });
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>(resolve => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    try {
+      return await Promise.race([pending, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }

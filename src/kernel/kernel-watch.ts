@@ -31,6 +31,7 @@
  *   or `await`), so an answer within PROBE_MS means the request is lost.
  */
 import { KernelAPI, KernelMessage, type Kernel } from '@jupyterlab/services';
+import { kernelInfoProbe } from './kernel-probes';
 
 /** Why the kernel went away: a crash, a restart, or gone from the server. */
 export type KernelGone = 'died' | 'restarted' | 'lost';
@@ -169,37 +170,4 @@ export function watchKernel(
   kernel.iopubMessage.connect(onIOPub);
   later(POLL_MS, () => void poll());
   return stop;
-}
-
-/**
- * Asks a kernel whether it is between executions: a kernel_info request,
- * answered within `ms` or no verdict (busy, or slow under load). A request
- * the kernel has not answered yet is asked again, not sent again: a long
- * quiet cell under a server that says idle would otherwise queue one more
- * request every few seconds, all answered at once when the cell ends.
- */
-function kernelInfoProbe(
-  kernel: Kernel.IKernelConnection
-): (ms: number) => Promise<boolean> {
-  let pending: Promise<boolean> | null = null;
-  return async ms => {
-    const asked = (pending ??= kernel.requestKernelInfo().then(
-      reply => reply !== undefined,
-      () => false
-    ));
-    void asked.then(() => {
-      if (pending === asked) {
-        pending = null;
-      }
-    });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>(resolve => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    try {
-      return await Promise.race([asked, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
 }

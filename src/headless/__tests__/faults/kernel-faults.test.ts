@@ -187,6 +187,10 @@ describe('kernel and notebook faults', () => {
     await summary.run(
       'kernel restarted by the user mid-run',
       async findings => {
+        // The run ends as soon as the restart shows; the REST call returns
+        // only once the new kernel answers. Until then a request sent (the
+        // next test's) goes to the kernel being replaced and is lost.
+        let restarted: Promise<unknown> = Promise.resolve();
         const report = await play(
           insertAndRun(
             "import time\nprint('working', flush=True)\ntime.sleep(20)",
@@ -194,7 +198,7 @@ describe('kernel and notebook faults', () => {
           ),
           {
             during: () => {
-              void printed(port, 'working').then(() =>
+              restarted = printed(port, 'working').then(() =>
                 KernelAPI.restartKernel(
                   port.kernel!.id,
                   stack.jupyter.serverSettings
@@ -203,6 +207,7 @@ describe('kernel and notebook faults', () => {
             }
           }
         );
+        await restarted;
         expect(report.outcome?.reason).toBe('completed');
         expect(toolMessages(report)[1]).toMatch(
           /The kernel was restarted \(by the user or another client\) while cell_id/
