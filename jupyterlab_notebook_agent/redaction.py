@@ -6,9 +6,10 @@ form its encoder produces: raw, JSON-escaped (``\\u0073k-…``, ``\\/``) or URL-
 (``%73k-…``), and split anywhere across network chunks. :class:`SecretMatcher` finds every
 such occurrence; :class:`StreamScrubber` applies it to a stream with a bounded look-behind.
 
-Speed: a buffer with no secret costs one ``bytes.find`` per secret (C speed) plus a probe
-for escape sequences; only when a secret (or, after decoding the escapes of secret
-characters, an escaped one) is present does the exact (slower) regular expression run.
+Speed: a buffer with no secret costs one first look (:mod:`.secret_scan`: secrets as raw
+bytes, and escapes that may hide one; one pass in C); only when a secret (or, after decoding
+the escapes of secret characters, an escaped one) is present does the exact (slower) regular
+expression run.
 
 Short values (fewer than :data:`LONG` characters) would hit ordinary text: they count only
 as a whole token (no letter or digit right before or after), and a value that reads as a
@@ -24,7 +25,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .needle import Needle
+from .secret_scan import Look, SecretScan
 
 #: What replaces a secret.
 REDACTED = b"[redacted]"
@@ -71,10 +72,10 @@ def _max_encoded(secret: str) -> int:
 class SecretMatcher:
     """Finds a fixed set of secrets in bytes. Build one with :func:`matcher_for` (cached)."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
+    def __init__(self, secrets: Iterable[str], compiled: bool = True) -> None:
+        """``compiled=False``: the first look in Python even where Hyperscan runs (tests)."""
         values = sorted({s for s in secrets if s and "\n" not in s and "\r" not in s}, key=len, reverse=True)
         self.secrets: tuple[str, ...] = tuple(values)
-        self._raw = [(s, Needle(s.encode("utf-8"))) for s in values]
         self._exact = {s: re.compile(b"".join(_char_pattern(c) for c in s)) for s in values}
         self._short = {s for s in values if len(s) < LONG}
         self._scalar = {s for s in self._short if _JSON_SCALAR.fullmatch(s)}
@@ -82,25 +83,19 @@ class SecretMatcher:
         self.look_behind = max((_max_encoded(s) for s in values), default=0) + 1
         chars = sorted({c for s in values for c in s})
         # Escapes are decoded only where they stand for a character of a secret. Encoders escape
-        # printable ASCII only on purpose, so for ASCII secrets the expressions below (literal
-        # prefixes the regex engine scans fast) match next to nothing in real traffic.
+        # printable ASCII only on purpose, so for ASCII secrets the first look finds next to none.
         self._points = frozenset(ord(c) for c in chars)
         self._bytes = frozenset(b for c in chars for b in c.encode())
         ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
-        self._percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
-        self._unicode = re.compile(rb"\\u00([2-7][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
+        self._scan = SecretScan([s.encode("utf-8") for s in values], ascii_only, compiled)
         self._short_escape = re.compile(rb'\\([/"\\])') if set(chars) & set('/"\\') else None
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
-    def _decoded(self, data: bytes, escapes: bool = True) -> bytes | None:
-        """``data`` with the escapes of secret characters decoded, or None when it has none.
-
-        ``escapes=False``: URL-encoding only (a memchr when there is no ``%``), for kernel messages,
-        which jupyter_client serializes without ``\\u`` escapes of printable characters.
-        """
+    def _decoded(self, data: bytes, look: Look) -> bytes | None:
+        """``data`` with the escapes of secret characters decoded (``look``: which kinds it has), or None."""
         decoded = 0
 
         def percent(match: re.Match[bytes]) -> bytes:
@@ -122,10 +117,10 @@ class SecretMatcher:
         out = data
         if self._plus and b"+" in out:
             out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
-        if b"%" in out:  # one byte: memchr, so a miss costs next to nothing
-            out = self._percent.sub(percent, out)
-        if escapes and b"\\" in out and self._unicode.search(out):  # a search alone is cheaper than sub
-            out = self._unicode.sub(unicode, out)
+        if look.percent:
+            out = self._scan.percent.sub(percent, out)
+        if look.unicode:
+            out = self._scan.unicode.sub(unicode, out)
             if decoded:
                 # ``\\\\u0073``, the escaped form printed as text, leaves a backslash before each character.
                 out = out.replace(b"\\", b"")
@@ -135,12 +130,21 @@ class SecretMatcher:
         return out if decoded else None
 
     def candidates(self, data: bytes, escapes: bool = True) -> list[str]:
-        """The secrets that may occur in ``data`` (fast; exact matching confirms)."""
-        found = [s for s, needle in self._raw if needle.found_in(data)]
-        if len(found) < len(self._raw):
-            decoded = self._decoded(data, escapes)
+        """The secrets that may occur in ``data`` (fast; exact matching confirms).
+
+        ``escapes=False``: ``\\u`` escapes are not decoded, for kernel messages, which jupyter_client
+        serializes without ``\\u`` escapes of printable characters (URL-encoding still is).
+        """
+        if not self.secrets:
+            return []
+        look = self._scan.look(data, unicode=escapes)
+        found = [s for i, s in enumerate(self.secrets) if i in look.raw]
+        if len(found) < len(self.secrets):
+            decoded = self._decoded(data, look)
             if decoded is not None:
-                found += [s for s, needle in self._raw if s not in found and needle.found_in(decoded)]
+                found += [
+                    s for i, s in enumerate(self.secrets) if i not in look.raw and self._scan.found_in(i, decoded)
+                ]
         return found
 
     def spans(self, data: bytes, before: bytes = b"", candidates: list[str] | None = None) -> list[tuple[int, int]]:
@@ -176,8 +180,8 @@ class SecretMatcher:
         return prev not in _WORD and nxt not in _WORD
 
     def redact(self, data: bytes, before: bytes = b"", escapes: bool = True) -> bytes:
-        """``data`` with every secret replaced by ``[redacted]`` (``escapes``: see :meth:`_decoded`)."""
-        if not self._raw:
+        """``data`` with every secret replaced by ``[redacted]`` (``escapes``: see :meth:`candidates`)."""
+        if not self.secrets:
             return data
         candidates = self.candidates(data, escapes)
         if not candidates:
@@ -186,7 +190,7 @@ class SecretMatcher:
 
     def redact_text(self, text: str) -> str:
         """The same for text (messages, log lines)."""
-        if not self._raw or not text:
+        if not self.secrets or not text:
             return text
         data = text.encode("utf-8", "surrogatepass")
         redacted = self.redact(data)
@@ -194,7 +198,7 @@ class SecretMatcher:
 
     def contains(self, data: bytes) -> bool:
         """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""
-        return bool(self._raw) and bool(self.candidates(data)) and bool(self.spans(data))
+        return bool(self.secrets) and bool(self.candidates(data)) and bool(self.spans(data))
 
 
 def _escaped(data: bytes, start: int, before: bytes) -> bool:

@@ -1,14 +1,21 @@
-"""The matcher and the streaming scrubber on their own: every form, every split, bounded memory."""
+"""The matcher and the streaming scrubber on their own: every form, every split, bounded memory.
+
+Every case runs twice: with the escape probe in Hyperscan (what users get where its wheel exists)
+and in Python's ``re`` (what they get elsewhere).
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import random
 
 import pytest
 from hostile_upstream import escaped, mixed, url_encoded
 from leak_check import leaked
 
 from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber
+from jupyterlab_notebook_agent.secret_scan import SecretScan
 
 KEY = "sk-proj-0123456789-abcdefghijklmnop"
 SHORT = "ab12"
@@ -17,8 +24,14 @@ SCALAR = "1"
 pytestmark = pytest.mark.fault_category("outbound filter")
 
 
-def matcher() -> SecretMatcher:
-    return SecretMatcher([KEY, SHORT, SCALAR])
+@pytest.fixture(params=[True, False], ids=["hyperscan", "re"])
+def compiled(request) -> bool:
+    return request.param
+
+
+@pytest.fixture
+def matcher(compiled):
+    return lambda secrets=(KEY, SHORT, SCALAR): SecretMatcher(secrets, compiled=compiled)
 
 
 def payload() -> bytes:
@@ -32,7 +45,7 @@ def payload() -> bytes:
     return ('{"index": 1, "n": [1, 2, 11], "t": "' + text + f'", "q": ["{SHORT}", "{SCALAR}"]}}').encode()
 
 
-def test_every_form_is_redacted_and_the_json_still_parses():
+def test_every_form_is_redacted_and_the_json_still_parses(matcher):
     out = matcher().redact(payload())
     doc = json.loads(out)
     assert not leaked(out.decode(), [KEY, SHORT, SCALAR])
@@ -41,14 +54,14 @@ def test_every_form_is_redacted_and_the_json_still_parses():
     assert f"x{SHORT}y" in doc["t"] and "whole [redacted] in" in doc["t"]
 
 
-def test_a_raw_character_of_an_escape_is_no_hit():
-    m = SecretMatcher(["nabcdefgh1"])
+def test_a_raw_character_of_an_escape_is_no_hit(matcher):
+    m = matcher(["nabcdefgh1"])
     data = json.dumps({"t": "line\nabcdefgh1"}).encode()  # a newline, then "abcdefgh1": not the secret
     assert m.redact(data) == data
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 13, 64, 4096])
-def test_a_secret_split_anywhere_across_chunks_is_caught(size):
+def test_a_secret_split_anywhere_across_chunks_is_caught(size, matcher):
     data = payload() * 3
     whole = matcher().redact(data)
     scrubber = StreamScrubber(matcher())
@@ -58,7 +71,7 @@ def test_a_secret_split_anywhere_across_chunks_is_caught(size):
     assert not leaked(out.decode(), [KEY, SHORT, SCALAR])
 
 
-def test_memory_per_stream_is_bounded_by_the_look_behind():
+def test_memory_per_stream_is_bounded_by_the_look_behind(matcher):
     m = matcher()
     scrubber = StreamScrubber(m)
     chunk = b"x" * 65536
@@ -69,7 +82,43 @@ def test_memory_per_stream_is_bounded_by_the_look_behind():
     assert m.look_behind <= 14 * len(KEY) + 1
 
 
-def test_no_secrets_means_no_work():
-    scrubber = StreamScrubber(SecretMatcher([]))
+def test_no_secrets_means_no_work(matcher):
+    scrubber = StreamScrubber(matcher([]))
     chunk = b"data: " + KEY.encode()
     assert scrubber.feed(chunk) is chunk and scrubber.flush() == b""
+
+
+def test_escapes_hidden_among_non_ascii_escapes_are_found(matcher):
+    """The probe's hard case: every other backslash starts an escape of a non-secret character."""
+    text = json.dumps("Größe " * 2000 + mixed(KEY) + " Größe" * 2000)[1:-1]  # ensure_ascii: \u00f6 \u00df
+    assert "\\u00f6" in text
+    out = matcher().redact(text.encode())
+    assert not leaked(out.decode(), [KEY]) and out.count(b"[redacted]") == 1
+
+
+def test_hyperscan_answers_where_it_is_installed():
+    """The test environment is a platform with a wheel: a silent fall-back to Python would go unseen."""
+    assert importlib.util.find_spec("hyperscan") is not None
+    assert SecretScan([b"abc"], True).compiled and SecretScan([b"abc"], False).compiled
+    assert not SecretScan([b"abc"], True, compiled=False).compiled
+    assert not SecretScan([], True).compiled  # no secrets: nothing to look for, nothing imported
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_both_first_looks_answer_alike(ascii_only):
+    secrets = [b"s3cr", b"\\u0073k", "Größe".encode()]
+    fast, slow = SecretScan(secrets, ascii_only), SecretScan(secrets, ascii_only, compiled=False)
+    pieces = ["\\u0073", "\\u00f6", "\\u4e2d", "\\U0041", "%41", "%e2", "%2", "\\", "%", "u0073", "x", "é", "s3", "cr"]
+    pieces += ["Grö", "ße", "\\u0073k"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))).encode()
+        for unicode in (True, False):
+            assert fast.look(data, unicode) == slow.look(data, unicode), data
+
+
+def test_kernel_messages_are_looked_at_for_url_encoding_only():
+    look = SecretScan([b"abc"], True).look
+    assert look(b"\\u0073 %73", unicode=False)[1:] == (False, True)
+    assert look(b"\\u0073", unicode=False)[1:] == (False, False)
+    assert look(b"\\u0073", unicode=True)[1:] == (True, False)
