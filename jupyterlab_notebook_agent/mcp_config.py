@@ -19,7 +19,6 @@ nowhere else (:func:`mcp_secrets` lists them for redaction).
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +49,10 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_START_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 
-#: Values this short are not redacted (``"1"``, ``"info"`` would erase ordinary text); same rule as provider headers.
+#: Shorter ``env`` values are configuration (``DEBUG=1``, ``LOG_LEVEL=info``), not secrets: not
+#: redacted, not kept from kernels. Header values and URL credentials are secrets at any length
+#: (the outbound filter matches short ones only as whole tokens, as for provider headers); the
+#: plain-text :func:`redact` of MCP messages skips short values of any kind.
 MIN_SECRET = 8
 
 
@@ -267,7 +269,7 @@ def _raw_secrets(spec: Any) -> list[Any]:
         return []
     values: list[Any] = []
     if isinstance(spec.get("env"), dict):
-        values += list(spec["env"].values())
+        values += _long(list(spec["env"].values()))
     if isinstance(spec.get("headers"), dict):
         values += header_secrets(spec["headers"])
     values += url_secrets(spec.get("url")) if isinstance(spec.get("url"), str) else []
@@ -275,7 +277,8 @@ def _raw_secrets(spec: Any) -> list[Any]:
 
 
 def mcp_secrets(config: NotebookAgent) -> list[str]:
-    """Every env and header value (and URL credential) of every MCP entry, valid or not.
+    """Every header value, URL credential and env value (see :data:`MIN_SECRET`) of every MCP
+    entry, valid or not.
 
     For the server-wide redaction: whatever an entry holds is in the config (or the user's
     file) all the same, whether or not it parsed.
@@ -286,13 +289,14 @@ def mcp_secrets(config: NotebookAgent) -> list[str]:
     if config.allow_user_mcp_servers:
         for spec in _read_user_servers(config)[0].values():
             values += _raw_secrets(spec)
-    return _long(values)
+    return [v for v in dict.fromkeys(v.strip() for v in values if isinstance(v, str)) if v]
 
 
 def mcp_secret_variables(config: NotebookAgent, environ: dict[str, str]) -> set[str]:
     """Names of the variables of ``environ`` that hold an MCP secret (a config that read its
-    header or env values from the server's environment): kernels start without them."""
-    secrets = set(mcp_secrets(config))
+    header or env values from the server's environment): kernels start without them. Short
+    values (``1``) are left alone: a kernel would lose every variable that happens to equal one."""
+    secrets = {s for s in mcp_secrets(config) if len(s) >= MIN_SECRET}
     return {name for name, value in environ.items() if value.strip() in secrets} if secrets else set()
 
 
@@ -306,21 +310,3 @@ def redact(text: str, secrets: list[str]) -> str:
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, "[redacted]")
     return text
-
-
-def redact_tree(value: Any, secrets: list[str]) -> Any:
-    """``value`` (JSON-like) with every secret replaced in every string, keys included."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {redact_tree(k, secrets): redact_tree(v, secrets) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact_tree(v, secrets) for v in value]
-    return value
-
-
-def environment_secrets() -> list[str]:
-    """Values of the server's standard key variables: a tool result may echo them too."""
-    return _long([os.environ.get(n, "") for n in ("OPENAI_API_KEY", "AZURE_OPENAI_API_KEY")])

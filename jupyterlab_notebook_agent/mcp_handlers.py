@@ -4,8 +4,8 @@
   POST notebook-agent/mcp/call     {"name": "<server>__<tool>", "arguments": {...}} -> the result
 
 Servers run here, on the Jupyter server (stdio subprocesses, HTTP endpoints with their
-headers); the browser names a configured tool, never a command or URL. Every answer is
-scrubbed of the servers' env and header values. A call that fails, hangs or gets garbage
+headers); the browser names a configured tool, never a command or URL. Every answer goes
+through the outbound filter (every secret the server holds, in any encoding). A call that fails, hangs or gets garbage
 answers a JSON error (502/504) the agent turns into an observation; when the browser goes
 away (Stop), the call is cancelled on the MCP server too.
 """
@@ -22,9 +22,10 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
-from .mcp_config import SEPARATOR, TOOL_NAME, McpServerSet, environment_secrets, mcp_secrets, redact_tree
+from .mcp_config import SEPARATOR, TOOL_NAME, McpServerSet
 from .mcp_connection import McpCallError, McpConnection
 from .mcp_results import describe_tools, result_json
+from .outbound import OutboundFilter
 
 SETTINGS_KEY = "notebook_agent_mcp"
 #: A call's body: a tool name and its arguments.
@@ -58,9 +59,6 @@ class McpManager:
                 self.connections[name] = McpConnection(spec, self.log)
         return servers
 
-    def secrets(self) -> list[str]:
-        return mcp_secrets(self.config) + environment_secrets()
-
     async def _listed(self, connection: McpConnection) -> dict[str, Any]:
         if connection.status == "connected":
             await connection.alive()
@@ -91,7 +89,7 @@ class McpManager:
             "errors": servers.errors,
             "user_servers_allowed": servers.user_servers_allowed,
         }
-        return redact_tree(answer, self.secrets())
+        return answer
 
     def find(self, name: str) -> tuple[McpConnection, str] | None:
         """The connection and MCP tool name of a namespaced tool name."""
@@ -128,7 +126,7 @@ def parse_call(body: bytes) -> tuple[str, dict[str, Any]]:
     return name, arguments
 
 
-class _McpHandler(APIHandler):
+class _McpHandler(OutboundFilter, APIHandler):
     manager: McpManager
 
     def initialize(self, manager: McpManager) -> None:
@@ -137,7 +135,7 @@ class _McpHandler(APIHandler):
     def answer(self, status: int, payload: dict[str, Any]) -> None:
         self.set_status(status)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(redact_tree(payload, self.manager.secrets())))
+        self.finish(json.dumps(payload))
 
     def error(self, status: int, message: str, kind: str) -> None:
         self.answer(status, {"error": {"message": message, "type": kind}})

@@ -11,6 +11,7 @@ blocks (``TCPClient`` + ``HTTP1Connection``) and keeps the socket, so
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import ssl
 import time
@@ -208,25 +209,30 @@ class UpstreamCall:
         return self.response
 
 
+def _finite(text: str | None) -> float | None:
+    """``text`` as a finite number, or None (``float`` also reads ``inf``, ``nan`` and ``1e400``)."""
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
+
+
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """Seconds the upstream asked us to wait, from ``retry-after-ms`` or ``Retry-After``.
 
     ``Retry-After`` may be delta-seconds or an HTTP date (RFC 9110); OpenAI also
     sends the more precise ``retry-after-ms``. None when absent or unreadable.
     """
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
+    millis = _finite(headers.get("retry-after-ms"))
+    if millis is not None:
+        return max(0.0, millis / 1000)
     value = (headers.get("Retry-After") or "").strip()
     if not value:
         return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
+    seconds = _finite(value)
+    if seconds is not None:
+        return max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -60,6 +60,8 @@ class Echo:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.received: dict[str, Any] = {}
+        #: What a GET (``v1/models``, which has no body to name a mode in) answers.
+        self.get_mode = "json"
 
     def secrets(self, headers: dict[str, str], path: str) -> list[str]:
         found = []
@@ -93,7 +95,7 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:
-            self._answer({"model": "json"})
+            self._answer({"model": echo.get_mode})
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -119,6 +121,10 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 value = {"Content-Type": f"application/json; charset={key}"}.get(name, key)
                 payload = json.dumps({"id": "x", "choices": [], "note": "header echo"}).encode()
                 self._send(status, payload, {"Content-Type": "application/json", name: value})
+            elif mode.startswith("retry-after:"):  # retry-after:<status>:<value>, a value float() reads
+                _, status, value = mode.split(":", 2)
+                payload = json.dumps({"id": "x", "choices": [], "error": {"message": "wait"}}).encode()
+                self._send(int(status), payload, {"Content-Type": "application/json", "Retry-After": value})
             elif mode == "json":
                 payload = {"id": "chatcmpl-echo", "choices": [{"index": 1, "message": {"content": text}}]}
                 body = json.dumps(payload).encode().replace(b"\\\\", b"\\")  # \\u escapes stay escapes

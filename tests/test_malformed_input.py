@@ -41,6 +41,17 @@ BAD_BODIES: dict[str, bytes] = {
     "not JSON": b"api_key=sk-x&title=hello",
 }
 
+#: Bodies bad for one route only (elsewhere they may be well-formed), tried there besides the shared ones.
+ROUTE_BAD_BODIES: dict[str, dict[str, bytes]] = {
+    "notebook-agent/mcp/call": {
+        "a number too big inside arguments": b'{"name": "demo__pid", "arguments": {"x": 1e999}}',
+        "a lone surrogate inside arguments": b'{"name": "demo__pid", "arguments": {"x": "\\ud800"}}',
+        "NUL in a tool name": b'{"name": "demo__p\\u0000id", "arguments": {}}',
+        "bad UTF-8 inside arguments": b'{"name": "demo__pid", "arguments": {"x": "\xc3\x28"}}',
+        "arguments not an object": b'{"name": "demo__pid", "arguments": [1]}',
+    },
+}
+
 #: Bad values for a path segment or a query argument (already percent-encoded).
 BAD_VALUES: dict[str, str] = {
     "NUL": "a%00b",
@@ -109,6 +120,7 @@ BODY_ROUTES = [
     ("POST", "notebook-agent/v1/chat/completions"),
     ("PUT", "notebook-agent/keys/default"),
     ("PUT", "notebook-agent/chats/c1"),
+    ("POST", "notebook-agent/mcp/call"),
 ]
 
 
@@ -116,7 +128,7 @@ BODY_ROUTES = [
 async def test_bad_bodies_are_a_4xx(base, jp_auth_header, configured, findings, method, path):
     _, script = configured
     script.load([{"content": "must not be played"}] * 50)
-    for name, body in BAD_BODIES.items():
+    for name, body in {**BAD_BODIES, **ROUTE_BAD_BODIES.get(path, {})}.items():
         with findings.case(f"{method} {path}: {name}"):
             response = await send(base, jp_auth_header, method, path, body)
             check(findings, name, response, script.requests)

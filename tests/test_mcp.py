@@ -25,6 +25,8 @@ HERE = Path(__file__).parent
 SERVER = str(HERE / "mcp_test_server.py")
 ENV_SECRET = "mcp-env-secret-7f3a9c1e5b"
 HEADER_SECRET = "mcp-header-secret-2d8e4b6a0c"
+SHORT_HEADER = "zq47"  # a short MCP header value: a secret all the same, matched as a whole token
+PROVIDER_KEY = "sk-provider-key-for-mcp-tests-0123456789"  # not an MCP secret: the server's model key
 SECRETS = (ENV_SECRET, HEADER_SECRET)
 SERVERS = "notebook-agent/mcp/servers"
 CALL = "notebook-agent/mcp/call"
@@ -84,7 +86,11 @@ def servers_config(marker: Path, http_url: str) -> dict:
             "timeout": 3,
             "auto_approve": ["station_reading"],
         },
-        "web": {"url": http_url, "headers": {"Authorization": f"Bearer {HEADER_SECRET}"}, "auto_approve": True},
+        "web": {
+            "url": http_url,
+            "headers": {"Authorization": f"Bearer {HEADER_SECRET}", "X-Short": SHORT_HEADER},
+            "auto_approve": True,
+        },
         "nope": {"command": "/nonexistent/mcp-server-binary"},
         "stuck": {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"], "start_timeout": 1.5},
         "bad name!": {"command": "x"},
@@ -96,6 +102,7 @@ def jp_server_config(jp_server_config, marker, http_mcp, user_file):
     return {
         **jp_server_config,
         "NotebookAgent": {
+            "api_key": PROVIDER_KEY,
             "discover_local_servers": False,
             "mcp_servers": servers_config(marker, http_mcp),
             "user_mcp_config": str(user_file),
@@ -290,6 +297,25 @@ async def test_secrets_in_results_and_stderr_never_reach_a_response_or_a_log(jp_
     await listing(jp_fetch)
     assert log_records  # the log was captured
     assert not any(s in line for line in log_records for s in SECRETS)
+
+
+async def test_every_server_secret_in_any_form_is_scrubbed_from_mcp_answers(jp_fetch, log_records):
+    """MCP answers go through the server's one outbound filter: the model key too, escaped or encoded."""
+    from hostile_upstream import escaped, mixed, url_encoded
+    from leak_check import leaked
+
+    for form in (PROVIDER_KEY, escaped(PROVIDER_KEY), url_encoded(PROVIDER_KEY), mixed(PROVIDER_KEY), ENV_SECRET):
+        code, answer = await call(jp_fetch, "demo__station_reading", {"station": form})  # the tool echoes it
+        text = answer["content"][0]["text"]
+        assert code == 200 and text.startswith("Station [redacted]: 17.25"), text
+        assert not leaked(text, [PROVIDER_KEY, ENV_SECRET])
+    code, answer = await call(jp_fetch, "demo__station_reading", {"station": SHORT_HEADER})
+    assert (
+        answer["content"][0]["text"] == f"Station [redacted]: 17.25 degrees C, reading id R-4821-{SHORT_HEADER.upper()}"
+    )
+    code, answer = await call(jp_fetch, "demo__station_reading", {"station": f"x{SHORT_HEADER}y"})
+    assert f"x{SHORT_HEADER}y" in answer["content"][0]["text"]  # inside a word: not that value
+    assert not any(PROVIDER_KEY in line for line in log_records)
 
 
 @pytest.mark.parametrize(

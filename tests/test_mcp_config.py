@@ -11,7 +11,7 @@ import pytest
 from traitlets.config import Config
 
 from jupyterlab_notebook_agent.config import NotebookAgent
-from jupyterlab_notebook_agent.mcp_config import mcp_secrets, parse_server, resolve_mcp_servers
+from jupyterlab_notebook_agent.mcp_config import mcp_secret_variables, mcp_secrets, parse_server, resolve_mcp_servers
 
 SECRET = "env-secret-value-0123456789"
 
@@ -117,3 +117,12 @@ def test_secrets_of_invalid_entries_are_still_secrets():
     assert list(resolve_mcp_servers(config).servers) == ["u"]  # bad__name is refused, its env still secret
     assert mcp_secrets(config) == [SECRET]
     assert mcp_secrets(agent(mcp_servers={"s": {"command": "x", "env": {"LEVEL": "info"}}})) == []
+
+
+def test_short_header_values_are_secrets_and_short_env_values_configuration():
+    config = agent(mcp_servers={"s": {"url": "http://h/mcp", "headers": {"X-Key": "zq47"}, "env": {"DEBUG": "1"}}})
+    assert mcp_secrets(config) == ["zq47"]  # matched as a whole token by the outbound filter
+    # A kernel would lose every variable that happened to equal a short value: only long ones are kept from it.
+    assert mcp_secret_variables(config, {"A": "zq47", "B": SECRET}) == set()
+    long = agent(mcp_servers={"s": {"url": "http://h/mcp", "headers": {"X-Key": SECRET}}})
+    assert mcp_secret_variables(long, {"A": SECRET, "B": "other"}) == {"A"}

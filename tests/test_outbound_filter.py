@@ -104,6 +104,36 @@ async def test_valid_upstream_headers_pass_and_retry_after_is_numeric(jp_fetch, 
         assert response.headers["Content-Type"].startswith("application/json")
 
 
+@pytest.mark.parametrize("value", ["inf", "Infinity", "1e400", "nan"])
+async def test_a_retry_after_that_is_no_number_of_seconds_is_dropped(jp_fetch, hostile, findings, value):
+    """``float`` reads these; they must neither pass nor break the answer (an overflow was a 500)."""
+    for status in (200, 400):
+        with findings.case(f"retry-after {value} on {status}"):
+            response = await chat(jp_fetch, f"retry-after:{status}:{value}")
+            assert response.code == status
+            assert "Retry-After" not in response.headers
+            json.loads(response.body)
+
+
+MODELS = "notebook-agent/v1/models"
+
+
+async def test_model_lists_are_filtered_like_answers(jp_fetch, hostile, findings):
+    """``v1/models`` passes upstream headers and bodies too: the same allowlist, the same scrubbing."""
+    _, echo = hostile
+    for mode in ["json", "error", "error-cut", *(f"{m}:{h}" for m in ("header", "error-header") for h in HEADERS)]:
+        echo.get_mode = mode
+        with findings.case(f"models {mode}"):
+            response = await jp_fetch(MODELS, headers={PROVIDER: "hostile"}, raise_error=False)
+            assert response.code == {"json": 200, "error": 401, "error-cut": 400}.get(
+                mode, 200 if "error" not in mode else 429
+            )
+            no_leak(findings, response, f"v1/models {mode}")
+            if mode.startswith(("header:", "error-header:")) and not mode.endswith("Content-Type"):
+                assert mode.split(":", 1)[1] not in response.headers
+            json.loads(response.body)
+
+
 async def test_json_answers_are_scrubbed_and_still_parse(jp_fetch, hostile, findings):
     with findings.case("json"):
         response = await chat(jp_fetch, "json")
