@@ -113,6 +113,7 @@ def _compile(hyperscan: ModuleType | None, patterns: list[bytes]) -> object | No
         )
         hyperscan.Scratch(database)  # fails here, not mid-request, on a CPU Hyperscan can't use
     except hyperscan.error as error:  # such a CPU, or a secret too long for one expression
-        log.warning("Notebook Agent: the secret filter uses Python, not Hyperscan: %s", error)
+        # The error's kind only: this module logger is not the server's, whose log lines are redacted.
+        log.warning("Notebook Agent: the secret filter uses Python, not Hyperscan (%s)", type(error).__name__)
         return None
     return database

@@ -9,6 +9,7 @@ still parse.
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -48,6 +49,7 @@ def jp_server_config(hostile, closed_port, monkeypatch):
             "headers": {"X-Org-Secret": ORG, "X-Short": SHORT, "X-Flag": FLAG},
         },
         "creds": {"base_url": f"http://user:{PASSWORD}@127.0.0.1:{closed_port}/v1"},
+        "creds-live": {"base_url": url.replace("http://", f"http://user:{PASSWORD}@") + "/v1", "api_key": KEY},
     }
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
@@ -233,3 +235,17 @@ async def test_url_credentials_are_secrets_in_config_messages_and_logs(jp_fetch,
         found = leaked(log, (*SECRETS, PASSWORD))
         findings.leak_if(bool(found), f"in the log: {found}")
         assert not found
+
+
+async def test_url_credentials_are_never_sent_upstream(jp_fetch, hostile, findings):
+    """The README says so, and the warning at load says so: the request line and headers must not carry them."""
+    _, echo = hostile
+    with findings.case("URL credentials upstream"):
+        response = await chat(jp_fetch, "json", provider="creds-live")
+        assert response.code == 200
+        sent = json.dumps(echo.received)
+        basic = base64.b64encode(f"user:{PASSWORD}".encode()).decode()
+        findings.leak_if(PASSWORD in sent or basic in sent, "URL credentials sent upstream")
+        assert PASSWORD not in sent and basic not in sent
+        assert echo.received["headers"]["authorization"] == f"Bearer {KEY}"  # the key the profile names goes
+        no_leak(findings, response, "an answer through a URL with credentials")

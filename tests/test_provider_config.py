@@ -116,6 +116,8 @@ KEY = "sk-debug-env-key-0123456789"
 HEADER = "hdr-debug-env-value-0123456789"
 USER_KEY = "sk-debug-user-key-0123456789"
 LITERAL = "literal-header-in-config-0123456789"
+PASSWORD = "url-password-in-config-0123456789"
+QUERY = "url-query-value-in-config-0123456789"
 
 
 def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
@@ -131,6 +133,7 @@ def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
             "headers_env": {"X-Gateway-Token": "DEBUG_TEST_HEADER"},
         },
         "literal": {"base_url": upstream, "headers": {"X-Literal": LITERAL}},
+        "creds": {"base_url": upstream.replace("http://", f"http://user:{PASSWORD}@") + f"?k={QUERY}"},
     }
     (config_dir / "jupyter_server_config.json").write_text(
         json.dumps(
@@ -162,6 +165,9 @@ def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
     with findings.case("no secret value in the --debug log"):
         assert "[D " in log and "Loaded config file" in log  # it really ran at debug level, from the file
         assert "Notebook Agent: stored a user key for provider 'envp'" in log
-        found = [s for s in (KEY, HEADER, USER_KEY, LITERAL) if s in log]
+        found = [s for s in (KEY, HEADER, USER_KEY, LITERAL, PASSWORD, QUERY) if s in log]
         findings.leak_if(bool(found), f"in the --debug log: {found}")
         assert not found
+    with findings.case("credentials and a query string in a base URL are warned about at start"):
+        assert "has credentials in it (user:password@): they are never sent upstream" in log
+        assert "has a query string: it is kept after the route" in log
