@@ -31,13 +31,19 @@ def split_query(url: str) -> tuple[str, str]:
     return base.rstrip("/"), query.split("#", 1)[0]
 
 
+#: Shorter query values in a URL are parameters, not secrets (see :func:`url_secrets`).
+MIN_QUERY_SECRET = 8
+
+
 def url_secrets(url: str, parts: bool = False) -> Any:
     """Credentials a URL carries: the password (``user:pass@``; or the user, when it is a bare token
     ``TOKEN@``) and every query value.
 
     A user name next to a password is not a secret (a name such as ``user`` would otherwise be
-    redacted from every answer, ``"role": "user"`` included). Each as written and percent-decoded.
-    ``parts=True``: ``{"userinfo": [...], "query": [...]}`` instead.
+    redacted from every answer, ``"role": "user"`` included), nor is a query value shorter than
+    :data:`MIN_QUERY_SECRET` (``format=json``: a key is longer, and ``json`` would be redacted from
+    every answer and header). Each as written and percent-decoded.
+    ``parts=True``: ``{"userinfo": [...], "query": [...]}`` (every value) instead.
     """
     try:
         split = urlsplit(url)
@@ -52,7 +58,7 @@ def url_secrets(url: str, parts: bool = False) -> Any:
     query += [v.split("=", 1)[1] for v in split.query.split("&") if "=" in v]
     if parts:
         return {"userinfo": [v for v in userinfo if v], "query": [v for v in query if v]}
-    values = [*userinfo, *query]
+    values = [*userinfo, *(v for v in query if len(unquote(v)) >= MIN_QUERY_SECRET)]
     return [v for v in dict.fromkeys([*values, *(unquote(v) for v in values)]) if v]
 
 

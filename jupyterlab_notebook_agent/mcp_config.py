@@ -23,9 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlsplit
 
-from .config import is_http_url, normalize_base_url
+from .config import is_http_url, normalize_base_url, url_secrets
 
 if TYPE_CHECKING:
     from .config import NotebookAgent
@@ -97,16 +96,6 @@ def header_secrets(headers: dict[Any, Any]) -> list[Any]:
         if isinstance(value, str) and " " in value.strip():
             values.append(value.split()[-1])
     return values
-
-
-def url_secrets(url: str) -> list[str]:
-    """Credentials and query values of a URL (``https://user:pass@host/?key=…``)."""
-    if not isinstance(url, str) or not url:
-        return []
-    parts = urlsplit(url)
-    values = [parts.password or "", parts.username or ""] if parts.password else []
-    values += [v for _, v in parse_qsl(parts.query)]
-    return [v for v in values if v]
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:

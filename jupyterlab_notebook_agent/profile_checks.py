@@ -54,7 +54,7 @@ def url_warnings(what: str, url: str) -> list[str]:
         )
     if parts.get("query"):
         warnings.append(
-            f"{what} has a query string: it is kept after the route (…/chat/completions?…), and its values are "
-            "treated as secrets"
+            f"{what} has a query string: it is kept after the route (…/chat/completions?…), and its values of 8 "
+            "characters or more are treated as secrets"
         )
     return warnings

@@ -126,3 +126,10 @@ def test_short_header_values_are_secrets_and_short_env_values_configuration():
     assert mcp_secret_variables(config, {"A": "zq47", "B": SECRET}) == set()
     long = agent(mcp_servers={"s": {"url": "http://h/mcp", "headers": {"X-Key": SECRET}}})
     assert mcp_secret_variables(long, {"A": SECRET, "B": "other"}) == {"A"}
+
+
+def test_a_user_name_and_short_query_values_in_an_mcp_url_are_no_secrets():
+    """``user`` or ``json`` as secrets would be redacted from every answer (and Content-Type headers)."""
+    url = "https://user:pw@h/mcp?format=json&token=abcdefghijkl"
+    assert set(mcp_secrets(agent(mcp_servers={"s": {"url": url}}))) == {"user:pw", "pw", "abcdefghijkl"}
+    assert set(mcp_secrets(agent(mcp_servers={"s": {"url": "https://tok3n@h/mcp"}}))) == {"tok3n"}  # a bare token

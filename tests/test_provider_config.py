@@ -171,3 +171,19 @@ def test_debug_logs_no_secret_value_of_a_profile(tmp_path, findings):
     with findings.case("credentials and a query string in a base URL are warned about at start"):
         assert "has credentials in it (user:password@): they are never sent upstream" in log
         assert "has a query string: it is kept after the route" in log
+
+
+def test_which_parts_of_a_url_are_secrets():
+    """The password or a bare token, and query values a key could be; not a user name or ``format=json``."""
+    from jupyterlab_notebook_agent.config import url_secrets
+
+    assert set(url_secrets("https://me:p%40ss@h/v1?format=json&key=abcdefghij")) == {
+        "me:p%40ss",
+        "p%40ss",
+        "p@ss",
+        "me:p@ss",
+        "abcdefghij",
+    }
+    assert url_secrets("https://tok@h/v1") == ["tok"]
+    assert url_secrets("https://h/v1?api-version=1") == []
+    assert "json" in url_secrets("https://h/v1?format=json", parts=True)["query"]  # the load warning still sees it

@@ -122,6 +122,25 @@ def test_both_first_looks_answer_alike(ascii_only):
             assert fast.look(data, unicode) == slow.look(data, unicode), data
 
 
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_both_first_looks_agree_where_a_secret_starts_or_ends_the_buffer(ascii_only):
+    """Hyperscan 5.4 missed a short literal ending a 17-34 byte buffer ("key: k9" came back clean)."""
+    rng = random.Random(11)
+    alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789-_"
+    looks = 0
+    for _ in range(60):
+        lengths = [rng.choice([1, 2, 2, 3, 4, 5, 8, 33]) for _ in range(rng.randint(1, 6))]
+        secrets = list({bytes(rng.choice(alphabet) for _ in range(n)) for n in lengths})
+        fast, slow = SecretScan(secrets, ascii_only), SecretScan(secrets, ascii_only, compiled=False)
+        for length in range(80):
+            filler = bytes(rng.choice(b"x \\%u0") for _ in range(length))
+            for end in (*secrets, b"\\u0073", b"%73"):
+                for data in (filler + end, end + filler):
+                    looks += 1
+                    assert fast.look(data) == slow.look(data), (secrets, data)
+    assert looks > 30_000
+
+
 def test_kernel_messages_are_looked_at_for_url_encoding_only():
     look = SecretScan([b"abc"], True).look
     assert look(b"\\u0073 %73", unicode=False)[1:] == (False, True)
