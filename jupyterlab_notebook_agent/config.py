@@ -31,8 +31,10 @@ def split_query(url: str) -> tuple[str, str]:
     return base.rstrip("/"), query.split("#", 1)[0]
 
 
-#: Shorter query values in a URL are parameters, not secrets (see :func:`url_secrets`).
-MIN_QUERY_SECRET = 8
+#: Where configuration and secrets share a place (a URL's query, an MCP server's ``env``), shorter
+#: values are configuration (``format=json``, ``DEBUG=1``), not secrets: redacted, ``json`` or
+#: ``1`` would vanish from every answer. Keys, passwords and header values count at any length.
+MIN_SECRET = 8
 
 
 def url_secrets(url: str, parts: bool = False) -> Any:
@@ -41,7 +43,7 @@ def url_secrets(url: str, parts: bool = False) -> Any:
 
     A user name next to a password is not a secret (a name such as ``user`` would otherwise be
     redacted from every answer, ``"role": "user"`` included), nor is a query value shorter than
-    :data:`MIN_QUERY_SECRET` (``format=json``: a key is longer, and ``json`` would be redacted from
+    :data:`MIN_SECRET` (``format=json``: a key is longer, and ``json`` would be redacted from
     every answer and header). Each as written and percent-decoded.
     ``parts=True``: ``{"userinfo": [...], "query": [...]}`` (every value) instead.
     """
@@ -58,7 +60,7 @@ def url_secrets(url: str, parts: bool = False) -> Any:
     query += [v.split("=", 1)[1] for v in split.query.split("&") if "=" in v]
     if parts:
         return {"userinfo": [v for v in userinfo if v], "query": [v for v in query if v]}
-    values = [*userinfo, *(v for v in query if len(unquote(v)) >= MIN_QUERY_SECRET)]
+    values = [*userinfo, *(v for v in query if len(unquote(v)) >= MIN_SECRET)]
     return [v for v in dict.fromkeys([*values, *(unquote(v) for v in values)]) if v]
 
 

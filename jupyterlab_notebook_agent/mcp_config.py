@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import is_http_url, normalize_base_url, url_secrets
+from .config import MIN_SECRET, is_http_url, normalize_base_url, url_secrets
 
 if TYPE_CHECKING:
     from .config import NotebookAgent
@@ -47,12 +47,6 @@ DEFAULT_TIMEOUT = 30.0
 #: Starting a server may take longer than a call (``npx`` fetching a package, a slow import).
 DEFAULT_START_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
-
-#: Shorter ``env`` values are configuration (``DEBUG=1``, ``LOG_LEVEL=info``), not secrets: not
-#: redacted, not kept from kernels. Header values and URL credentials are secrets at any length
-#: (the outbound filter matches short ones only as whole tokens, as for provider headers); the
-#: plain-text :func:`redact` of MCP messages skips short values of any kind.
-MIN_SECRET = 8
 
 
 @dataclass(frozen=True)
@@ -85,6 +79,10 @@ class McpServerSpec:
 
 
 def _long(values: list[Any]) -> list[str]:
+    """Values of :data:`~.config.MIN_SECRET` characters or more: ``env`` values shorter are configuration
+    (not redacted, not kept from kernels); the plain-text :func:`redact` of MCP messages skips short
+    values of every kind. Header values count at any length in the server-wide set
+    (:func:`mcp_secrets`), where the outbound filter matches short ones only as whole tokens."""
     return [v for v in dict.fromkeys(v.strip() for v in values if isinstance(v, str)) if len(v) >= MIN_SECRET]
 
 

@@ -5,9 +5,9 @@
 
 Servers run here, on the Jupyter server (stdio subprocesses, HTTP endpoints with their
 headers); the browser names a configured tool, never a command or URL. Every answer goes
-through the outbound filter (every secret the server holds, in any encoding). A call that fails, hangs or gets garbage
-answers a JSON error (502/504) the agent turns into an observation; when the browser goes
-away (Stop), the call is cancelled on the MCP server too.
+through the outbound filter (every secret the server holds, in any encoding). A call that
+fails, hangs or gets garbage answers a JSON error (502/504) the agent turns into an
+observation; when the browser goes away (Stop), the call is cancelled on the MCP server too.
 """
 
 from __future__ import annotations
