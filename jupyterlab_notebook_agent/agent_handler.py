@@ -1,11 +1,38 @@
-"""The base of every model-proxy route: the config, the key store, and JSON error bodies."""
+"""The base of every model-proxy route: the config, the key store, and JSON error bodies.
+
+And :class:`AuthorizedRoute`, through which every route of the extension asks Jupyter
+Server's Authorizer (``c.ServerApp.authorizer_class``) before its method runs, each with a
+resource of its own:
+
+==============================  ==========================================  ==========================
+resource                        routes (under ``notebook-agent/``)           actions
+==============================  ==========================================  ==========================
+``notebook-agent-proxy``        ``v1/models``, ``v1/chat/completions``       GET read; POST execute
+``notebook-agent-config``       ``config``                                   GET read
+``notebook-agent-keys``         ``keys/<provider>``                          GET read; PUT, DELETE write
+``notebook-agent-discovery``    ``discovery``                                GET read; POST write
+``notebook-agent-chats``        ``chats``, ``chats/<id>``                    GET read; PUT, DELETE write
+``notebook-agent-mcp``          ``mcp/servers``, ``mcp/call``                GET, POST execute
+``notebook-agent-path-check``   ``path-check``                               GET read
+``notebook-agent-models``       ``models/<file>`` (local model files)        GET, HEAD read
+``kernels``                     ``kernels/<id>/no-wait-restart``             POST write (as the kernels API)
+==============================  ==========================================  ==========================
+
+A chat completion needs ``execute``: it spends the key the server holds (often the admin's)
+and its answer drives code the agent runs, as a kernel or a terminal does; it stores nothing,
+so ``write`` (editing files, saving chats) does not imply it. Listing the MCP servers needs
+``execute`` too, as calling them does: listing starts every configured server (a command).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from jupyter_server.base.handlers import APIHandler
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.auth.utils import HTTP_METHOD_TO_AUTH_ACTION
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from tornado import web
 
 from .config import NotebookAgent
 from .discovery import SETTINGS_KEY, LocalDiscovery, with_found
@@ -14,7 +41,37 @@ from .outbound import OutboundFilter
 from .providers import ProviderSet, resolve_providers
 
 
-class _AgentHandler(OutboundFilter, APIHandler):
+def _allowed(_handler: Any) -> None:
+    """What :func:`authorized` guards in :meth:`AuthorizedRoute.prepare`: nothing more to do."""
+
+
+class AuthorizedRoute(JupyterHandler):
+    """Asks Jupyter's Authorizer, before any method runs, whether the user may do this here.
+
+    ``auth_resource`` names the route's resource (a route without one is refused). The
+    action is Jupyter's own for the HTTP method (GET/HEAD/OPTIONS read, POST/PUT/PATCH/DELETE
+    write), except for the methods in ``auth_execute``, which need ``execute``. The check is
+    jupyter_server's own :func:`~jupyter_server.auth.decorator.authorized` (403 when
+    refused). A request with no user is left to ``@web.authenticated`` on the method.
+    """
+
+    auth_resource: str = ""
+    auth_execute: tuple[str, ...] = ()
+
+    def auth_action(self) -> str:
+        method = (self.request.method or "").upper()
+        return "execute" if method in self.auth_execute else HTTP_METHOD_TO_AUTH_ACTION.get(method, "execute")
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        await super().prepare()
+        if self._finished or not self.current_user:
+            return
+        if not self.auth_resource:
+            raise web.HTTPError(403, f"{type(self).__name__} names no resource to authorize.")
+        await authorized(self.auth_action(), self.auth_resource)(_allowed)(self)
+
+
+class _AgentHandler(AuthorizedRoute, OutboundFilter, APIHandler):
     """Shared by every route: the config, the key store, JSON errors, and the outbound filter."""
 
     agent_config: NotebookAgent

@@ -9,8 +9,11 @@ parsing every transcript (up to 20 MB each). ``c.NotebookAgent.max_chats``
 (default 0: keep all) keeps only the newest chats. Every PUT is checked
 against the chat's schema (``chat_schema.py``) and refused with a 400 naming
 the field at fault; the list skips (and logs) a record it cannot read, and
-forgetting old chats never makes a save fail. Routes, under the server's
-base_url and Jupyter's authentication:
+forgetting old chats never makes a save fail. A disk error (a full disk, a
+read-only or unwritable folder) is answered with its cause: 507 when the disk
+is full, 500 otherwise, as JSON. Routes, under the server's base_url, Jupyter's
+authentication and its Authorizer (resource ``notebook-agent-chats``: GET
+read, PUT and DELETE write):
 
   GET    notebook-agent/chats[?notebook=PATH]  the chats (of that notebook), newest first
   GET    notebook-agent/chats/<id>             one chat
@@ -20,6 +23,7 @@ base_url and Jupyter's authentication:
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -31,6 +35,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .agent_handler import AuthorizedRoute
 from .chat_schema import CHAT_ID, listable, validate_chat
 from .json_input import BadInputError, parse_json, query_text
 from .outbound import OutboundFilter
@@ -38,6 +43,9 @@ from .private_dir import ensure_private_dir
 
 # A chat holds observations already trimmed to budgets; this bounds a runaway client.
 MAX_CHAT_BYTES = 20 * 1024 * 1024
+
+#: Disk errors that mean "no room": 507 Insufficient Storage (the rest are 500s).
+NO_ROOM = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG})
 
 
 def default_chats_dir() -> Path:
@@ -164,18 +172,34 @@ class ChatStore:
         return True
 
 
-class _ChatHandler(OutboundFilter, APIHandler):
+class _ChatHandler(AuthorizedRoute, OutboundFilter, APIHandler):
+    auth_resource = "notebook-agent-chats"
     store: ChatStore
 
     def initialize(self, store: ChatStore) -> None:
         self.store = store
 
-    def _error(self, status: int, message: str, field: str | None = None) -> None:
+    def _error(self, status: int, message: str, field: str | None = None, **extra: Any) -> None:
         self.set_status(status)
-        error: dict[str, Any] = {"message": message}
+        self.set_header("Content-Type", "application/json")
+        error: dict[str, Any] = {"message": message, **extra}
         if field:
             error["field"] = field
         self.finish(json.dumps({"error": error}))
+
+    def _disk_error(self, error: OSError, doing: str, chat_id: str) -> None:
+        """A disk error, answered with its cause (never the server's paths)."""
+        cause = error.strerror or (os.strerror(error.errno) if error.errno else "") or type(error).__name__
+        code = errno.errorcode.get(error.errno or 0, "")
+        self.log.error("Notebook Agent: could not %s chat %s: %s", doing, chat_id, cause)
+        full = error.errno in NO_ROOM
+        advice = " Free some space on the Jupyter server's disk, then save again." if full else ""
+        self._error(
+            507 if full else 500,
+            f"Could not {doing} the chat on the Jupyter server ({cause}).{advice}",
+            type="chat_store_error",
+            errno=code or None,
+        )
 
 
 class ChatListHandler(_ChatHandler):
@@ -197,6 +221,8 @@ class ChatHandler(_ChatHandler):
                 body = json.dumps(chat, allow_nan=False)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
+        except OSError as error:
+            return self._disk_error(error, "read", chat_id)
         except ValueError as error:
             self.log.warning("Notebook Agent: the saved chat %s cannot be read: %s", chat_id, error)
             return self._error(404, f"The saved chat {chat_id} is damaged and cannot be loaded ({error}).")
@@ -212,6 +238,8 @@ class ChatHandler(_ChatHandler):
             self.store.put(chat_id, parse_json(self.request.body, "The chat"))
         except BadInputError as error:
             return self._error(400, str(error), error.field)
+        except OSError as error:
+            return self._disk_error(error, "save", chat_id)
         self.finish(json.dumps({"id": chat_id}))
 
     @web.authenticated
@@ -220,6 +248,8 @@ class ChatHandler(_ChatHandler):
             found = self.store.delete(chat_id)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
+        except OSError as error:
+            return self._disk_error(error, "delete", chat_id)
         self.set_status(204 if found else 404)
         self.finish()
 

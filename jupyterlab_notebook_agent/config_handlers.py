@@ -22,6 +22,8 @@ from .providers import Provider
 class ConfigHandler(_AgentHandler):
     """GET notebook-agent/config: what the sidebar may know (never a key)."""
 
+    auth_resource = "notebook-agent-config"
+
     @web.authenticated
     async def get(self) -> None:
         await self.discovery_settled()
@@ -54,6 +56,8 @@ class KeysHandler(_AgentHandler):
 
     Answers only ``{"provider", "has_key", "key_source"}``, never the key.
     """
+
+    auth_resource = "notebook-agent-keys"
 
     def _provider(self, name: str) -> Provider | None:
         providers = self.provider_set()

@@ -14,8 +14,10 @@ provider made here, on the server, from a loopback port in the admin's list,
 picked by the browser by name. A server another user of the machine runs is
 not offered (port_owner.py). The browser never supplies an address, a
 found provider never gets a key, and redirects are not followed (the proxy
-never follows them). ``c.NotebookAgent.discover_local_servers = False`` turns
-all of this off.
+never follows them). A model name with a control character (or a line
+separator, or a bidi control that would show it as another name) is dropped, as
+a chat request naming such a model is refused; a server left with no name is not
+offered. ``c.NotebookAgent.discover_local_servers = False`` turns all of this off.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -74,8 +77,22 @@ class FoundServer:
         }
 
 
+#: Characters no model name offered to the browser may hold: bidi controls (they show a name
+#: as another), besides the control characters and line separators (Unicode categories below).
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+UNSHOWN_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
+
+
+def plain_name(name: str) -> bool:
+    """True when ``name`` has no control character (C0, DEL, C1), line separator or bidi control."""
+    return not any(c in BIDI_CONTROLS or unicodedata.category(c) in UNSHOWN_CATEGORIES for c in name)
+
+
 def parse_model_list(body: bytes) -> tuple[list[str], list[str]] | None:
-    """The model ids and ``owned_by`` values of an OpenAI ``/v1/models`` answer, or None if it is not one."""
+    """The model ids and ``owned_by`` values of an OpenAI ``/v1/models`` answer, or None if it is not one.
+
+    Ids with control characters are dropped (the rest of the list is kept).
+    """
     try:
         payload = json.loads(body)
     except ValueError:
@@ -89,6 +106,8 @@ def parse_model_list(body: bytes) -> tuple[list[str], list[str]] | None:
         model = item.get("id") if isinstance(item, dict) else None
         if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL_ID:
             return None
+        if not plain_name(model.strip()):
+            continue  # relayed to the browser and back in chat requests, which refuse them
         ids.append(model.strip())
         owner = item.get("owned_by")
         if isinstance(owner, str):

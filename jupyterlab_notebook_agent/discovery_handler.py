@@ -23,6 +23,8 @@ from .providers import resolve_providers
 class DiscoveryHandler(_AgentHandler):
     """GET: what the last look found; POST: look again now, and answer what answered."""
 
+    auth_resource = "notebook-agent-discovery"
+
     @web.authenticated
     async def get(self) -> None:
         await self.discovery_settled()

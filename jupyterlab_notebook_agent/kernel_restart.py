@@ -27,11 +27,11 @@ import json
 from typing import Any
 
 from jupyter_client.utils import ensure_async
-from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .agent_handler import AuthorizedRoute
 from .outbound import OutboundFilter
 
 #: As jupyter_server spells a kernel id in its routes.
@@ -63,11 +63,11 @@ def brief_next_restart(manager: Any) -> bool:
     return True
 
 
-class NoWaitRestartHandler(OutboundFilter, APIHandler):
+class NoWaitRestartHandler(AuthorizedRoute, OutboundFilter, APIHandler):
+    # A restart of a kernel: the kernels API's resource and action (POST: write).
     auth_resource = "kernels"
 
     @web.authenticated
-    @authorized
     async def post(self, kernel_id: str) -> None:
         if kernel_id not in self.kernel_manager:
             raise web.HTTPError(404, f"There is no kernel {kernel_id} on this server.")

@@ -4,22 +4,40 @@ A key typed in the browser is sent once (PUT notebook-agent/keys/<provider>)
 and from then on lives only in a file on the server that only the user can
 read, so it never sits in JupyterLab's user settings (readable by any
 extension) and never travels back to the browser.
+
+Each change reads the file, changes one key and writes it back (atomically, by
+renaming a new file over it) while it holds an exclusive ``flock`` on a lock file
+beside it (``.keys.json.lock``): two Jupyter servers sharing a data folder that
+save a key at the same moment both keep theirs (without the lock, one of the two
+was lost). Readers take no lock: the rename shows them the old file or the new one.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .private_dir import ensure_private_dir
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock (one server per data folder there)
+    fcntl = None  # type: ignore[assignment]
 
 #: File format version, so a later release can migrate the file.
 FORMAT_VERSION = 1
 
 #: Longest key accepted; real keys are well under 300 characters.
 MAX_KEY_LENGTH = 4096
+
+#: How long a change waits for another process's change to the file (each takes milliseconds).
+LOCK_WAIT_S = 10.0
 
 
 def default_key_store_path() -> Path:
@@ -72,18 +90,48 @@ class KeyStore:
 
     def set(self, provider: str, key: str) -> None:
         """Store (or replace) the key for ``provider``."""
-        keys = self._read()
-        keys[provider] = key
-        self._write(keys)
+        with self._locked():
+            keys = self._read()
+            keys[provider] = key
+            self._write(keys)
 
     def delete(self, provider: str) -> bool:
         """Remove the key for ``provider``; True if there was one."""
-        keys = self._read()
-        if provider not in keys:
-            return False
-        del keys[provider]
-        self._write(keys)
-        return True
+        with self._locked():
+            keys = self._read()
+            if provider not in keys:
+                return False
+            del keys[provider]
+            self._write(keys)
+            return True
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the lock file's exclusive flock: one read-modify-write at a time, across processes.
+
+        Raises OSError (EAGAIN) when another process held it for :data:`LOCK_WAIT_S`.
+        """
+        ensure_private_dir(self.path.parent)
+        lock = self.path.with_name(f".{self.path.name}.lock")
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(lock, flags, stat.S_IRUSR | stat.S_IWUSR)
+        try:
+            if fcntl is not None:
+                deadline = time.monotonic() + LOCK_WAIT_S
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        # Polled, not a blocking flock: a stuck process holds this server up for LOCK_WAIT_S at most.
+                        if time.monotonic() > deadline:
+                            raise OSError(
+                                errno.EAGAIN, "another process has held the key file's lock for too long"
+                            ) from None
+                        time.sleep(0.005)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
 
     def _write(self, keys: dict[str, str]) -> None:
         """Replace the file atomically; the new file is created 0600, never briefly wider."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
-import tempfile
+import threading
 import time
-from typing import IO, Any
+from typing import Any
 
 import httpx2
 from mcp import Client
@@ -33,8 +34,10 @@ if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10 (anyio brings t
 MAX_PAGES = 20
 #: At most this many tools of one server reach the model.
 MAX_TOOLS = 128
-#: Bytes of the server's stderr kept to explain a failure.
+#: Characters of the server's stderr shown to explain a failure.
 STDERR_TAIL = 2000
+#: Bytes of the server's stderr kept (the last ones): a chatty server costs no more than this.
+STDERR_RING = 64 * 1024
 #: After a failed start, wait this long before trying again (each try may take ``timeout``).
 RETRY_AFTER_S = 5.0
 
@@ -47,6 +50,57 @@ class McpCallError(Exception):
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
         self.kind = kind
+
+
+class StderrRing:
+    """The last :data:`STDERR_RING` bytes a stdio server wrote to stderr.
+
+    The server writes into a pipe that a thread drains into memory: nothing reaches a file
+    (a chatty server once filled a deleted temporary file by 5 MB a second), and the server
+    never blocks on a full pipe. The thread ends when every writer closed its end.
+    """
+
+    def __init__(self, limit: int = STDERR_RING) -> None:
+        self.limit = limit
+        read_fd, write_fd = os.pipe()
+        #: What the server's process gets as its stderr (this side's copy is closed with the connection).
+        self.writer = open(write_fd, "wb", buffering=0)
+        self._buffer = bytearray()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._drain, args=(read_fd,), name="mcp-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self, read_fd: int) -> None:
+        try:
+            while True:
+                chunk = os.read(read_fd, 65536)
+                if not chunk:
+                    break
+                with self._lock:
+                    self._buffer += chunk
+                    if len(self._buffer) > self.limit:
+                        del self._buffer[: len(self._buffer) - self.limit]
+        except OSError:
+            pass
+        finally:
+            os.close(read_fd)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._buffer)
+
+    def tail(self, chars: int) -> str:
+        """The last ``chars`` characters (decoded leniently, stripped)."""
+        with self._lock:
+            data = bytes(self._buffer[-chars * 4 :])
+        return data.decode("utf-8", errors="replace")[-chars:].strip()
+
+    def close(self) -> None:
+        """Close this side's end of the pipe (the kept tail stays readable)."""
+        try:
+            self.writer.close()
+        except OSError:
+            pass
 
 
 class McpConnection:
@@ -67,7 +121,7 @@ class McpConnection:
         self._owner: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._failed_at = 0.0
-        self._stderr: IO[str] | None = None
+        self._stderr: StderrRing | None = None
 
     # -- start and stop ----------------------------------------------------------------------
 
@@ -77,8 +131,10 @@ class McpConnection:
             params = StdioServerParameters(
                 command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd or None
             )
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            return stdio_client(params, errlog=self._stderr)
+            if self._stderr is not None:
+                self._stderr.close()
+            self._stderr = StderrRing()
+            return stdio_client(params, errlog=self._stderr.writer)  # type: ignore[arg-type]
         http = httpx2.AsyncClient(headers=dict(spec.headers), timeout=httpx2.Timeout(spec.timeout, read=None))
         return streamable_http_client(spec.url, http_client=http)
 
@@ -196,6 +252,16 @@ class McpConnection:
             self.tools = list(page.tools)
         return True
 
+    async def _answers(self, client: Client) -> bool:
+        """Whether the server still answers a request (asked after an error that may mean it is gone)."""
+        try:
+            await asyncio.wait_for(client.list_tools(cache_mode="refresh"), min(self.spec.timeout, 5.0))
+        except MCPError as error:
+            return error.code != CONNECTION_CLOSED
+        except Exception:  # noqa: BLE001 - a timeout, a closed stream, garbage: not answering
+            return False
+        return True
+
     def _crashed(self, error: BaseException) -> None:
         self.status = "crashed"
         self.error = f"the server stopped: {self.describe(error)}"
@@ -223,7 +289,9 @@ class McpConnection:
                 "timeout", f"{tool} did not answer within {timeout:g} s; the call was cancelled"
             ) from None
         except MCPError as error:
-            if error.code == CONNECTION_CLOSED:
+            # CONNECTION_CLOSED (-32000) is also JSON-RPC's generic "server error", which a tool
+            # may answer with: a crash only when the server no longer answers at all.
+            if error.code == CONNECTION_CLOSED and not await self._answers(client):
                 self._crashed(error)
                 raise McpCallError(
                     "crashed", f"the server stopped during {tool}; it restarts on the next call"
@@ -235,16 +303,8 @@ class McpConnection:
     # -- what to show ------------------------------------------------------------------------
 
     def stderr_tail(self) -> str:
-        file = self._stderr
-        if file is None:
-            return ""
-        try:
-            file.flush()
-            size = file.seek(0, 2)
-            file.seek(max(0, size - STDERR_TAIL))
-            return file.read().strip()
-        except (OSError, ValueError):
-            return ""
+        ring = self._stderr
+        return ring.tail(STDERR_TAIL) if ring is not None else ""
 
     def describe(self, error: BaseException) -> str:
         """A one-line, secret-free account of ``error`` (with the server's last stderr lines)."""

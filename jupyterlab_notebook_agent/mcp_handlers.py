@@ -17,14 +17,15 @@ import json
 import logging
 from typing import Any
 
-import jsonschema
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .agent_handler import AuthorizedRoute
 from .mcp_config import SEPARATOR, TOOL_NAME, McpServerSet
 from .mcp_connection import McpCallError, McpConnection
 from .mcp_results import describe_tools, result_json
+from .mcp_schema import SchemaChecker
 from .outbound import OutboundFilter
 
 SETTINGS_KEY = "notebook_agent_mcp"
@@ -44,6 +45,8 @@ class McpManager:
         self.log = log
         self.connections: dict[str, McpConnection] = {}
         self._retired: set[asyncio.Task[None]] = set()
+        #: Checks call arguments against the MCP server's schema in a bounded worker process.
+        self.checker = SchemaChecker(log)
 
     def current(self) -> McpServerSet:
         """The configured servers now; a server whose entry changed (or went) is stopped."""
@@ -98,7 +101,12 @@ class McpManager:
         return (connection, tool) if connection is not None else None
 
     async def stop_all(self) -> None:
-        await asyncio.gather(*(c.stop() for c in self.connections.values()), *self._retired, return_exceptions=True)
+        await asyncio.gather(
+            *(c.stop() for c in self.connections.values()),
+            *self._retired,
+            self.checker.stop(),
+            return_exceptions=True,
+        )
 
 
 def _reject_constant(name: str) -> Any:
@@ -126,7 +134,9 @@ def parse_call(body: bytes) -> tuple[str, dict[str, Any]]:
     return name, arguments
 
 
-class _McpHandler(OutboundFilter, APIHandler):
+class _McpHandler(AuthorizedRoute, OutboundFilter, APIHandler):
+    auth_resource = "notebook-agent-mcp"
+    auth_execute = ("GET", "POST")  # listing starts the servers; a call runs a tool
     manager: McpManager
 
     def initialize(self, manager: McpManager) -> None:
@@ -184,12 +194,19 @@ class McpCallHandler(_McpHandler):
     ) -> tuple[int, dict[str, Any]]:
         try:
             await connection.ensure()
-            listed = next((t for t in connection.tools if t.name == tool), None)
-            if listed is None:
+            if not any(t.name == tool for t in connection.tools):
                 return 404, {
                     "error": {"message": f"{connection.spec.name} has no tool {tool!r}", "type": "unknown_tool"}
                 }
-            problem = _argument_problem(listed.input_schema, arguments)
+            # Only a tool the listing offers may be called (a skipped one says why).
+            offered, skipped = describe_tools(connection.spec, connection.tools)
+            listed = next((t for t in offered if t["tool"] == tool), None)
+            if listed is None:
+                why = next((s for s in skipped if s.startswith(f"{tool!r}:")), f"{tool!r}: not offered")
+                return 404, {
+                    "error": {"message": f"{connection.spec.name} does not offer {why}", "type": "unknown_tool"}
+                }
+            problem = await self.manager.checker.problem(listed["input_schema"], arguments)
             if problem:
                 return 400, {
                     "error": {"message": f"invalid arguments for {name}: {problem}", "type": "invalid_arguments"}
@@ -198,20 +215,6 @@ class McpCallHandler(_McpHandler):
         except McpCallError as error:
             return ERROR_STATUS[error.kind], {"error": {"message": str(error), "type": f"mcp_{error.kind}"}}
         return 200, result_json(name, result)
-
-
-def _argument_problem(schema: Any, arguments: dict[str, Any]) -> str | None:
-    """Why ``arguments`` do not match the tool's schema, or None (an unusable schema checks nothing)."""
-    try:
-        error = jsonschema.exceptions.best_match(
-            jsonschema.validators.validator_for(schema)(schema).iter_errors(arguments)
-        )
-    except (jsonschema.exceptions.SchemaError, TypeError, ValueError):
-        return None
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "arguments"
-    return f"{where}: {error.message}"[:500]
 
 
 def mcp_handlers(web_app: Any, agent_config: Any) -> list[tuple[str, type, dict[str, Any]]]:

@@ -24,6 +24,7 @@ from mcp_types import (
 )
 
 from .mcp_config import McpServerSpec, namespaced
+from .mcp_schema import outside_reference
 
 #: Characters of text (all text parts of one result together).
 MAX_TEXT = 200_000
@@ -54,8 +55,21 @@ def describe_tools(spec: McpServerSpec, tools: list[Any]) -> tuple[list[dict[str
             skipped.append(f"{str(tool.name)[:80]!r}: not a usable tool name (letters, digits, '_', '-'; 64 at most)")
             continue
         schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-        if schema.get("type", "object") != "object" or len(json.dumps(schema)) > MAX_SCHEMA:
+        try:
+            size = len(json.dumps(schema, allow_nan=False))
+        except (TypeError, ValueError, RecursionError):
+            size = MAX_SCHEMA + 1
+        if schema.get("type", "object") != "object" or size > MAX_SCHEMA:
             skipped.append(f"{tool.name!r}: its input schema is not an object schema of a usable size")
+            continue
+        outside = outside_reference(schema)
+        if outside is not None:
+            # Never fetched: the schema is the MCP server's, and a reference would make this server
+            # read a URL or file of its choosing (and show it in an error).
+            skipped.append(
+                f"{tool.name!r}: its input schema refers to {outside[:120]!r}, outside itself "
+                "(references to other documents are not fetched)"
+            )
             continue
         seen.add(name)
         listed.append(

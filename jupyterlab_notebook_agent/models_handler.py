@@ -3,7 +3,8 @@
 The in-browser local model (a transformers.js Web Worker) fetches its files
 from ``<base_url>notebook-agent/models/<model>/<file>`` when the
 ``localModelPath`` setting points there, so a site can offer models without
-any access to the Hugging Face hub. Only logged-in users may read them; GET
+any access to the Hugging Face hub. Only logged-in users may read them (and only
+those Jupyter's Authorizer lets read the resource ``notebook-agent-models``); GET
 and HEAD are the only methods (tornado answers 405 to the rest), hidden
 files are refused, and range requests work for large weight files.
 """
@@ -16,6 +17,8 @@ from typing import Any
 from jupyter_server.base.handlers import APIHandler, AuthenticatedFileHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
+
+from .agent_handler import AuthorizedRoute
 
 #: The route, under the server's base_url.
 MODELS_ROUTE = ("notebook-agent", "models")
@@ -35,8 +38,10 @@ def _bad_path(path: str) -> str | None:
     return None
 
 
-class LocalModelsHandler(AuthenticatedFileHandler):
+class LocalModelsHandler(AuthorizedRoute, AuthenticatedFileHandler):
     """A model file from the local models folder (weights pass as they are: no secret filter on them)."""
+
+    auth_resource = "notebook-agent-models"
 
     @web.authenticated
     def head(self, path: str) -> Any:
@@ -76,8 +81,10 @@ class LocalModelsHandler(AuthenticatedFileHandler):
         return "application/octet-stream"
 
 
-class NoLocalModelsHandler(APIHandler):
+class NoLocalModelsHandler(AuthorizedRoute, APIHandler):
     """Answers every model request with a 404 that says how to serve models."""
+
+    auth_resource = "notebook-agent-models"
 
     @web.authenticated
     def get(self, _path: str) -> None:

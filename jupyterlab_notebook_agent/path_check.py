@@ -27,6 +27,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from .agent_handler import AuthorizedRoute
 from .outbound import OutboundFilter
 
 #: Longest path the route looks at (longer ones are refused as malformed).
@@ -131,7 +132,9 @@ def _valid(path: str) -> str | None:
     return None
 
 
-class PathCheckHandler(OutboundFilter, APIHandler):
+class PathCheckHandler(AuthorizedRoute, OutboundFilter, APIHandler):
+    auth_resource = "notebook-agent-path-check"
+
     def _raw_path(self) -> tuple[str, str | None]:
         """The ``path`` argument as sent (tornado's own getter turns control characters into spaces)."""
         raw = (self.request.query_arguments.get("path") or [b""])[-1]

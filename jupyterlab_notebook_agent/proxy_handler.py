@@ -8,6 +8,13 @@ Nothing from the upstream reaches the browser unfiltered (``outbound.py``): its
 headers pass an allowlist with validated values, error bodies are scrubbed of
 every server-held secret and then cut, and successful bodies (JSON and SSE) are
 scrubbed as they stream, a secret split across chunks included.
+
+A successful answer that is not a stream (a JSON completion, a model list) is held
+until it is whole (up to :data:`MAX_HELD_ANSWER`), so one that breaks off upstream
+becomes a 502 saying so, never a 200 with half (or none) of the JSON. A streamed
+answer that breaks ends with an error event (``sse_relay.py``); a longer answer than
+the hold, broken after part of it went out, ends with the connection closed before
+its end, so the client sees a broken transfer rather than a complete one.
 """
 
 from __future__ import annotations
@@ -40,6 +47,9 @@ PASSED_HEADERS = tuple(ALLOWED)
 #: Error bodies are buffered (scrubbed as they arrive); longer ones are cut after scrubbing.
 MAX_ERROR_BODY = 1024 * 1024
 
+#: A successful answer that is not a stream is held whole up to this size (a completion is far smaller).
+MAX_HELD_ANSWER = 16 * 1024 * 1024
+
 NOT_CONFIGURED = (
     "No model endpoint is configured on the Jupyter server. Start JupyterLab with "
     "OPENAI_BASE_URL (and OPENAI_API_KEY if the endpoint needs one) in its environment, "
@@ -50,6 +60,8 @@ NOT_CONFIGURED = (
 class _ProxyHandler(_AgentHandler):
     """Forwards one request to the selected provider and streams the answer back."""
 
+    auth_resource = "notebook-agent-proxy"
+
     def initialize(self, agent_config: NotebookAgent, key_store: KeyStore, **_: Any) -> None:
         super().initialize(agent_config, key_store)
         self._client_gone = False
@@ -59,6 +71,8 @@ class _ProxyHandler(_AgentHandler):
         self._error_scrubber: StreamScrubber | None = None
         self._streaming = False
         self._relay: SseRelay | None = None
+        #: A successful answer that is not a stream, held until it is whole (None when not held).
+        self._held: bytearray | None = None
         self._target_now: Target | None = None
 
     def on_connection_close(self) -> None:
@@ -145,6 +159,8 @@ class _ProxyHandler(_AgentHandler):
             self._streaming = True
             if "text/event-stream" in response.headers.get("Content-Type", ""):
                 self._relay = SseRelay()  # forwards whole events, so a break can be reported
+            else:
+                self._held = bytearray()  # held whole, so a break can still be a 502
             self._start_response(response)
 
     def _start_response(self, response: UpstreamResponse) -> None:
@@ -165,6 +181,12 @@ class _ProxyHandler(_AgentHandler):
             if len(self._error_body) < MAX_ERROR_BODY and self._error_scrubber is not None:
                 self._error_body.extend(self._error_scrubber.feed(chunk))
             return
+        if self._held is not None:
+            self._held.extend(chunk)
+            if len(self._held) <= MAX_HELD_ANSWER:
+                return
+            # Too long to hold: pass it on as it comes (a break now can only cut the transfer).
+            chunk, self._held = bytes(self._held), None
         try:
             if self._relay is not None:
                 chunk = self._relay.feed(chunk)
@@ -248,11 +270,38 @@ class _ProxyHandler(_AgentHandler):
     def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
         """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""
         relay = self._relay
+        if self._held is not None:
+            held, self._held = bytes(self._held), None
+            if broken is None:
+                self.finish(held)
+            else:
+                self._broken_answer(target, broken, len(held))
+            return
+        if broken is not None and relay is None:
+            # Part of a long answer went out with a 200 already: end the transfer unfinished.
+            self.log.warning("Notebook Agent: a long answer from %s broke off; transfer cut", _label(target.provider))
+            stream = getattr(self.request.connection, "stream", None)
+            if stream is not None:
+                stream.close()
         if broken is None or relay is None:
             self.finish(relay.flush() if relay is not None else None)
             return
         self.write_events(b"")  # what the outbound filter held back belongs before the error event
         self.finish(relay.broken(target.redact(str(broken) or type(broken).__name__)))
+
+    def _broken_answer(self, target: Target, broken: BaseException | str, received: int) -> None:
+        """A whole answer that broke off upstream: nothing of it went out, so say so with a 502."""
+        reason = target.redact(str(broken) or type(broken).__name__)
+        where = target.redact(target.provider.public_url)
+        self.log.warning("Notebook Agent: the answer of %s broke off after %d bytes: %s", where, received, reason)
+        self.clear()  # the 200 and the upstream's headers set when its answer began
+        self.send_json_error(
+            502,
+            f"The model endpoint at {where} broke off its answer after {received} bytes ({reason}); "
+            "nothing of it was passed on. Try again; if it keeps happening, check the model server "
+            "(or the proxy in front of it).",
+            "upstream_broken",
+        )
 
     def _redirected(self, target: Target, response: UpstreamResponse) -> None:
         """Redirects are never followed: the proxy talks to configured endpoints only."""

@@ -28,6 +28,9 @@ _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
 class ChatCompletionsHandler(_ProxyHandler):
     """POST notebook-agent/v1/chat/completions."""
 
+    # It spends the server's key and drives code the agent runs: "execute", as kernels need.
+    auth_execute = ("POST",)
+
     @web.authenticated
     async def post(self) -> None:
         try:

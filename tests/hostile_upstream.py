@@ -12,6 +12,8 @@ reflects headers or an error message quoting the request would:
   error                  a 401 JSON error quoting the secrets in every form
   error-cut              a 400 whose body puts the key across the proxy's 1 MiB cut
   short                  a 200 JSON answer where short secrets appear whole and inside longer words
+  cut:<N>                a 200 JSON answer that promises its whole length but breaks off after N bytes
+  names                  a 200 model list whose names hold control characters, among plain ones
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -29,6 +31,19 @@ from urllib.parse import parse_qsl, quote, urlsplit
 
 #: The proxy cuts error bodies here (proxy_handler.MAX_ERROR_BODY).
 CUT = 1024 * 1024
+
+#: Model names of the ``names`` list: plain ones, and ones no picker should show or relay.
+PLAIN_NAMES = ("plain-model", "qwen2.5:7b-instruct", "modèle-français")
+UNSHOWN_NAMES = (
+    "evil\x1b[2J\x1b[31mred",  # a terminal escape
+    "two\nlines",
+    "nul\x00byte",
+    "bell\x07",
+    "del\x7fname",
+    "c1\x85next-line",
+    "sep\u2028line",
+    "rtl\u202eledom-niam",  # shows as another name
+)
 
 
 def escaped(secret: str) -> str:
@@ -140,6 +155,23 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 head = b'{"error": {"message": "' + b"x" * (CUT - 23 - 20)
                 payload = head + key.encode() + b'"}}'
                 self._send(400, payload, {"Content-Type": "application/json"})
+            elif mode.startswith("cut:"):
+                payload = {"id": "chatcmpl-cut", "choices": [{"index": 0, "message": {"content": "x" * 200}}]}
+                whole = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(whole)))
+                self.end_headers()
+                self.wfile.write(whole[: int(mode.split(":", 1)[1])])
+                self.wfile.flush()
+                self.close_connection = True  # gone before the promised length
+            elif mode == "names":
+                data = [
+                    {"id": name, "object": "model", "owned_by": "hostile"} for name in (*PLAIN_NAMES, *UNSHOWN_NAMES)
+                ]
+                self._send(
+                    200, json.dumps({"object": "list", "data": data}).encode(), {"Content-Type": "application/json"}
+                )
             elif mode == "short":
                 shorts = [s for s in secrets if len(s) < 8]
                 words = " ".join(f"whole {s} inside x{s}y" for s in shorts)

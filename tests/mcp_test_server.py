@@ -12,7 +12,12 @@ Run over stdio (``python mcp_test_server.py``) or streamable HTTP
 * ``crash()``: the process exits at once;
 * ``hang()``: never answers; when cancelled it writes ``cancelled`` to ``$MCP_TEST_MARKER``;
 * ``garbage()`` (stdio): answers its own request with a result that is not a tool result;
-* ``huge()``: 300 000 characters of text.
+* ``huge()``: 300 000 characters of text;
+* ``server_error()``: answers with JSON-RPC error -32000 (the generic "server error" code)
+  while the server stays up.
+
+With ``$MCP_TEST_SCHEMAS`` (a JSON object ``{"tool": schema}``) it also offers one tool per
+entry, answering ``called``, whose input schema is that (hostile) schema, as given.
 
 At start-up it prints its token to stderr, as careless servers do: it must reach no log.
 """
@@ -27,6 +32,7 @@ import sys
 import zlib
 
 from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.shared.exceptions import MCPError
 from mcp_types import EmbeddedResource, TextContent, TextResourceContents
 
 server = MCPServer("notebook-agent-test")
@@ -118,7 +124,26 @@ def huge() -> list:
     return [TextContent(type="text", text="x" * 300_000)]
 
 
+@server.tool()
+def server_error() -> str:
+    """Fail with JSON-RPC's generic server error (-32000); the server stays up."""
+    raise MCPError(code=-32000, message="the database is down")
+
+
+def add_schema_tools() -> None:
+    """One tool per entry of ``$MCP_TEST_SCHEMAS``, with that input schema exactly."""
+    schemas = json.loads(os.environ.get("MCP_TEST_SCHEMAS") or "{}")
+    for name, schema in schemas.items():
+
+        def called() -> str:
+            return "called"
+
+        server.add_tool(called, name=name, description=f"a tool with the schema {name}")
+        server._tool_manager.get_tool(name).parameters = schema
+
+
 def main() -> None:
+    add_schema_tools()
     print(f"test server starting with token {os.environ.get('MCP_TEST_TOKEN', '')}", file=sys.stderr, flush=True)
     if len(sys.argv) >= 3 and sys.argv[1] == "--http":
         run_http(int(sys.argv[2]))
