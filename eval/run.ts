@@ -8,6 +8,13 @@
  *     [--max-steps 20] [--context 32768] [--protocol native|text] \
  *     [--api-key-env OPENAI_API_KEY] [--data-dir DIR] [--prices prices.json] \
  *     [--server URL [--connect-timeout S]] [--out eval/results/<timestamp>]
+ *     [--profile auto|small|standard] [--agent agent|plain] [--runs N]
+ *     [--first-call required|auto]
+ *
+ * --profile: the prompt profile (auto: from the model's name, as the
+ * sidebar chooses it). --agent plain: the one-tool interpreter loop
+ * (src/plain-loop.ts), the comparison for small models. --runs N: the set N
+ * times; per task the median (src/repeat.ts); each run in run-K/.
  *
  * --server: run the tasks' notebooks and kernels on that Jupyter server
  * (local or remote; its token from $JUPYTER_TOKEN, never the command line,
@@ -20,6 +27,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { capabilitiesFor } from '../src/agent/model/capabilities';
 import { OpenAIChatClient } from '../src/agent/model/openai-client';
 import { loadTaskSet } from './src/load';
 import {
@@ -28,7 +36,9 @@ import {
   type IPrice
 } from '../src/agent/model/prices';
 import { buildReport, perCell, writeReport } from './src/report';
-import { runTaskSet } from './src/runner';
+import { repeatMarkdown, summariseRuns } from './src/repeat';
+import { runTaskSet, type ITaskResult } from './src/runner';
+import { writeFile } from 'node:fs/promises';
 
 // @jupyterlab/services logs every kernel status change at debug level.
 console.debug = () => undefined;
@@ -57,19 +67,33 @@ async function main(): Promise<void> {
       timeout: { type: 'string', default: '300' },
       'max-steps': { type: 'string', default: '20' },
       context: { type: 'string' },
-      protocol: { type: 'string', default: 'native' },
+      protocol: { type: 'string', default: 'auto' },
       'data-dir': { type: 'string' },
       prices: { type: 'string' },
       server: { type: 'string' },
       'connect-timeout': { type: 'string', default: '10' },
-      out: { type: 'string' }
+      out: { type: 'string' },
+      profile: { type: 'string', default: 'auto' },
+      agent: { type: 'string', default: 'agent' },
+      runs: { type: 'string', default: '1' },
+      'first-call': { type: 'string', default: 'required' },
+      'server-label': { type: 'string' }
     }
   });
   const baseUrl = values['base-url'];
   if (!baseUrl) {
     throw new Error('give --base-url (or set OPENAI_BASE_URL)');
   }
-  const protocol = values.protocol === 'text' ? 'text' : 'native';
+  const protocol =
+    values.protocol === 'text' || values.protocol === 'native'
+      ? values.protocol
+      : capabilitiesFor(values.model ?? '').tools;
+  const profile =
+    values.profile === 'small' || values.profile === 'standard'
+      ? values.profile
+      : capabilitiesFor(values.model ?? '').profile;
+  const agent = values.agent === 'plain' ? 'plain' : 'agent';
+  const runs = Math.max(1, Number(values.runs) || 1);
   const set = await loadTaskSet(values.tasks!, {
     answersFile: values.answers,
     dataDir: values['data-dir']
@@ -103,49 +127,83 @@ async function main(): Promise<void> {
     `${set.tasks.length} tasks from ${set.name} (data in ${set.dataDir}); model ${model || '(default)'} at ${baseUrl}` +
       (server ? `; Jupyter server ${server.url}` : '')
   );
-  const started = Date.now();
-  const results = await runTaskSet(set, {
-    model: () =>
-      new OpenAIChatClient({
-        baseURL: baseUrl,
-        model,
-        apiKey: process.env[values['api-key-env']!] ?? ''
-      }),
-    concurrency,
-    timeoutS,
-    maxSteps,
-    contextTokens: values.context ? Number(values.context) : undefined,
-    protocol,
-    server,
-    runId: startedAt.replace(/[:.]/g, '-'),
-    notebooksDir: join(out, 'notebooks'),
-    onResult: r =>
-      say(
-        `${r.success ? 'PASS' : 'FAIL'} ${r.id} (${r.end}, ${r.steps} steps, ${r.cellsRun} cells run, ${r.wallS.toFixed(1)} s): ${r.detail}`
-      )
-  });
-  const report = buildReport(
-    {
-      taskSet: set.name,
-      model,
-      baseUrl,
-      protocol,
+  const label =
+    values['server-label'] ?? `${model || '(default)'} at ${baseUrl}`;
+  say(
+    agent === 'plain'
+      ? `agent: the plain one-tool loop (${protocol})`
+      : `agent: Notebook Agent, ${profile} profile, ${protocol} protocol`
+  );
+  const all: ITaskResult[][] = [];
+  for (let run = 1; run <= runs; run++) {
+    const dir = runs > 1 ? join(out, `run-${run}`) : out;
+    const started = Date.now();
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    if (runs > 1) {
+      say(`run ${run} of ${runs}`);
+    }
+    const results = await runTaskSet(set, {
+      model: () =>
+        new OpenAIChatClient({
+          baseURL: baseUrl,
+          model,
+          apiKey: process.env[values['api-key-env']!] ?? ''
+        }),
       concurrency,
       timeoutS,
       maxSteps,
-      startedAt,
-      wallS: (Date.now() - started) / 1000,
-      price: priceOf(model, prices),
-      jupyterServer: server?.url
-    },
-    results
-  );
-  const files = await writeReport(out, report);
-  say(
-    `success ${report.summary.succeeded}/${report.summary.tasks}; ` +
-      `model calls per executed cell ${perCell(report.summary.callsPerCell)}; ` +
-      `wrote ${files.markdown} and ${files.json}`
-  );
+      contextTokens: values.context ? Number(values.context) : undefined,
+      protocol,
+      profile,
+      agent,
+      forceFirstCall: values['first-call'] !== 'auto',
+      server,
+      runId: stamp,
+      notebooksDir: join(dir, 'notebooks'),
+      onResult: r =>
+        say(
+          `${r.success ? 'PASS' : 'FAIL'} ${r.id} (${r.end}, ${r.steps} steps, ${r.cellsRun} cells run, ${r.wallS.toFixed(1)} s): ${r.detail}`
+        )
+    });
+    all.push(results);
+    const report = buildReport(
+      {
+        taskSet: set.name,
+        model,
+        baseUrl,
+        protocol: `${protocol}; ${agent === 'plain' ? 'plain loop' : `${profile} profile`}`,
+        concurrency,
+        timeoutS,
+        maxSteps,
+        startedAt,
+        wallS: (Date.now() - started) / 1000,
+        price: priceOf(model, prices),
+        jupyterServer: server?.url
+      },
+      results
+    );
+    const files = await writeReport(dir, report);
+    say(
+      `success ${report.summary.succeeded}/${report.summary.tasks}; ` +
+        `model calls per executed cell ${perCell(report.summary.callsPerCell)}; ` +
+        `wrote ${files.markdown} and ${files.json}`
+    );
+  }
+  if (runs > 1) {
+    const summary = summariseRuns(all);
+    const title =
+      `${set.name}: ${label}; ` +
+      `${agent === 'plain' ? 'plain one-tool loop' : `Notebook Agent (${profile} profile)`}, ` +
+      `${protocol} protocol; ${startedAt.slice(0, 10)}`;
+    await writeFile(join(out, 'results.md'), repeatMarkdown(title, summary));
+    await writeFile(
+      join(out, 'results.json'),
+      JSON.stringify({ label, profile, agent, protocol, summary }, null, 2)
+    );
+    say(
+      `median of ${runs} runs: ${summary.succeeded}/${summary.tasks.length}; wrote ${join(out, 'results.md')}`
+    );
+  }
 }
 
 main().then(

@@ -120,7 +120,7 @@ if [ -L "$share" ]; then rm "$share"; fi
 # itself when it is absent, e.g. run alone).
 lanes \
   "install_chromium && npm ci --no-audit --no-fund --onnxruntime-node-install=skip && (cd ui-tests && npm ci --no-audit --no-fund)" \
-  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m"
+  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m && python scripts/real_model.py --model qwen2.5-coder-0.5b --setup-only"
 
 step "Build the extension and install it"
 npm run build:prod
@@ -174,6 +174,7 @@ scale="suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js
 jupyterhub="suite 'JupyterHub: two local users' $hub"
 pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
 local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
+real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
 
 # How many lanes the tests run in: 2 (the default, and CI's), 1 (one suite
 # after another: TEST_LANES=1), or 3 (TEST_LANES=3). Two lanes pair a suite
@@ -183,15 +184,15 @@ local_model="suite 'Local model UI tests' playwright_config playwright.local-mod
 # server restarted mid-run came back too late; the live port's 50 MB case
 # saw its kernel connection drop).
 case "${TEST_LANES:-2}" in
-  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $ui_b && $pytest && $local_model") ;;
+  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $ui_b && $pytest && $local_model && $real_model") ;;
   2) test_lanes=(
     "$jest && $ui_a && $security && $scale && $jupyterhub"
-    "$wheel && $ui_b && $pytest && $local_model"
+    "$wheel && $ui_b && $pytest && $local_model && $real_model"
   ) ;;
   3) test_lanes=(
     "$jest && $wheel"
     "$ui_a && $security && $scale && $jupyterhub"
-    "$ui_b && $pytest && $local_model"
+    "$ui_b && $pytest && $local_model && $real_model"
   ) ;;
   *) echo "TEST_LANES must be 1, 2 or 3" >&2 && exit 2 ;;
 esac

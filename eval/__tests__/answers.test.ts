@@ -31,6 +31,9 @@ describe('reading answers', () => {
   it('compares numbers within tolerance and texts without case', () => {
     expect(matches('100.004', 100, { tolerance: 0.01 })).toBe(true);
     expect(matches('100.02', 100, { tolerance: 0.01 })).toBe(false);
+    // Inclusive, whatever binary floating point makes of the difference.
+    expect(matches('60.265', 60.27, { tolerance: 0.005 })).toBe(true);
+    expect(matches('60.264', 60.27, { tolerance: 0.005 })).toBe(false);
     expect(matches('101', 100, { relative: 0.02 })).toBe(true);
     expect(matches(' south ', 'South')).toBe(true);
     expect(matches('North', 'South')).toBe(false);

@@ -63,7 +63,9 @@ export function matches(
       tol.tolerance ?? 1e-6 * Math.max(1, Math.abs(expected)),
       (tol.relative ?? 0) * Math.abs(expected)
     );
-    return Math.abs(value - expected) <= allowed;
+    // A tolerance is inclusive: 60.265 is within 0.005 of 60.27, although
+    // binary floating point puts their difference a hair above 0.005.
+    return Math.abs(value - expected) <= allowed * (1 + 1e-9) + 1e-12;
   }
   const norm = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
   return norm(actual) === norm(expected);

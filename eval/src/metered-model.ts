@@ -18,6 +18,10 @@ export class MeteredModel implements IModelClient {
   completionTokens = 0;
   /** True once any turn's figures were estimated rather than reported. */
   estimated = false;
+  /** The first request's prompt tokens (reported, or estimated). */
+  firstPromptTokens: number | null = null;
+  /** Milliseconds from the first request to its first text or tool-call delta. */
+  firstTokenMs: number | null = null;
 
   constructor(private readonly _inner: IModelClient) {}
 
@@ -31,10 +35,22 @@ export class MeteredModel implements IModelClient {
   ): AsyncIterable<IChatChunk> {
     let reported = false;
     let replyChars = 0;
+    const first = this.firstPromptTokens === null;
+    const started = Date.now();
     try {
       for await (const chunk of this._inner.streamChat(request, signal)) {
+        if (
+          first &&
+          this.firstTokenMs === null &&
+          chunk.choices?.some(c => c.delta?.content || c.delta?.tool_calls)
+        ) {
+          this.firstTokenMs = Date.now() - started;
+        }
         if (chunk.usage) {
           reported = true;
+          if (first) {
+            this.firstPromptTokens = chunk.usage.prompt_tokens ?? null;
+          }
           this.promptTokens += chunk.usage.prompt_tokens ?? 0;
           this.completionTokens += chunk.usage.completion_tokens ?? 0;
         }
@@ -52,10 +68,14 @@ export class MeteredModel implements IModelClient {
     } finally {
       if (!reported) {
         this.estimated = true;
-        this.promptTokens += estimateTokens(
+        const estimate = estimateTokens(
           JSON.stringify(toOpenAIMessages(request.messages)) +
             JSON.stringify(request.tools)
         );
+        if (first) {
+          this.firstPromptTokens = estimate;
+        }
+        this.promptTokens += estimate;
         this.completionTokens += Math.ceil(replyChars / 4);
       }
     }

@@ -8,15 +8,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { uncomputedNumbers } from '../../src/agent/context/claims';
-import { systemPrompt } from '../../src/agent/context/system-prompt';
 import { runAgent } from '../../src/agent/loop/run-agent';
-import {
-  TextProtocolClient,
-  addAndRunCell
-} from '../../src/agent/loop/text-protocol';
+import { addAndRunCell } from '../../src/agent/loop/text-protocol';
+import type { ModelProfile } from '../../src/agent/model/capabilities';
 import type { IModelClient } from '../../src/agent/model/types';
+import { prepareRun } from '../../src/agent/session/run-setup';
 import { agentTools } from '../../src/agent/tools/all-tools';
 import { ToolRegistry, type ITool } from '../../src/agent/tools/registry';
+import { smallModelTools } from '../../src/agent/tools/small-model-tools';
 import type { ChatMessage, IToolCall } from '../../src/agent/types';
 import { ServerNotebookPort } from '../../src/headless/server-port';
 import { runChecker } from './checkers';
@@ -26,6 +25,7 @@ import {
   type IGivenServer
 } from './eval-server';
 import { MeteredModel } from './metered-model';
+import { runPlainLoop } from './plain-loop';
 import { answerNames, wantsAnswer, type ITask, type ITaskSet } from './task';
 
 /** How to run a task set. */
@@ -42,6 +42,12 @@ export interface IRunOptions {
   contextTokens?: number;
   /** `text`: fenced code blocks instead of tool calls (small models). */
   protocol?: 'native' | 'text';
+  /** The prompt profile, as the sidebar would choose it (default standard). */
+  profile?: ModelProfile;
+  /** Small profile, native protocol: ask for `tool_choice: required` first (default true). */
+  forceFirstCall?: boolean;
+  /** `plain`: the one-tool interpreter loop of plain-loop.ts, for comparison. */
+  agent?: 'agent' | 'plain';
   /**
    * A running Jupyter server to work on (its notebooks and kernels), in
    * place of a private one started for the run.
@@ -75,6 +81,10 @@ export interface ITaskResult {
   /** The endpoint reported no usage for some turns: tokens are estimates. */
   tokensEstimated: boolean;
   wallS: number;
+  /** The first model request's prompt tokens (estimated when not reported). */
+  firstPromptTokens?: number | null;
+  /** Milliseconds from the first request to its first streamed token. */
+  firstTokenMs?: number | null;
   /** The agent's final message, clipped. */
   answer: string;
   /**
@@ -180,7 +190,16 @@ async function runTask(
     for (const source of task.setup_cells ?? []) {
       await port.insertCell({ type: 'code', source });
     }
-    await runAgentOnTask(task, port, options, result);
+    const messages = await runAgentOnTask(task, port, options, result);
+    if (options.notebooksDir) {
+      // What the model read and wrote, to see why a task failed.
+      const dir = join(options.notebooksDir, '..', 'transcripts');
+      await mkdir(dir, { recursive: true });
+      await writeFile(
+        join(dir, `${task.id}.json`),
+        JSON.stringify(messages, null, 1)
+      );
+    }
     const finalText = result.answer;
     const verdict = await runChecker(task.checker, {
       finalText,
@@ -213,22 +232,24 @@ async function runAgentOnTask(
   port: ServerNotebookPort,
   options: IRunOptions,
   result: ITaskResult
-): Promise<void> {
-  const text = options.protocol === 'text';
-  const tools = text
-    ? new ToolRegistry([addAndRunCell] as ITool<never>[])
-    : new ToolRegistry(agentTools());
+): Promise<ChatMessage[]> {
+  const protocol = options.protocol ?? 'native';
   const meter = new MeteredModel(options.model());
-  const model = text ? new TextProtocolClient(meter) : meter;
-  const messages: ChatMessage[] = [
+  // The run is set up as the sidebar sets it up (session/run-setup.ts).
+  const setup = prepareRun(
     {
-      role: 'system',
-      content: systemPrompt({
-        notebookPath: port.path,
-        protocol: text ? 'text' : 'native',
-        toolNames: tools.specs.map(t => t.name)
-      })
+      tools: new ToolRegistry(agentTools()),
+      smallTools: new ToolRegistry(smallModelTools()),
+      profile: () => options.profile ?? 'standard',
+      toolProtocol: () => protocol
     },
+    meter,
+    port.path,
+    new ToolRegistry([addAndRunCell] as ITool<never>[])
+  );
+  const { model, tools } = setup;
+  const messages: ChatMessage[] = [
+    setup.system,
     { role: 'user', content: taskPrompt(task) }
   ];
   const calls = new Map<string, IToolCall>();
@@ -240,41 +261,66 @@ async function runAgentOnTask(
     controller.abort();
   }, timeoutMs);
   try {
-    const outcome = await runAgent({
-      model,
-      tools,
-      notebook: port,
-      messages,
-      signal: controller.signal,
-      approvalMode: 'run-everything',
-      maxSteps: task.max_steps ?? options.maxSteps ?? 20,
-      contextTokens: options.contextTokens,
-      onEvent: event => {
-        if (event.type === 'tool-call') {
-          result.toolCalls += 1;
-          calls.set(event.call.id, event.call);
-        } else if (event.type === 'tool-result') {
-          const call = calls.get(event.callId);
-          // A cell ran: a call that runs code, on a cell (not scratch code).
-          if (call && event.result.cellId && tools.runsCode(call)) {
-            result.cellsRun += 1;
+    if (options.agent === 'plain') {
+      const plain = await runPlainLoop({
+        model: meter,
+        notebook: port,
+        prompt: taskPrompt(task),
+        protocol,
+        maxSteps: task.max_steps ?? options.maxSteps ?? 20,
+        signal: controller.signal
+      });
+      messages.splice(0, messages.length, ...plain.messages);
+      Object.assign(result, {
+        steps: plain.steps,
+        cellsRun: plain.cellsRun,
+        toolCalls: plain.cellsRun,
+        toolSteps: plain.toolSteps,
+        end: timedOut ? 'timeout' : 'completed'
+      });
+    } else {
+      const outcome = await runAgent({
+        model,
+        tools,
+        notebook: port,
+        messages,
+        signal: controller.signal,
+        computeFirst: setup.computeFirst && {
+          ...setup.computeFirst,
+          forceFirstCall: options.forceFirstCall
+        },
+        approvalMode: 'run-everything',
+        maxSteps: task.max_steps ?? options.maxSteps ?? 20,
+        contextTokens: options.contextTokens,
+        onEvent: event => {
+          if (event.type === 'tool-call') {
+            result.toolCalls += 1;
+            calls.set(event.call.id, event.call);
+          } else if (event.type === 'tool-result') {
+            const call = calls.get(event.callId);
+            // A cell ran: a call that runs code, on a cell (not scratch code).
+            if (call && event.result.cellId && tools.runsCode(call)) {
+              result.cellsRun += 1;
+            }
           }
         }
+      });
+      result.steps = outcome.steps;
+      result.toolSteps = messages.filter(
+        m => m.role === 'assistant' && !!m.toolCalls?.length
+      ).length;
+      result.end = timedOut ? 'timeout' : outcome.reason;
+      if (outcome.error) {
+        result.error = outcome.error.message;
       }
-    });
-    result.steps = outcome.steps;
-    result.toolSteps = messages.filter(
-      m => m.role === 'assistant' && !!m.toolCalls?.length
-    ).length;
-    result.end = timedOut ? 'timeout' : outcome.reason;
-    if (outcome.error) {
-      result.error = outcome.error.message;
     }
   } finally {
     clearTimeout(timer);
     result.promptTokens = meter.promptTokens;
     result.completionTokens = meter.completionTokens;
     result.tokensEstimated = meter.estimated;
+    result.firstPromptTokens = meter.firstPromptTokens;
+    result.firstTokenMs = meter.firstTokenMs;
   }
   result.notComputed = uncomputedNumbers(messages, 1, call =>
     tools.runsCode(call)
@@ -284,4 +330,5 @@ async function runAgentOnTask(
     last.role === 'assistant' && !last.toolCalls?.length
       ? (last.content ?? '')
       : '';
+  return messages;
 }

@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import { ContentsManager, type ServerConnection } from '@jupyterlab/services';
 import { rulesSummary } from '../agent/context/project-rules';
 import { capabilitiesFor } from '../agent/model/capabilities';
+import { smallModelTools } from '../agent/tools/small-model-tools';
 import { OpenAIChatClient } from '../agent/model/openai-client';
 import { AgentSession } from '../agent/session';
 import { agentTools } from '../agent/tools/all-tools';
@@ -48,6 +49,8 @@ export function sessionFor(
     maxSteps: () => common.maxSteps,
     contextTokens: () => caps.contextTokens,
     toolProtocol: () => caps.tools,
+    profile: () => caps.profile,
+    smallTools: new ToolRegistry(smallModelTools()),
     parallelToolCalls: () => caps.parallelToolCalls,
     runSettings: () => ({
       softTimeoutMs: 30_000,

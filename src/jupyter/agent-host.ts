@@ -77,7 +77,10 @@ export class AgentHost {
       tools: this.tools,
       extraTools: () => this.mcp.toolSet(),
       smallTools: new ToolRegistry(smallModelTools()),
-      profile: () => (config.local ? 'small' : 'standard'),
+      profile: () =>
+        config.local || config.capabilities().profile === 'small'
+          ? 'small'
+          : 'standard',
       parallelToolCalls: () =>
         !config.local && config.capabilities().parallelToolCalls,
       maxSteps: () => config.settings.maxSteps,

@@ -4,6 +4,7 @@
  * must produce; each fails if the accumulator rule for that quirk is removed.
  */
 import { TurnAccumulator, type IAssistantTurn } from '../model/accumulator';
+import { extractCodeBlocks } from '../loop/text-protocol';
 import { describeModelError, ModelStreamError } from '../model/errors';
 import { fixtureNames, parseSse, readFixture } from './fixtures/chunks/sse';
 
@@ -272,6 +273,33 @@ describe('stream quirks of OpenAI-compatible servers', () => {
     expect(describeModelError(error).message).toContain(
       'CUDA out of memory. Tried to allocate 2.00 GiB'
     );
+  });
+
+  // Real streams of a small model (Qwen2.5-Coder-1.5B on llama-server):
+  // why the small profile uses the text protocol (README, "Real models").
+  it('qwen-coder-call-as-text: a call written as JSON in a fence is text, not a call', () => {
+    const { turn, error } = play('qwen-coder-call-as-text');
+    expect(error).toBeNull();
+    expect(turn.toolCalls).toEqual([]);
+    expect(turn.finishReason).toBe('stop');
+    expect(turn.text).toMatch(/^```json\n\{\n {2}"name": "insert_cell"/);
+    // The text protocol does not run a JSON call as Python.
+    expect(extractCodeBlocks(turn.text)).toEqual([]);
+    expect(turn.usage?.promptTokens).toBeGreaterThan(0);
+  });
+
+  it('qwen-coder-no-call: a data question answered with a python block, cut at the length limit', () => {
+    const { turn } = play('qwen-coder-no-call');
+    expect(turn.toolCalls).toEqual([]);
+    expect(turn.finishReason).toBe('length');
+    expect(turn.text).toContain("pd.read_csv('sales.csv')");
+  });
+
+  it('qwen-coder-required-ignored: tool_choice required, still plain text; its code block is what runs', () => {
+    const { turn } = play('qwen-coder-required-ignored');
+    expect(turn.toolCalls).toEqual([]);
+    const [block] = extractCodeBlocks(turn.text);
+    expect(block).toContain('print(row_count)');
   });
 
   it('has a test for every recorded stream', () => {

@@ -27,6 +27,8 @@ import {
   type ApprovalMode,
   type Approver
 } from './approval';
+import { dataPreview } from '../context/data-preview';
+import { computeRepair } from './compute-check';
 import { ContextKeeper } from './context-keeper';
 import { executeToolCall } from './execute-tool-call';
 import {
@@ -83,6 +85,17 @@ export interface IRunAgentOptions {
   approvedCells?: ReadonlySet<string>;
   /** Cells whose current source the model was given (it may edit them without reading first). */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;
+  /**
+   * Small models: show the start of the data files the request names
+   * before the first model call, and send an answer back (at most twice)
+   * when it was not computed (compute-check.ts). `protocol` is how the
+   * model runs code, for the wording of the repair request.
+   */
+  computeFirst?: {
+    protocol: 'native' | 'text';
+    /** Ask for `tool_choice: required` on the first call (default true). */
+    forceFirstCall?: boolean;
+  };
 }
 
 /** Default context window, in tokens, when the model's is not known. */
@@ -93,6 +106,10 @@ const YIELD_EVERY_MS = 25;
 
 /** Tokens kept free for the tool schemas and the model's answer. */
 const RESERVED_TOKENS = 6000;
+
+/** The transcript's line when an answer is sent back to be computed. */
+export const COMPUTE_REPAIR_NOTICE =
+  'The answer was not computed in the notebook: asked the model to run code for it.';
 
 /** How the run ended. */
 export interface IRunOutcome {
@@ -147,6 +164,19 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     return left.length ? { ...outcome, leftRunning: left } : outcome;
   };
   let reminded = false;
+  let repairs = 0;
+  let namesData = false;
+  if (options.computeFirst) {
+    const request = messages[prompt];
+    const preview =
+      request?.role === 'user'
+        ? await dataPreview(request.content, notebook)
+        : null;
+    if (preview) {
+      namesData = true;
+      messages.push({ role: 'user', content: preview, observation: true });
+    }
+  }
   const window = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
   const context = new ContextKeeper({
     model,
@@ -176,8 +206,19 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       if (signal.aborted) {
         return end({ reason: 'stopped', steps: step });
       }
+      // A small model's first call on named data must call a tool, where
+      // the server enforces `required` (others fall back on the compute check).
+      const forceCall =
+        step === 1 &&
+        namesData &&
+        options.computeFirst?.protocol === 'native' &&
+        options.computeFirst.forceFirstCall !== false;
       const stream = model.streamChat(
-        { messages: request, tools: tools.specs },
+        {
+          messages: request,
+          tools: tools.specs,
+          ...(forceCall ? { toolChoice: 'required' as const } : {})
+        },
         signal
       );
       let busySince = Date.now();
@@ -219,6 +260,24 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
     });
     if (isFinalAnswer(turn)) {
+      // A small model's guess goes back with what is missing (twice at most).
+      const repair =
+        options.computeFirst && !signal.aborted
+          ? computeRepair({
+              messages,
+              prompt,
+              runsCode: call => tools.runsCode(call),
+              namesData,
+              protocol: options.computeFirst.protocol,
+              repairs
+            })
+          : null;
+      if (repair) {
+        repairs += 1;
+        onEvent({ type: 'notice', text: COMPUTE_REPAIR_NOTICE });
+        messages.push({ role: 'user', content: repair, observation: true });
+        continue;
+      }
       // An answer over code still running is given from partial output:
       // once, the model is asked to wait for it or stop it first.
       const left =

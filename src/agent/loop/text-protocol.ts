@@ -55,13 +55,28 @@ export const addAndRunCell = defineTool<{ source: string }>({
   }
 });
 
-/** The ```python (or untagged) blocks of a reply, in order. */
+/**
+ * A block of nothing but labelled answer lines ("ANSWER: 42", "Result:
+ * 3.5") is the model fencing its answer, not code: small models do this
+ * (measured with Qwen2.5-Coder-1.5B), and Python would run such a line as a
+ * harmless annotation and print nothing, so the answer would never arrive.
+ */
+export function isAnswerLines(code: string): boolean {
+  const lines = code.split('\n').filter(line => line.trim());
+  // No `=`, call or subscript: `MAX: int = 5` stays code.
+  return (
+    lines.length > 0 &&
+    lines.every(line => /^\s*[A-Z][A-Za-z_ ]{0,30}:\s+[^=()[\]]+$/.test(line))
+  );
+}
+
+/** The ```python (or untagged) blocks of a reply, in order (not answer lines). */
 export function extractCodeBlocks(text: string): string[] {
   const blocks: string[] = [];
   const fence = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*?)```/g;
   for (let match = fence.exec(text); match; match = fence.exec(text)) {
     const code = match[1].replace(/\s+$/, '');
-    if (code.trim()) {
+    if (code.trim() && !isAnswerLines(code)) {
       blocks.push(code);
     }
   }
@@ -87,9 +102,42 @@ export function withoutCodeBlock(text: string, code: string): string {
   return text;
 }
 
+/** How much of the user's request an observation restates, at most. */
+const RESTATED_CHARS = 600;
+
+/**
+ * The user's request, restated under an output for a small model: after a
+ * page of output it has lost the question and the form of answer asked for
+ * (measured with Qwen2.5-Coder-1.5B: right values, answered without the
+ * asked-for `ANSWER:` line, or a next block that recomputed something else).
+ */
+export function restatement(request: string): string {
+  const text =
+    request.length > RESTATED_CHARS
+      ? `${request.slice(0, RESTATED_CHARS)}…`
+      : request;
+  return (
+    `The request you are working on:\n"""\n${text.trim()}\n"""\n` +
+    'If the output answers it, reply now in words with the printed values, in the form the request asks for, ' +
+    'and no code block; otherwise write the next ```python block.'
+  );
+}
+
+/** Options of the text protocol. */
+export interface ITextProtocolOptions {
+  /** Restate the user's request under each output (small models). */
+  restateRequest?: boolean;
+}
+
 /** The conversation as a model without tools sees it. */
-export function toTextProtocol(messages: ChatMessage[]): ChatMessage[] {
+export function toTextProtocol(
+  messages: ChatMessage[],
+  options: ITextProtocolOptions = {}
+): ChatMessage[] {
   const out: ChatMessage[] = [];
+  let request = '';
+  // Output messages and the request they answer, for the restatement.
+  const outputs: Array<{ message: ChatMessage; request: string }> = [];
   for (const message of messages) {
     if (message.role === 'system') {
       out.push({
@@ -107,10 +155,26 @@ export function toTextProtocol(messages: ChatMessage[]): ChatMessage[] {
       if (last?.role === 'user' && last.observation) {
         last.content += `\n\n${text}`;
       } else {
-        out.push({ role: 'user', observation: true, content: text });
+        const output: ChatMessage = {
+          role: 'user',
+          observation: true,
+          content: text
+        };
+        out.push(output);
+        outputs.push({ message: output, request });
       }
     } else {
+      if (message.role === 'user' && !message.observation) {
+        request = message.content;
+      }
       out.push({ ...message });
+    }
+  }
+  if (options.restateRequest) {
+    for (const { message, request: asked } of outputs) {
+      if (asked && message.role === 'user') {
+        message.content += `\n\n${restatement(asked)}`;
+      }
     }
   }
   return out;
@@ -120,7 +184,10 @@ export function toTextProtocol(messages: ChatMessage[]): ChatMessage[] {
 export class TextProtocolClient implements IModelClient {
   private _calls = 0;
 
-  constructor(private readonly _inner: IModelClient) {}
+  constructor(
+    private readonly _inner: IModelClient,
+    private readonly _options: ITextProtocolOptions = {}
+  ) {}
 
   get model(): string {
     return this._inner.model;
@@ -132,7 +199,10 @@ export class TextProtocolClient implements IModelClient {
   ): AsyncIterable<IChatChunk> {
     let text = '';
     const inner = this._inner.streamChat(
-      { messages: toTextProtocol(request.messages), tools: [] },
+      {
+        messages: toTextProtocol(request.messages, this._options),
+        tools: []
+      },
       signal
     );
     for await (const chunk of inner) {

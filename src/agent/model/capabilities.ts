@@ -15,14 +15,26 @@ export interface IModelCapabilities {
   parallelToolCalls: boolean;
   /** Context window in tokens. */
   contextTokens: number;
+  /**
+   * `small` for models of a few billion parameters or less: the short
+   * prompt, the few tools and the compute check (session/run-setup.ts).
+   */
+  profile: ModelProfile;
 }
+
+/** Which prompt profile serves a model. */
+export type ModelProfile = 'standard' | 'small';
+
+/** Models this size or smaller (in billions of parameters) get the small profile. */
+export const SMALL_MODEL_MAX_B = 4;
 
 /** What an unknown model is assumed to do. */
 export const UNKNOWN_MODEL: IModelCapabilities = {
   tools: 'native',
   vision: false,
   parallelToolCalls: false,
-  contextTokens: 32768
+  contextTokens: 32768,
+  profile: 'standard'
 };
 
 /** Known model families, matched in order on the lower-cased model name. */
@@ -62,10 +74,17 @@ export function capabilitiesFor(
   overrides: CapabilityOverrides = {}
 ): IModelCapabilities {
   const name = model.toLowerCase();
-  let caps: IModelCapabilities = { ...UNKNOWN_MODEL };
+  const profile = profileOf(name);
+  // Small models write code blocks more reliably than tool calls (measured:
+  // README, "Real models"), and without tool schemas the prompt is short.
+  let caps: IModelCapabilities = {
+    ...UNKNOWN_MODEL,
+    profile,
+    tools: profile === 'small' ? 'text' : 'native'
+  };
   for (const [pattern, known] of TABLE) {
     if (pattern.test(name)) {
-      caps = { ...UNKNOWN_MODEL, ...known };
+      caps = { ...caps, ...known };
       break;
     }
   }
@@ -76,6 +95,30 @@ export function capabilitiesFor(
     caps = { ...caps, ...validOverride(overrides[key]) };
   }
   return caps;
+}
+
+/**
+ * The profile a model name implies: `small` when it states a size of at
+ * most SMALL_MODEL_MAX_B billion parameters ("qwen2.5-coder:1.5b",
+ * "Qwen2.5-Coder-0.5B-Instruct-Q8_0.gguf", "llama3.2:1b", "smollm2-135m",
+ * "gemma-3-270m") or names a family that only comes small.
+ */
+export function profileOf(name: string): ModelProfile {
+  const lower = name.toLowerCase();
+  if (/smollm|tinyllama|phi-?[23]-mini|qwen2?\.?5?-?0\.5b/.test(lower)) {
+    return 'small';
+  }
+  // A size: digits then b or m, not inside a longer word ("7b", "1.5b", "135m", "8x7b" is large).
+  const sizes = [
+    ...lower.matchAll(/(?<![\w.])(\d+(?:\.\d+)?)([bm])(?![a-z])/g)
+  ];
+  for (const [, digits, unit] of sizes) {
+    const billions = unit === 'm' ? Number(digits) / 1000 : Number(digits);
+    if (Number.isFinite(billions) && billions > 0) {
+      return billions <= SMALL_MODEL_MAX_B ? 'small' : 'standard';
+    }
+  }
+  return 'standard';
 }
 
 function globMatches(pattern: string, name: string): boolean {
@@ -99,6 +142,9 @@ function validOverride(
   }
   if (typeof value.vision === 'boolean') {
     out.vision = value.vision;
+  }
+  if (value.profile === 'standard' || value.profile === 'small') {
+    out.profile = value.profile;
   }
   if (typeof value.parallelToolCalls === 'boolean') {
     out.parallelToolCalls = value.parallelToolCalls;

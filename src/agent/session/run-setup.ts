@@ -22,6 +22,8 @@ export interface IRunSetup {
   system: ChatMessage;
   /** Tools that ask the user in every approval mode (MCP tools not auto-approved). */
   alwaysAsk?: ToolFilter;
+  /** Small models: data previews and the compute check (loop/compute-check.ts). */
+  computeFirst?: { protocol: 'native' | 'text' };
 }
 
 /**
@@ -46,26 +48,26 @@ export function prepareRun(
         : options.tools;
   const tools = extra?.tools.length ? withTools(base, extra) : base;
   if (protocol === 'text') {
-    model = new TextProtocolClient(model);
+    model = new TextProtocolClient(model, { restateRequest: small });
   }
   const toolNames = tools.specs.map(t => t.name);
   return {
     model,
     tools,
+    ...(options.profile?.() === 'small' ? { computeFirst: { protocol } } : {}),
     alwaysAsk: extra?.alwaysAsk.size
       ? tool => extra.alwaysAsk.has(tool.name)
       : undefined,
     system: {
       role: 'system',
-      content:
-        small && protocol !== 'text'
-          ? smallModelSystemPrompt({ notebookPath, toolNames })
-          : systemPrompt({
-              notebookPath,
-              protocol,
-              toolNames,
-              oneToolPerTurn: options.parallelToolCalls?.() === false
-            })
+      content: small
+        ? smallModelSystemPrompt({ notebookPath, toolNames, protocol })
+        : systemPrompt({
+            notebookPath,
+            protocol,
+            toolNames,
+            oneToolPerTurn: options.parallelToolCalls?.() === false
+          })
     }
   };
 }

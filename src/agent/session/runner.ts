@@ -143,7 +143,7 @@ export class TaskRunner {
 
   /** One turn of the agent loop on `prompt`, shown in the transcript. */
   private async _turn(
-    { model, tools, alwaysAsk }: IRunSetup,
+    { model, tools, alwaysAsk, computeFirst }: IRunSetup,
     notebook: INotebookPort,
     signal: AbortSignal,
     prompt: string,
@@ -189,6 +189,7 @@ export class TaskRunner {
       vision: this._options.vision?.(),
       undoGroup,
       alwaysAsk: either(options.alwaysAsk, alwaysAsk),
+      computeFirst,
       approvedCells: options.approvedCells,
       knownCells: options.knownCells,
       approve: (request, approvalSignal) =>

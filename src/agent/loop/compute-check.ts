@@ -1,0 +1,85 @@
+/**
+ * The compute check, for small models: an answer is sent back once or
+ * twice when it was not computed.
+ *
+ * Measured with Qwen2.5-Coder 0.5B/1.5B: asked a question about a data
+ * file, such a model answers at once with invented numbers, or runs code and
+ * then states numbers no output shows. A capable model computes by itself;
+ * a small one does when it is told, in its next turn, what is missing. So a
+ * final answer is returned with a repair request when
+ *   - the run has executed no code, and the request names a data file of the
+ *     notebook's folder, or the answer states numbers the user did not give;
+ *   - or the answer states numbers that no output (nor the user) shows.
+ * Pure: it reads the conversation, it changes nothing.
+ */
+import { unsupportedNumbers } from '../context/claims';
+import type { ChatMessage } from '../types';
+
+/** Repair requests per run, at most: then the answer stands as it is (and is marked). */
+export const MAX_COMPUTE_REPAIRS = 2;
+
+/** What the check needs to know about the run. */
+export interface IComputeCheckInput {
+  /** The conversation; its last message is the model's final answer. */
+  messages: ReadonlyArray<ChatMessage>;
+  /** Index of the run's request (the user's message). */
+  prompt: number;
+  /** Whether a call runs code (the tools' own rule). */
+  runsCode: (call: { name: string; arguments: string }) => boolean;
+  /** The request names data files of the notebook's folder. */
+  namesData: boolean;
+  /** How the model runs code: tool calls, or fenced blocks (text protocol). */
+  protocol: 'native' | 'text';
+  /** Repair requests already made in this run. */
+  repairs: number;
+}
+
+/** How to run code, in the words of the protocol. */
+function howToRun(protocol: 'native' | 'text'): string {
+  return protocol === 'text'
+    ? 'in one ```python block'
+    : 'with insert_cell (run: true)';
+}
+
+/** The repair request for a final answer, or null when it stands. */
+export function computeRepair(input: IComputeCheckInput): string | null {
+  if (input.repairs >= MAX_COMPUTE_REPAIRS) {
+    return null;
+  }
+  const { messages, prompt } = input;
+  const answer = messages[messages.length - 1];
+  if (answer?.role !== 'assistant' || answer.toolCalls?.length) {
+    return null;
+  }
+  const text = answer.content ?? '';
+  const run = messages.slice(prompt);
+  const ranCode = run.some(
+    m => m.role === 'assistant' && m.toolCalls?.some(c => input.runsCode(c))
+  );
+  const userWords = messages.flatMap(m =>
+    m.role === 'user' && !m.observation ? [m.content] : []
+  );
+  if (!ranCode) {
+    const invented = unsupportedNumbers(text, userWords);
+    if (!input.namesData && !invented.length) {
+      return null;
+    }
+    return (
+      'You have not run any code yet, so your answer is a guess. Do not answer from memory: ' +
+      `write Python that computes it from the data ${howToRun(input.protocol)}, print the result, ` +
+      'and answer after you see the output.'
+    );
+  }
+  // What the tools returned (the text protocol's outputs are tool messages
+  // here too); not the agent's own notes to the model, repairs included.
+  const outputs = run.flatMap(m => (m.role === 'tool' ? [m.content] : []));
+  const unbacked = unsupportedNumbers(text, [...outputs, ...userWords]);
+  if (!unbacked.length) {
+    return null;
+  }
+  return (
+    `Your answer states ${unbacked.slice(0, 5).join(', ')}, which no output shows. ` +
+    `Compute and print ${unbacked.length > 1 ? 'them' : 'it'} ${howToRun(input.protocol)}, ` +
+    'then answer with the printed values.'
+  );
+}
