@@ -12,7 +12,10 @@ sidebar asks for a fresh look when its provider picker opens.
 A found server becomes a proxy target the same way a configured one does: a
 provider made here, on the server, from a loopback port in the admin's list,
 picked by the browser by name. A server another user of the machine runs is
-not offered (port_owner.py). The browser never supplies an address, a
+not offered (port_owner.py), and the port's owner is checked again before each
+request is forwarded to a found server, so a server another user starts on the
+port after the found one stopped receives nothing (the proxy answers 403 and
+looks again). The browser never supplies an address, a
 found provider never gets a key, and redirects are not followed (the proxy
 never follows them). A model name with a control character (or a line
 separator, or a bidi control that would show it as another name) is dropped, as
@@ -245,6 +248,7 @@ def _provider(name: str, port: int, default_model: str) -> Provider:
         base_url=f"http://{LOOPBACK}:{port}/v1",
         default_model=default_model,
         keyed=False,
+        loopback_port=port,
     )
 
 

@@ -62,6 +62,8 @@ class Provider:
     api_version: str = ""
     #: False for an ``allowed_base_urls`` endpoint picked by URL: it never gets a key.
     keyed: bool = True
+    #: A server found on this loopback port (discovery.py): who listens there is checked before each forward.
+    loopback_port: int | None = None
     implicit: bool = field(default=False, compare=False)
 
     @property

@@ -28,6 +28,7 @@ from .agent_handler import _AgentHandler
 from .config import NotebookAgent, is_http_url, normalize_base_url
 from .key_store import KEY_RULE, KeyStore, is_valid_key
 from .outbound import ALLOWED, passed_headers
+from .port_owner import trusted_owner
 from .providers import Provider, url_only_provider
 from .proxy_target import Target
 from .redaction import StreamScrubber
@@ -210,6 +211,8 @@ class _ProxyHandler(_AgentHandler):
         headers.update(provider.upstream_headers(target.key))
         attempt = 0
         while True:
+            if not self._owner_trusted(provider):
+                return
             self._error_body = bytearray()
             self._error_scrubber = StreamScrubber(target.matcher)
             self._call = UpstreamCall(
@@ -266,6 +269,31 @@ class _ProxyHandler(_AgentHandler):
             scrubbed = bytes(self._error_body) + self._error_scrubber.flush()
             self.finish(scrubbed[:MAX_ERROR_BODY].decode("utf-8", "replace"))
             return
+
+    def _owner_trusted(self, provider: Provider) -> bool:
+        """For a server found on loopback: whether it still runs as a user it may (else answer 403 and look again).
+
+        The server found may have stopped since the look, and another user of the machine started one on its
+        port: it would receive the prompt, cells and outputs, and steer the agent with its answers.
+        """
+        if provider.loopback_port is None:
+            return True
+        trusted, why = trusted_owner(provider.loopback_port)
+        if trusted:
+            return True
+        self.log.warning(
+            "Notebook Agent: not forwarding to the model server on port %d: %s", provider.loopback_port, why
+        )
+        discovery = self.discovery()
+        if discovery is not None:
+            discovery.start()  # look again: the picker drops it
+        self.send_json_error(
+            403,
+            f"Not forwarding to the model server on port {provider.loopback_port}: {why}, not the one found "
+            "there before. Pick a provider again.",
+            "untrusted_server",
+        )
+        return False
 
     def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
         """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""

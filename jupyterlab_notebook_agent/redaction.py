@@ -2,14 +2,18 @@
 
 An upstream that echoes what it received (a debug endpoint, an error message quoting the
 ``Authorization`` header, a gateway reflecting the request URL) may send a key back in any
-form its encoder produces: raw, JSON-escaped (``\\u0073k-…``, ``\\/``) or URL-encoded
-(``%73k-…``), and split anywhere across network chunks. :class:`SecretMatcher` finds every
+form its encoder produces: raw, JSON-escaped (``\\u0073k-…``, ``sk\\/…``, ``\\"``, ``\\n``) or URL-encoded
+(``%73k-…``), and split anywhere across network chunks. A secret with line breaks (a PEM key,
+JSON credentials in an MCP server's ``env``) is matched with ``\\n`` or ``\\r\\n`` line ends, raw or
+JSON-escaped. :class:`SecretMatcher` finds every
 such occurrence; :class:`StreamScrubber` applies it to a stream with a bounded look-behind.
 
 Speed: a buffer with no secret costs one first look (:mod:`.secret_scan`: secrets as raw
 bytes, and escapes that may hide one; one pass in C); only when a secret (or, after decoding
 the escapes of secret characters, an escaped one) is present does the exact (slower) regular
-expression run.
+expression run. Short escapes (``\\/``, ``\\"``) are decoded wherever a backslash precedes a
+character some secret holds; a server whose secrets hold none of ``/"\\`` and no control
+character never looks for them.
 
 Short values (fewer than :data:`LONG` characters) would hit ordinary text: they count only
 as a whole token (no letter or digit right before or after), and a value that reads as a
@@ -38,6 +42,11 @@ _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 _JSON_SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 
+#: JSON's short escapes: the letter after the backslash, and the character it stands for.
+_SHORT = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "/": "/", '"': '"', "\\": "\\"}
+_SHORT_ESCAPE = re.compile(rb'\\([/"\\bfnrt])')
+_SHORT_LETTER = {char: letter.encode() for letter, char in _SHORT.items()}
+
 
 def _hex(value: int, digits: int) -> bytes:
     """Hex digits of ``value`` as a pattern matching either case."""
@@ -57,16 +66,35 @@ def _char_pattern(char: str) -> bytes:
         high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
         forms.append(rb"\\?\\u" + _hex(high, 4) + rb"\\?\\u" + _hex(low, 4))
     forms.append(b"".join(b"%" + _hex(byte, 2) for byte in raw))
-    if char in '/"\\':
-        forms.append(b"\\\\" + re.escape(raw))
+    if char in '/"':  # ``\\/``, and as text (a JSON string of a JSON string: ``\\\\\\/``)
+        forms.append(rb"\\(?:\\\\)?" + re.escape(raw))
+    elif char == "\\":
+        forms.append(rb"\\\\(?:\\\\)?")
+    elif char in _SHORT_LETTER:  # ``\\n``, ``\\t``…, and as text (``\\\\n``, a JSON string of a JSON string)
+        forms.append(rb"\\?\\" + _SHORT_LETTER[char])
     if char == " ":
         forms.append(rb"\+")
     return b"(?:" + b"|".join(forms) + b")"
 
 
+def _secret_pattern(secret: str) -> bytes:
+    """Every way ``secret`` can appear; a line break as ``\\n`` or ``\\r\\n``, raw or escaped."""
+    return b"".join(
+        b"(?:" + _char_pattern("\r") + b")?" + _char_pattern(c) if c == "\n" else _char_pattern(c) for c in secret
+    )
+
+
 def _max_encoded(secret: str) -> int:
-    """The longest form ``secret`` can take: ``\\\\uXXXX`` (7 bytes), ``%XX`` per UTF-8 byte, a surrogate pair (14)."""
-    return sum(14 if ord(c) >= 0x10000 else max(7, 3 * len(c.encode("utf-8"))) for c in secret)
+    """The longest form ``secret`` can take: ``\\\\uXXXX`` (7 bytes), ``%XX`` per UTF-8 byte, a surrogate pair (14).
+
+    A line break may be two escapes (``\\\\u000d\\\\u000a``): 14.
+    """
+    return sum(14 if ord(c) >= 0x10000 or c == "\n" else max(7, 3 * len(c.encode("utf-8"))) for c in secret)
+
+
+def _canonical(secret: str) -> str:
+    """A secret's line ends as ``\\n`` (its other forms are matched all the same)."""
+    return secret.replace("\r\n", "\n")
 
 
 class SecretMatcher:
@@ -74,9 +102,9 @@ class SecretMatcher:
 
     def __init__(self, secrets: Iterable[str], compiled: bool = True) -> None:
         """``compiled=False``: the first look in Python even where Hyperscan runs (tests)."""
-        values = sorted({s for s in secrets if s and "\n" not in s and "\r" not in s}, key=len, reverse=True)
+        values = sorted({_canonical(s) for s in secrets if s}, key=len, reverse=True)
         self.secrets: tuple[str, ...] = tuple(values)
-        self._exact = {s: re.compile(b"".join(_char_pattern(c) for c in s)) for s in values}
+        self._exact = {s: re.compile(_secret_pattern(s)) for s in values}
         self._short = {s for s in values if len(s) < LONG}
         self._scalar = {s for s in self._short if _JSON_SCALAR.fullmatch(s)}
         #: Bytes a stream must hold back so that a secret split across chunks is still whole.
@@ -89,13 +117,25 @@ class SecretMatcher:
         ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
         self._scan = SecretScan([s.encode("utf-8") for s in values], ascii_only, compiled)
-        self._short_escape = re.compile(rb'\\([/"\\])') if set(chars) & set('/"\\') else None
+        #: The characters of secrets a JSON short escape can stand for (decoded when the first look saw one).
+        self._short_escapes = {
+            letter.encode(): char.encode()
+            for letter, char in _SHORT.items()
+            if char in chars or (char == "\r" and "\n" in chars)  # a line break may be \r\n
+        }
+        self._prefix_starts: dict[str, list[str]] = {}
+        for secret in values:
+            if len(secret) > 1:
+                self._prefix_starts.setdefault(secret[0], []).append(secret)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
-    def _decoded(self, data: bytes, look: Look) -> bytes | None:
-        """``data`` with the escapes of secret characters decoded (``look``: which kinds it has), or None."""
+    def _decoded(self, data: bytes, look: Look, plus: bool = False) -> bytes | None:
+        """``data`` with the escapes of secret characters decoded (``look``: which kinds it has), or None.
+
+        ``plus``: ``+`` read as a space (a form-encoded space), which a secret holding a ``+`` must not get.
+        """
         decoded = 0
 
         def percent(match: re.Match[bytes]) -> bytes:
@@ -115,37 +155,57 @@ class SecretMatcher:
             return chr(value).encode("utf-8")
 
         out = data
-        if self._plus and b"+" in out:
+        if plus:
             out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
         if look.percent:
             out = self._scan.percent.sub(percent, out)
-        if look.unicode:
+        if look.escape:
+            if self._short_escapes:
+                out, count = self._unescaped(out)
+                decoded += count
             out = self._scan.unicode.sub(unicode, out)
-            if decoded:
-                # ``\\\\u0073``, the escaped form printed as text, leaves a backslash before each character.
+            if decoded and b"\\" not in self._short_escapes:
+                # ``\\\\u0073`` or ``\\\\\\/``, the escaped form printed as text, leaves a backslash before a
+                # secret's character: no secret holds one, so they all go (the exact expression decides).
                 out = out.replace(b"\\", b"")
-            elif self._short_escape is not None:
-                out, n = self._short_escape.subn(lambda m: m.group(1), out)
-                decoded += n
         return out if decoded else None
+
+    def _unescaped(self, data: bytes) -> tuple[bytes, int]:
+        """``data`` with the short escapes of secret characters decoded, and how many there were."""
+        count = 0
+
+        def short(match: re.Match[bytes]) -> bytes:
+            nonlocal count
+            char = self._short_escapes.get(match.group(1))
+            if char is None:
+                return match.group(0)  # kept whole: the escape's letter is not the start of another escape
+            count += 1
+            return char
+
+        return _SHORT_ESCAPE.sub(short, data), count
 
     def candidates(self, data: bytes, escapes: bool = True) -> list[str]:
         """The secrets that may occur in ``data`` (fast; exact matching confirms).
 
-        ``escapes=False``: ``\\u`` escapes are not decoded, for kernel messages, which jupyter_client
-        serializes without ``\\u`` escapes of printable characters (URL-encoding still is).
+        ``escapes=False``: ``\\u`` escapes are not looked for, for kernel messages, which jupyter_client
+        serializes without ``\\u`` escapes of printable characters (URL-encoding and short escapes still are).
         """
         if not self.secrets:
             return []
         look = self._scan.look(data, unicode=escapes)
-        found = [s for i, s in enumerate(self.secrets) if i in look.raw]
-        if len(found) < len(self.secrets):
-            decoded = self._decoded(data, look)
-            if decoded is not None:
-                found += [
-                    s for i, s in enumerate(self.secrets) if i not in look.raw and self._scan.found_in(i, decoded)
-                ]
-        return found
+        seen = set(look.raw)
+        for plus in (False, True) if self._plus and b"+" in data else (False,):
+            if len(seen) == len(self.secrets):
+                break
+            decoded = self._decoded(data, look, plus)
+            for depth in range(2):  # a JSON string of a JSON string (a tool result's JSON): decoded once more
+                if decoded is None or len(seen) == len(self.secrets):
+                    break
+                seen.update(i for i in range(len(self.secrets)) if i not in seen and self._scan.found_in(i, decoded))
+                if depth == 0 and self._short_escapes and b"\\" in decoded:
+                    decoded, count = self._unescaped(decoded)
+                    decoded = decoded if count else None
+        return [s for i, s in enumerate(self.secrets) if i in seen]
 
     def spans(self, data: bytes, before: bytes = b"", candidates: list[str] | None = None) -> list[tuple[int, int]]:
         """Where secrets occur in ``data``, merged and sorted. ``before``: bytes that preceded it."""
@@ -196,9 +256,40 @@ class SecretMatcher:
         redacted = self.redact(data)
         return text if redacted is data else redacted.decode("utf-8", "replace")
 
+    def pending_prefix(self, text: str) -> int:
+        """How many characters at the end of ``text`` could be the start of a secret (0: none).
+
+        The longest end of ``text`` that is a real (shorter) prefix of a secret as it is written (raw);
+        for a short secret only at the start of a token, as it is matched. For a stream that holds
+        back what the next piece could complete (the kernel's stream output).
+        """
+        best = 0
+        for first, secrets in self._prefix_starts.items():
+            longest = min(max(len(s) for s in secrets) - 1, len(text))
+            if longest <= best:
+                continue
+            pos = text.find(first, len(text) - longest)
+            while pos != -1 and len(text) - pos > best:
+                tail = text[pos:]
+                for secret in secrets:
+                    if len(secret) > len(tail) and secret.startswith(tail):
+                        short = secret in self._short
+                        if not short or pos == 0 or not _word_char(text[pos - 1]):
+                            best = len(tail)
+                            break
+                if best == len(tail):
+                    break
+                pos = text.find(first, pos + 1)
+        return best
+
     def contains(self, data: bytes) -> bool:
         """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""
         return bool(self.secrets) and bool(self.candidates(data)) and bool(self.spans(data))
+
+
+def _word_char(char: str) -> bool:
+    """A letter, a digit or a non-ASCII character: what a short secret's neighbour may not be."""
+    return ord(char) >= 0x80 or (char.isascii() and char.isalnum())
 
 
 def _escaped(data: bytes, start: int, before: bytes) -> bool:

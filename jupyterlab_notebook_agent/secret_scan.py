@@ -2,9 +2,12 @@
 
 Most bytes the server sends hold no secret, so this look is nearly all the filter costs: it has to
 read every byte. It answers two questions: which secrets occur as raw bytes, and whether the
-buffer holds escapes (``\\uXXXX``, ``%XX``) in the range of the secrets' characters, which the
+buffer holds escapes (``\\uXXXX``, ``%XX``) in the range of the secrets' characters, or JSON's short
+escapes (``\\/``, ``\\"``, ``\\\\``, ``\\t``, ``\\b``, ``\\f``) of a character some secret holds, which the
 filter then decodes to look again (most traffic has none: encoders escape printable ASCII only on
-purpose).
+purpose, and most keys hold none of ``/"\\``). A secret with a line break is looked for in four raw
+forms: with ``\\n`` and ``\\r\\n`` line ends, each as it is and JSON-escaped (``\\n`` as two characters),
+so the many ``\\n`` escapes of ordinary JSON text need no decoding.
 
 Two ways to answer, the same answers:
 
@@ -24,6 +27,7 @@ through both.
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import re
 import threading
@@ -38,8 +42,9 @@ log = logging.getLogger(__name__)
 class Look(NamedTuple):
     """What the first look found."""
 
-    raw: frozenset[int]  #: indexes of the secrets found as raw bytes
-    unicode: bool  #: a ``\\u`` escape in the secrets' character range
+    raw: frozenset[int]  #: indexes of the secrets found as raw bytes (in one of their raw forms)
+    #: a backslash escape that may stand for a secret's character: ``\\u`` in the secrets' range, or a short one
+    escape: bool
     percent: bool  #: a ``%XX`` escape in that range
 
 
@@ -52,14 +57,25 @@ class SecretScan:
     """
 
     def __init__(self, secrets: list[bytes], ascii_only: bool, compiled: bool = True) -> None:
-        self.unicode = re.compile(rb"\\u00([2-7][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
+        every = b"".join(secrets)
+        # Control characters (a tab, a PEM key's line breaks) are escaped as \u00XX by some encoders.
+        low = b"0-7" if any(byte < 0x20 for byte in every) else b"2-7"
+        self.unicode = re.compile(rb"\\u00([" + low + rb"][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
         self.percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
-        self._needles = [Needle(s) for s in secrets]
-        self._count = len(secrets)
+        #: JSON's short escapes of the characters the secrets hold (``\\n``, ``\\r``: the raw forms cover them).
+        letters = bytes(letter for byte, letter in _SHORT_LETTERS.items() if byte in every)
+        self.short = re.compile(rb"\\[" + re.escape(letters) + rb"]") if letters else None
+        #: (index of the secret, one raw form of it): the secret itself, and for one with a line break its other forms.
+        self._forms = [(index, form) for index, secret in enumerate(secrets) for form in raw_forms(secret)]
+        self._needles = [(index, Needle(form)) for index, form in self._forms]
+        self._count = len(self._forms)
         # Imported only for a list with secrets: a server that holds none never loads it.
         self._hyperscan = _hyperscan() if compiled and secrets else None
-        literals = [b"".join(b"\\x%02x" % byte for byte in s) for s in secrets]
-        self._database = _compile(self._hyperscan, [*literals, self.unicode.pattern, self.percent.pattern])
+        literals = [b"".join(b"\\x%02x" % byte for byte in form) for _, form in self._forms]
+        patterns = [*literals, self.unicode.pattern, self.percent.pattern]
+        if self.short is not None:
+            patterns.append(self.short.pattern)
+        self._database = _compile(self._hyperscan, patterns)
         self._scratch = threading.local()  # Hyperscan scans without the GIL: one scratch space per thread
 
     @property
@@ -70,14 +86,19 @@ class SecretScan:
     def look(self, data: bytes, unicode: bool = True) -> Look:
         """What ``data`` (``bytes``, not a memoryview) holds.
 
-        ``unicode=False``: ``\\u`` escapes don't matter (kernel messages); ``unicode`` is then False.
+        ``unicode=False``: ``\\u`` escapes don't matter (kernel messages); short escapes of a secret's
+        characters still do (jupyter_client writes ``\\"`` and ``\\\\``).
         """
         if self._database is None:
-            return Look(
-                frozenset(i for i, needle in enumerate(self._needles) if needle.found_in(data)),
-                unicode and b"\\" in data and self.unicode.search(data) is not None,
-                b"%" in data and self.percent.search(data) is not None,
+            raw = set()
+            for index, needle in self._needles:
+                if index not in raw and needle.found_in(data):
+                    raw.add(index)
+            escape = b"\\" in data and (
+                (unicode and self.unicode.search(data) is not None)
+                or (self.short is not None and self.short.search(data) is not None)
             )
+            return Look(frozenset(raw), escape, b"%" in data and self.percent.search(data) is not None)
         found: set[int] = set()
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
@@ -86,17 +107,33 @@ class SecretScan:
         scratch = getattr(self._scratch, "space", None)
         if scratch is None:
             scratch = self._scratch.space = self._hyperscan.Scratch(self._database)
-        # The newline (in no secret, no escape): the engine the wheel bundles (5.4.12) misses a short
-        # literal that ends a 17-34 byte buffer, seen on an AVX-512 CPU: "key: k9" came back clean.
-        # Scanning one byte more, its match no longer ends the buffer (0 misses in 7.9 million
-        # random looks against the Python path, 440 without; tests/test_redaction.py keeps checking).
+        # The newline (no secret ends with one: they are stripped; no escape does): the engine the wheel
+        # bundles (5.4.12) misses a short literal that ends a 17-34 byte buffer, seen on an AVX-512 CPU:
+        # "key: k9" came back clean. Scanning one byte more, its match no longer ends the buffer (0 misses
+        # in 7.9 million random looks against the Python path, 440 without; tests/test_redaction.py keeps checking).
         self._database.scan(data + b"\n", match_event_handler=on_match, scratch=scratch)
-        count = self._count
-        return Look(frozenset(i for i in found if i < count), unicode and count in found, count + 1 in found)
+        count, forms = self._count, self._forms
+        escape = (unicode and count in found) or count + 2 in found
+        return Look(frozenset(forms[i][0] for i in found if i < count), escape, count + 1 in found)
 
     def found_in(self, index: int, data: bytes) -> bool:
         """Whether secret ``index`` occurs raw in ``data`` (for data decoded after the first look)."""
-        return self._needles[index].found_in(data)
+        return any(needle.found_in(data) for owner, needle in self._needles if owner == index)
+
+
+#: The characters JSON writes as a short escape, and the letter after the backslash (not ``\\n``, ``\\r``).
+_SHORT_LETTERS = {0x2F: 0x2F, 0x22: 0x22, 0x5C: 0x5C, 0x08: ord("b"), 0x0C: ord("f"), 0x09: ord("t")}
+
+
+def raw_forms(secret: bytes) -> list[bytes]:
+    """The raw forms a secret is looked for in: itself, and for one with a line break, ``\\n`` and
+    ``\\r\\n`` line ends, each also as a JSON string writes it (``json.dumps``, non-ASCII kept)."""
+    if b"\n" not in secret and b"\r" not in secret:
+        return [secret]
+    canonical = secret.replace(b"\r\n", b"\n")
+    lines = [canonical, canonical.replace(b"\n", b"\r\n")]
+    escaped = [json.dumps(form.decode("utf-8", "surrogatepass"), ensure_ascii=False)[1:-1].encode() for form in lines]
+    return list(dict.fromkeys([secret, *lines, *escaped]))
 
 
 def _hyperscan() -> ModuleType | None:

@@ -14,6 +14,10 @@ reflects headers or an error message quoting the request would:
   short                  a 200 JSON answer where short secrets appear whole and inside longer words
   cut:<N>                a 200 JSON answer that promises its whole length but breaks off after N bytes
   names                  a 200 model list whose names hold control characters, among plain ones
+  escapes                a 200 JSON answer with the secrets (and ``Echo.extra``) in JSON's short escapes only:
+                         ``\\/`` for every slash (PHP's encoder), ``\\"``, line breaks as ``\\n`` and ``\\r\\n``,
+                         and a JSON string of a JSON string; no ``\\u`` escape anywhere
+  sse-escapes:<N>        the same as an SSE stream, written N bytes per HTTP chunk
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -77,6 +81,8 @@ class Echo:
         self.received: dict[str, Any] = {}
         #: What a GET (``v1/models``, which has no body to name a mode in) answers.
         self.get_mode = "json"
+        #: Secrets the endpoint knows without receiving them (a test's MCP ``env`` values), for ``escapes``.
+        self.extra: list[str] = []
 
     def secrets(self, headers: dict[str, str], path: str) -> list[str]:
         found = []
@@ -88,6 +94,14 @@ class Echo:
                 found.append(value)
         found += [value for _, value in parse_qsl(urlsplit(path).query)]
         return [s for s in dict.fromkeys(found) if s]
+
+
+def short_escaped(secret: str) -> list[str]:
+    """``secret`` as JSON string contents in short escapes only (no ``\\u``): each a form to echo."""
+    plain = json.dumps(secret)[1:-1]  # \" \\ \n \r \t
+    crlf = json.dumps(secret.replace("\r\n", "\n").replace("\n", "\r\n"))[1:-1]
+    twice = json.dumps(json.dumps(secret))[1:-1]  # a JSON string of a JSON string (a tool result's JSON)
+    return [plain.replace("/", "\\/"), plain, crlf, crlf.replace("/", "\\/"), twice]
 
 
 def _long(secrets: list[str]) -> list[str]:
@@ -146,6 +160,15 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 self._send(200, body, {"Content-Type": "application/json"})
             elif mode.startswith("sse:"):
                 self._stream(int(mode.split(":", 1)[1]), every)
+            elif mode == "escapes" or mode.startswith("sse-escapes:"):
+                shown = [form for s in [*secrets, *echo.extra] for form in short_escaped(s)]
+                if mode == "escapes":
+                    content = " | ".join(shown)
+                    doc = {"id": "chatcmpl-echo", "choices": [{"index": 1, "message": {"content": "@@"}}]}
+                    body = json.dumps(doc).replace("@@", content)  # the forms as they are
+                    self._send(200, body.encode(), {"Content-Type": "application/json"})
+                else:
+                    self._stream(int(mode.split(":", 1)[1]), shown, written=True)
             elif mode == "error":
                 message = f"Incorrect API key provided: {text}; you sent Authorization: Bearer {key}"
                 payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
@@ -180,11 +203,13 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, b'{"error": {"message": "unknown mode"}}', {"Content-Type": "application/json"})
 
-        def _stream(self, size: int, every: list[str]) -> None:
+        def _stream(self, size: int, every: list[str], written: bool = False) -> None:
+            """``written``: the forms are JSON string contents already (put in as they are)."""
             events = []
             for n, form in enumerate(every):
-                delta = {"index": 0, "delta": {"content": form}, "finish_reason": None}
+                delta = {"index": 0, "delta": {"content": "@@" if written else form}, "finish_reason": None}
                 event = json.dumps({"id": "chatcmpl-echo", "choices": [delta], "n": n}).replace("\\\\", "\\")
+                event = event.replace("@@", form) if written else event
                 events.append(f"data: {event}\n\n")
             events.append("data: [DONE]\n\n")
             data = "".join(events).encode()

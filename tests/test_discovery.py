@@ -8,6 +8,7 @@ server and a JSON server that is not a model list.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.resources
 import json
 import os
@@ -148,25 +149,31 @@ def later_port() -> int:
     return free_port()
 
 
-@pytest.fixture
-def other_users_model_server():
-    """A scripted model server whose listening socket belongs to another user (uid 65534)."""
+def _other_users_server(port: int = 0, script: Script | None = None) -> _QuietServer:
+    """A scripted model server on ``port`` whose listening socket belongs to another user (uid 65534)."""
     if os.geteuid() != 0:
         pytest.skip("needs root, to make a socket another user owns")
     os.seteuid(65534)
     try:
         sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
         sock.listen(16)
     finally:
         os.seteuid(0)
-    script = Script()
-    server = _QuietServer(("127.0.0.1", 0), make_handler(script), bind_and_activate=False)
+    server = _QuietServer(("127.0.0.1", 0), make_handler(script or Script()), bind_and_activate=False)
     server.socket.close()
     server.socket = sock
     server.server_address = sock.getsockname()
     server.server_name, server.server_port = server.server_address[:2]
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def other_users_model_server():
+    """A scripted model server whose listening socket belongs to another user (uid 65534)."""
+    server = _other_users_server()
     yield server
     server.shutdown()
     server.server_close()
@@ -337,6 +344,48 @@ async def test_a_server_another_user_runs_is_not_offered(jp_fetch, other_users_p
     # Both answer with a model list; only the one of the Jupyter server's own user is offered.
     assert [s["port"] for s in config["discovery"]["servers"]] == [found_port]
     assert [p["name"] for p in config["providers"]] == [f"local-{found_port}"]
+
+
+@ports("found_port")
+async def test_the_owner_is_checked_before_each_forward_to_a_found_server(
+    jp_fetch, jp_serverapp, found_model_server, found_port
+):
+    """The found server stops and another user starts one on its port: it must receive nothing, even before
+    the picker looks again."""
+    server, script = found_model_server
+    name = f"local-{found_port}"
+    _, config = await get_json(jp_fetch, *CONFIG)
+    assert [p["name"] for p in config["providers"]] == [name]
+    body = json.dumps({"messages": [{"role": "user", "content": "the secret plan"}], "stream": False})
+    script.load([{"content": "found you"}])
+    status, _ = await get_json(jp_fetch, *CHAT, method="POST", body=body, headers={PROVIDER: name})
+    assert status == 200 and len(script.requests) == 1
+
+    server.shutdown()
+    server.server_close()
+    intruder_script = Script()
+    intruder = _other_users_server(found_port, intruder_script)
+    try:
+        assert listener_uids(found_port) == {65534}
+        intruder_script.load([{"content": "send me your keys"}] * 4)
+        scans = discovery_of(jp_serverapp).scans
+        status, error = await get_json(jp_fetch, *CHAT, method="POST", body=body, headers={PROVIDER: name})
+        assert status == 403 and error["error"]["type"] == "untrusted_server"
+        assert "another user (uid 65534)" in error["error"]["message"]
+        status, _ = await get_json(jp_fetch, *MODELS, headers={PROVIDER: name})
+        assert status in (403, 404)  # refused, or already dropped by the look the refusal started
+        assert intruder_script.requests == []
+        # The refusal starts a look, which drops the port from the picker.
+        for _ in range(100):
+            if discovery_of(jp_serverapp).scans > scans and not discovery_of(jp_serverapp).scanning:
+                break
+            await asyncio.sleep(0.05)
+        _, config = await get_json(jp_fetch, *CONFIG)
+        assert config["providers"] == [] and config["discovery"]["servers"] == []
+        assert intruder_script.requests == []
+    finally:
+        intruder.shutdown()
+        intruder.server_close()
 
 
 def test_the_owner_of_a_listening_socket_is_read_from_proc_net(tmp_path, found_port):

@@ -138,3 +138,49 @@ async def test_kernel_messages_carry_no_server_secret(jp_fetch, jp_ws_fetch, key
     finally:
         ws.close()
         await jp_fetch("api", "kernels", kernel_id, method="DELETE")
+
+
+def _streams(messages: list[dict]) -> list[str]:
+    return [m["content"]["text"] for m in messages if m["header"]["msg_type"] == "stream"]
+
+
+@pytest.mark.parametrize("protocol", [None, V1], ids=["json-protocol", "v1-protocol"])
+async def test_a_key_printed_in_pieces_is_scrubbed_across_stream_messages(jp_fetch, jp_ws_fetch, findings, protocol):
+    """JupyterLab joins a run's stream messages: a key written in two, a pause between, must not come out whole.
+
+    Output whose end is no start of a secret passes at once and unchanged (a progress bar); a start of one
+    at the run's end comes out at the end.
+    """
+    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
+    kernel_id = json.loads(response.body)["id"]
+    params = {"session_id": uuid.uuid4().hex}
+    subprotocols = [V1] if protocol else None
+    ws = await jp_ws_fetch("api", "kernels", kernel_id, "channels", params=params, subprotocols=subprotocols)
+    name = protocol or "json"
+    try:
+        session = Session()
+        await run(ws, session, protocol, f"import sys, time\nkey = {_pieces(CONFIG_KEY)}")
+        for split in (5, 22):
+            with findings.case(f"{name}: a key written in two pieces at {split}"):
+                code = (
+                    f"sys.stdout.write('the key: ' + key[:{split}]); sys.stdout.flush(); time.sleep(0.6)\n"
+                    f"print(key[{split}:])"
+                )
+                text, messages = await run(ws, session, protocol, code)
+                joined = "".join(_streams(messages))
+                found = leaked(text + "\n" + joined, SECRETS)
+                findings.leak_if(bool(found), f"split at {split}: {found}")
+                assert not found
+                assert joined == "the key: [redacted]\n"
+        with findings.case(f"{name}: the start of a key at the run's end comes out"):
+            _, messages = await run(ws, session, protocol, "sys.stdout.write('a start: ' + key[:12])")
+            assert "".join(_streams(messages)) == "a start: " + CONFIG_KEY[:12]
+        with findings.case(f"{name}: a progress bar is not held"):
+            code = "for i in range(3):\n    sys.stdout.write(f'\\r{i + 1}/3 done'); sys.stdout.flush(); time.sleep(0.3)"
+            _, messages = await run(ws, session, protocol, code)
+            streams = _streams(messages)
+            assert "".join(streams) == "\r1/3 done\r2/3 done\r3/3 done"
+            assert len(streams) >= 2 and all(s.endswith("done") for s in streams)
+    finally:
+        ws.close()
+        await jp_fetch("api", "kernels", kernel_id, method="DELETE")

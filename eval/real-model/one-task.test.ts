@@ -14,6 +14,8 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capabilitiesFor } from '../../src/agent/model/capabilities';
 import { OpenAIChatClient } from '../../src/agent/model/openai-client';
@@ -108,6 +110,7 @@ describe('a real small model does a task through the agent', () => {
     `${TASK}: a cell runs in a real kernel and the answer is right`,
     async () => {
       const server = jupyter!;
+      const out = await mkdtemp(join(tmpdir(), 'real-model-'));
       expect(capabilitiesFor(modelName).profile).toBe('small');
       const set = await loadTaskSet(
         join(REPO, 'eval', 'tasks', 'builtin.json'),
@@ -128,10 +131,21 @@ describe('a real small model does a task through the agent', () => {
         concurrency: 1,
         timeoutS: 480,
         maxSteps: 8,
-        server: { url: server.baseUrl, token: server.token }
+        server: { url: server.baseUrl, token: server.token },
+        notebooksDir: join(out, 'notebooks'),
+        // The same folder (so the same prompt) every time: greedy decoding
+        // then makes the same choices on a given machine.
+        runId: 'real-model-ci'
       });
       const [result] = results;
-      const summary = `${result.end}, ${result.cellsRun} cells, answer: ${result.answer.slice(-200)}; ${result.detail}`;
+      // On failure, what the model read and wrote is in the message.
+      const transcript = await readFile(
+        join(out, 'transcripts', `${TASK}.json`),
+        'utf8'
+      ).catch(() => '(no transcript)');
+      const summary =
+        `${result.end}, ${result.cellsRun} cells, answer: ${result.answer.slice(-200)}; ${result.detail}` +
+        (result.success ? '' : `\n${transcript.slice(-4000)}`);
       expect({ summary, error: result.error }).toEqual({
         summary,
         error: undefined

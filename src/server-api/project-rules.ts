@@ -5,6 +5,10 @@
  * (agent/context/project-rules.ts); this adds what the server knows: a
  * file that is a link to a place outside the root is not read
  * (path-check), and a huge file is not downloaded.
+ *
+ * The listing's size is the size of the entry itself: for a link, that of
+ * the link ("7 B"), not of the file it leads to. So the cap is applied
+ * again to what was actually read, and the size shown is what was read.
  */
 import type { Contents, ServerConnection } from '@jupyterlab/services';
 import {
@@ -54,7 +58,12 @@ export function serverRuleReader(
       content: true
     });
     const text = typeof file.content === 'string' ? file.content : '';
-    return { text, bytes: size ?? new TextEncoder().encode(text).length };
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MAX_DOWNLOAD_BYTES) {
+      // A link listed small: left out like a file listed large.
+      return { text: '', bytes };
+    }
+    return { text, bytes };
   };
 }
 

@@ -119,6 +119,20 @@ describe('finding project rules', () => {
     expect(full.prompt).not.toContain('far away');
   });
 
+  it('a reader that reports a link’s size never hides what was read ("7 B")', async () => {
+    const text = 'x'.repeat(300 * 1024);
+    const linked: RuleReader = async path =>
+      path === 'AGENTS.md' ? { text, bytes: 7 } : null;
+    const rules = await findProjectRules('n.ipynb', linked);
+    expect(rules.files).toEqual([
+      { path: 'AGENTS.md', bytes: 300 * 1024, shownBytes: 8 * 1024 }
+    ]);
+    expect(rulesTruncated(rules)).toBe(true);
+    expect(rules.prompt).toContain(
+      '[AGENTS.md is 300.0 KB: only the first 8.0 KB'
+    );
+  });
+
   it('sizes read as the sidebar shows them', () => {
     expect(ruleSize(850)).toBe('850 B');
     expect(ruleSize(1229)).toBe('1.2 KB');

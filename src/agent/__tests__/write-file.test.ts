@@ -1,7 +1,8 @@
 /**
  * write_file on the fake notebook: the model's path is untrusted (the
  * tool's own checks; the server's real-path check is tested on the
- * headless port), creating is an edit, replacing asks whatever the mode
+ * headless port), creating is an edit (unless the file runs later:
+ * runs-later.test.ts), replacing asks whatever the mode
  * with a diff, a file changed between the approval and the write is not
  * overwritten, and one Undo restores the content (or removes the file the
  * agent created).
@@ -65,6 +66,23 @@ describe('write_file', () => {
       'def clean(x):\n    return x\n'
     );
     expect(tools()[0]).toMatch(/^Created helpers\/clean\.py \(/);
+  });
+
+  it('asks before creating a module a notebook would import instead of a library, saying why', async () => {
+    const notebook = new FakeNotebook({ path: 'analysis/study.ipynb' });
+    const { done, requests } = run(
+      [write('analysis/jsonschema.py', 'import os\n'), { text: 'ok' }],
+      notebook
+    );
+    await done;
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({
+      kind: 'edit',
+      title:
+        'Create analysis/jsonschema.py (a notebook in this folder imports it ' +
+        'before the library of the same name)',
+      code: 'import os\n'
+    });
   });
 
   it('asks before replacing a file, even in run-everything, showing the diff', async () => {

@@ -95,7 +95,9 @@ export async function findProjectRules(
   }
   const files = found.map(({ path, read: file }) => ({
     path,
-    bytes: file.bytes,
+    // Never less than what was read: a reader may report a listing's size,
+    // which for a link is the link's own ("7 B").
+    bytes: Math.max(file.bytes, utf8Bytes(file.text)),
     shownBytes: utf8Bytes(shown.get(path) ?? '')
   }));
   if (!files.length) {

@@ -3,11 +3,13 @@
  * approve before they happen, and what they see when asked.
  */
 import type { ToolKind } from '../tools/registry';
+import type { IRunsLater } from '../tools/runs-later';
 import type { IToolCall } from '../types';
 
 /**
- * - `run-everything`: never ask (except before a kernel restart or
- *   replacing a file's content);
+ * - `run-everything`: never ask (except before a kernel restart,
+ *   replacing a file's content, or creating a file that runs outside the
+ *   kernel or steers later runs: `IRunsLater.always`);
  * - `ask-before-running`: ask before any code runs (the default);
  * - `ask-before-edits`: ask before any code runs and before any cell changes.
  */
@@ -17,8 +19,19 @@ export type ApprovalMode =
 /** The default mode. */
 export const DEFAULT_APPROVAL_MODE: ApprovalMode = 'ask-before-running';
 
-/** Whether a call of this kind needs the user's approval in this mode. */
-export function needsApproval(kind: ToolKind, mode: ApprovalMode): boolean {
+/**
+ * Whether a call of this kind needs the user's approval in this mode.
+ * `later`: the call leaves a file that runs or steers later (tools/runs-later.ts),
+ * which asks like code that runs, and in every mode when `always`.
+ */
+export function needsApproval(
+  kind: ToolKind,
+  mode: ApprovalMode,
+  later?: IRunsLater | null
+): boolean {
+  if (later && (later.always || mode !== 'run-everything')) {
+    return true;
+  }
   switch (kind) {
     case 'restart':
     case 'replace':
@@ -44,6 +57,11 @@ export interface IApprovalRequest {
   diff?: string;
   /** The cell concerned, if any. */
   cellId?: string;
+  /**
+   * The call leaves a file that runs or steers later, and why (the title
+   * says it too): what a card, or a run nobody watches, may weigh apart.
+   */
+  runsLater?: IRunsLater;
   /**
    * The call's arguments (indented JSON) when it holds no code, so the
    * user sees what a tool will be given (shown read-only).

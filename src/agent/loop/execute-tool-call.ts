@@ -66,9 +66,14 @@ export async function executeToolCall(
     return { ok: false, output: preview.refused };
   }
   const kind = preview.kind ?? toolKind(tool, checked.args);
+  const later = preview.runsLater ?? null;
   if (
-    !(needsApproval(kind, options.approvalMode) || options.alwaysAsk?.(tool)) ||
-    preApproved(tool, checked.args, options.approvedCells)
+    !(
+      needsApproval(kind, options.approvalMode, later) ||
+      options.alwaysAsk?.(tool)
+    ) ||
+    // A cell the user asked to fix does not vouch for a file that runs later.
+    (!later && preApproved(tool, checked.args, options.approvedCells))
   ) {
     return tools.call(call, { notebook, signal, state });
   }
@@ -154,7 +159,8 @@ async function describeCall(
       kind,
       title,
       code: preview.code ?? null,
-      ...(preview.diff !== undefined ? { diff: preview.diff } : {})
+      ...(preview.diff !== undefined ? { diff: preview.diff } : {}),
+      ...(preview.runsLater ? { runsLater: preview.runsLater } : {})
     };
   }
   if (codeArgument && typeof args[codeArgument] === 'string') {

@@ -2,7 +2,10 @@
  * MCP tools as agent tools, and the store that keeps the server's listing.
  *
  * Each listed tool becomes an `ITool` named `<server>__<tool>` with its
- * JSON schema (validated by the registry with ajv, like ours). Calls go to
+ * JSON schema, which the model reads as it is; the registry checks the
+ * arguments with ajv against a bounded copy (bounded-schema.ts: no regular
+ * expressions, no exponential references), the Jupyter server against the
+ * whole schema in a bounded worker. Calls go to
  * the Jupyter server (`IMcpClient`), which runs the MCP servers; Stop aborts
  * the request, which cancels the call there. Every call asks the user first
  * unless the server's config auto-approves the tool: the set of names that
@@ -10,6 +13,7 @@
  * approval mode, so an auto-approved one never asks).
  */
 import { mcpObservation } from '../context/mcp-results';
+import { boundedSchema } from './bounded-schema';
 import { defineTool, type ITool } from './registry';
 import type {
   IMcpClient,
@@ -42,6 +46,8 @@ export function mcpTool(
     kind: 'read',
     description: `${what} (tool "${info.tool}" of the MCP server "${server.name}")`,
     parameters: info.input_schema,
+    // A hostile schema ("pattern": "^(a+)+$") must not freeze the tab.
+    argumentSchema: boundedSchema(info.input_schema),
     async execute(args, { signal }) {
       if (signal.aborted) {
         return { ok: false, output: 'Not run: the user stopped the agent.' };

@@ -10,6 +10,7 @@ import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
 import { parseLenientJson } from './lenient-json';
 import { RunState } from './run-state';
+import type { IRunsLater } from './runs-later';
 
 /** What a tool may use while it runs. */
 export interface IToolContext {
@@ -44,6 +45,11 @@ export interface IToolPreview {
   diff?: string;
   /** The call is refused with this observation before anyone is asked. */
   refused?: string;
+  /**
+   * The call leaves a file that runs or steers later (tools/runs-later.ts):
+   * the approval policy asks for it whatever the kind says.
+   */
+  runsLater?: IRunsLater;
 }
 
 /**
@@ -77,6 +83,12 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    * calls (a fix) ask whatever the approval mode.
    */
   reachesOutside?: boolean;
+  /**
+   * The schema the registry checks arguments with, when not `parameters`
+   * (which the model reads): a bounded copy of an outside server's schema
+   * (bounded-schema.ts), that server checking the full one itself.
+   */
+  argumentSchema?: Record<string, unknown>;
   /**
    * The argument that holds code. When a model sends raw code instead of a
    * JSON object (a known failure of real models), it is taken as this one.
@@ -314,7 +326,19 @@ export class ToolRegistry {
         }
       };
     }
-    if (!validate(parsed.args)) {
+    let valid: boolean;
+    try {
+      valid = validate(parsed.args);
+    } catch (error) {
+      // A recursive schema and deeply nested arguments overflow the stack.
+      return {
+        refused: {
+          ok: false,
+          output: `Error: the arguments of ${call.name} could not be checked (${(error as Error).message}); send simpler arguments.`
+        }
+      };
+    }
+    if (!valid) {
       const problems = (validate.errors ?? [])
         .map(e => `${e.instancePath || 'arguments'} ${e.message}`)
         .join('; ');
@@ -356,7 +380,9 @@ export class ToolRegistry {
       // A compiler per tool: a schema's "$id" stays free for the tool
       // registered again after a dispose.
       validator = import('ajv').then(({ default: Ajv }) =>
-        new Ajv({ allErrors: true, strict: false }).compile(tool.parameters)
+        new Ajv({ allErrors: true, strict: false }).compile(
+          tool.argumentSchema ?? tool.parameters
+        )
       );
       this._validators.set(tool, validator);
     }

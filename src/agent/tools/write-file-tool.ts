@@ -6,7 +6,10 @@
  * where it really leads (a link to .env or out of the root is refused).
  *
  * Creating a file is an edit; replacing one asks first whatever the mode
- * (kind `replace`), showing a diff against the file as it is. The write is
+ * (kind `replace`), showing a diff against the file as it is. Creating a
+ * file that runs or steers later (a `.pth`, a module next to the notebook,
+ * `AGENTS.md`: runs-later.ts) asks too, with the reason in the card's
+ * title; a call that skipped the approval step cannot create one. The write is
  * refused when the file changed between what the approval showed and the
  * write. The result carries the content before, so one Undo puts it back
  * (or removes a file the agent created): session/file-undo.ts.
@@ -15,7 +18,8 @@ import { createTwoFilesPatch } from 'diff';
 import { NoSuchFileError } from '../ports';
 import type { INotebookPort } from '../ports';
 import { rootPath } from './file-tools';
-import { defineTool } from './registry';
+import { defineTool, type IToolPreview } from './registry';
+import { runsLater, type IRunsLater } from './runs-later';
 
 /** Longest content write_file accepts, in characters. */
 export const MAX_WRITE_CHARS = 1_000_000;
@@ -59,6 +63,17 @@ async function currentText(
   }
 }
 
+/** The card's question, with why the file acts later when it does. */
+function titled(
+  verb: 'Create' | 'Replace',
+  path: string,
+  later: IRunsLater | null
+): Pick<IToolPreview, 'title' | 'runsLater'> {
+  return later
+    ? { title: `${verb} ${path} (${later.reason})`, runsLater: later }
+    : { title: `${verb} ${path}` };
+}
+
 /** A unified diff from `before` to `after`, for the approval card. */
 export function fileDiff(path: string, before: string, after: string): string {
   return createTwoFilesPatch(path, path, before, after, '', '', {
@@ -82,7 +97,8 @@ export const writeFile = defineTool<IWriteArgs>({
   description:
     'Create or replace a text file (a .py module, a config, a report) relative to the ' +
     'server root, with its complete new content (missing folders are created). Replacing an existing file asks the ' +
-    'user first, showing the diff. Hidden paths and paths outside the root are refused; ' +
+    'user first, showing the diff; so does creating one that runs later (a .py next to the notebook, a .pth, ' +
+    'AGENTS.md, anything in site-packages or bin/). Hidden paths and paths outside the root are refused; ' +
     'notebooks are edited with the cell tools.',
   parameters: {
     type: 'object',
@@ -109,12 +125,19 @@ export const writeFile = defineTool<IWriteArgs>({
     const { path } = checked;
     const before = await currentText(notebook, path);
     state.filesShown.set(path, before);
+    const later = runsLater(path, notebook.path);
     if (before === null) {
-      return { kind: 'edit', title: `Create ${path}`, code: args.content };
+      return {
+        kind: 'edit',
+        ...titled('Create', path, later),
+        code: args.content
+      };
     }
+    // The same content writes nothing: nothing to ask.
+    const same = before === args.content;
     return {
-      kind: before === args.content ? 'edit' : 'replace',
-      title: `Replace ${path}`,
+      kind: same ? 'edit' : 'replace',
+      ...titled('Replace', path, same ? null : later),
       code: null,
       diff: fileDiff(path, before, args.content)
     };
@@ -149,6 +172,16 @@ export const writeFile = defineTool<IWriteArgs>({
         ok: false,
         output: `Refused: ${path} exists, and replacing it needs the user's approval of the diff.`
       };
+    }
+    if (shown === undefined && before === null) {
+      const later = runsLater(path, notebook.path);
+      if (later) {
+        // Only the loop's approval step (which says why) may create one.
+        return {
+          ok: false,
+          output: `Refused: creating ${path} needs the user's approval: ${later.reason}.`
+        };
+      }
     }
     if (before === args.content) {
       return {

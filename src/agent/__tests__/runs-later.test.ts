@@ -1,0 +1,301 @@
+/**
+ * Files that run or steer later (tools/runs-later.ts): which paths the rule
+ * names and why, and what write_file does with them in each approval mode
+ * — asked in every mode but "run everything", the `always` ones in every
+ * mode, the card saying why — while an ordinary file is still created
+ * without a question in the default mode.
+ */
+import {
+  needsApproval,
+  type ApprovalMode,
+  type IApprovalRequest
+} from '../loop/approval';
+import { executeToolCall } from '../loop/execute-tool-call';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import { RunState } from '../tools/run-state';
+import { runsLater } from '../tools/runs-later';
+
+const NOTEBOOK = 'analysis/study.ipynb';
+
+/** Asked in every mode, run-everything included. */
+const ALWAYS: Array<[string, RegExp]> = [
+  [
+    'venv/lib/python3.11/site-packages/zz_agent.pth',
+    /Python runs the code in a \.pth file at every start/
+  ],
+  ['zz_agent.pth', /\.pth file/],
+  ['analysis/ZZ.PTH', /\.pth file/],
+  ['venv/lib/python3.11/site-packages/evil.py', /installed Python environment/],
+  ['env/Lib/site-packages/evil/__init__.py', /installed Python environment/],
+  ['usr/lib/python3/dist-packages/x.py', /installed Python environment/],
+  ['conda/lib/python3.12/pandas.py', /installed Python environment/],
+  [
+    'venv/lib/python3.11/sitecustomize.py',
+    /Python runs this file at every start/
+  ],
+  ['sitecustomize.py', /Python runs this file at every start/],
+  ['tools/usercustomize.py', /Python runs this file at every start/],
+  ['venv/bin/python', /bin\/ folder run in place of commands/],
+  ['bin/jupyter', /bin\/ folder/],
+  ['venv/Scripts/pip.exe', /bin\/ folder/],
+  ['jupyter_server_config.py', /Jupyter or IPython runs or loads it/],
+  ['jupyter_notebook_config.json', /Jupyter or IPython/],
+  ['analysis/ipython_config.py', /Jupyter or IPython/],
+  ['ipython_kernel_config.py', /Jupyter or IPython/],
+  ['venv/etc/jupyter/jupyter_server_config.d/evil.json', /Jupyter or IPython/],
+  [
+    'ipython/profile_default/startup/00-evil.py',
+    /IPython runs its startup files at the start of every kernel/
+  ],
+  ['venv/share/jupyter/kernels/python3/kernel.json', /kernel spec/],
+  ['kernels/k/kernel.json', /kernel spec/],
+  ['venv/share/jupyter/lab/settings/overrides.json', /Jupyter reads it/],
+  ['ext/labextensions/evil/static/remote.js', /JupyterLab loads extensions/],
+  ['AGENTS.md', /steers every later run of the agent in this folder/],
+  ['analysis/agents.md', /steers every later run/],
+  ['deep/er/Agents.MD', /steers every later run/],
+  ['mcp.json', /runs the commands an mcp\.json names/],
+  ['config/notebook_agent/mcp.json', /mcp\.json/],
+  // Refused as hidden by the file tools first; the rule names them too.
+  ['.bashrc', /hidden files configure programs/],
+  ['.ipython/profile_default/startup/x.py', /hidden files/],
+  ['.jupyter/jupyter_server_config.py', /hidden files/]
+];
+
+/** Asked in every mode but run-everything. */
+const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
+  [
+    'analysis/jsonschema.py',
+    /^a notebook in this folder imports it before the library of the same name$/
+  ],
+  ['analysis/pandas.py', /a notebook in this folder imports it/],
+  ['analysis/numpy.pyc', /a notebook in this folder imports it/],
+  [
+    'numpy.py',
+    /^Python started in the server root imports it before the library/
+  ],
+  [
+    'analysis/pandas/__init__.py',
+    /makes its folder a package that a notebook in this folder/
+  ],
+  [
+    'requests/__init__.py',
+    /makes its folder a package that Python started in the server root/
+  ],
+  ['analysis/pip.bat', /on Windows, a command run from this folder runs it/],
+  ['conftest.py', /pytest runs it when tests run in this folder/],
+  ['tests/conftest.py', /pytest runs it/],
+  ['pkg/setup.py', /pip runs the build code it holds/],
+  ['pyproject.toml', /pip runs the build code it names/]
+];
+
+/** Created as before: an edit, no question in the default mode. */
+const ORDINARY = [
+  'data.csv',
+  'notes.md',
+  'analysis/notes.md',
+  'analysis/results.json',
+  'helpers/clean.py',
+  'analysis/helpers/clean.py',
+  'analysis/helpers/sub/__init__.py',
+  'analysis/pandas/core.py',
+  'report.txt',
+  'binary/data.csv',
+  'lib/readme.md',
+  'readme_AGENTS.md'
+];
+
+describe('runsLater', () => {
+  it.each(ALWAYS)('%s always asks', (path, reason) => {
+    const later = runsLater(path, NOTEBOOK);
+    expect(later).not.toBeNull();
+    expect(later!.reason).toMatch(reason);
+    expect(later!.always).toBe(true);
+  });
+
+  it.each(UNLESS_RUN_EVERYTHING)(
+    '%s asks unless everything may run',
+    (path, reason) => {
+      const later = runsLater(path, NOTEBOOK);
+      expect(later).not.toBeNull();
+      expect(later!.reason).toMatch(reason);
+      expect(later!.always).toBe(false);
+    }
+  );
+
+  it.each(ORDINARY)('%s is an ordinary file', path => {
+    expect(runsLater(path, NOTEBOOK)).toBeNull();
+  });
+
+  it('a module next to a notebook in the root is next to the notebook', () => {
+    expect(runsLater('jsonschema.py', 'n.ipynb')?.reason).toMatch(
+      /^a notebook in this folder imports it/
+    );
+    expect(runsLater('/./analysis//pandas.py', NOTEBOOK)?.reason).toMatch(
+      /a notebook in this folder/
+    );
+  });
+});
+
+describe('the approval policy for files that run later', () => {
+  const later = { reason: 'r', always: false };
+  const alwaysLater = { reason: 'r', always: true };
+  it.each([
+    ['run-everything', false, true],
+    ['ask-before-running', true, true],
+    ['ask-before-edits', true, true]
+  ] as Array<[ApprovalMode, boolean, boolean]>)(
+    'in %s: asks %s, and %s for the always-names',
+    (mode, asks, asksAlways) => {
+      expect(needsApproval('edit', mode, later)).toBe(asks);
+      expect(needsApproval('edit', mode, alwaysLater)).toBe(asksAlways);
+      // Without a later effect, an edit is as before.
+      expect(needsApproval('edit', mode, null)).toBe(
+        mode === 'ask-before-edits'
+      );
+    }
+  );
+});
+
+/** One write_file call through the loop's approval step, as the agent makes it. */
+async function create(
+  path: string,
+  mode: ApprovalMode,
+  options: { approve?: boolean; files?: Record<string, string> } = {}
+) {
+  const notebook = new FakeNotebook({ path: NOTEBOOK, files: options.files });
+  const asked: IApprovalRequest[] = [];
+  const result = await executeToolCall(
+    {
+      id: 'c1',
+      name: 'write_file',
+      arguments: JSON.stringify({ path, content: 'import os\n' })
+    },
+    {
+      tools: new ToolRegistry(agentTools()),
+      notebook,
+      signal: new AbortController().signal,
+      state: new RunState(),
+      approvalMode: mode,
+      approve: async request => {
+        asked.push(request);
+        return options.approve === false
+          ? { approved: false, reason: 'no' }
+          : { approved: true };
+      }
+    }
+  );
+  return { result, asked, notebook };
+}
+
+const MODES: ApprovalMode[] = [
+  'run-everything',
+  'ask-before-running',
+  'ask-before-edits'
+];
+
+describe('write_file and files that run later', () => {
+  describe.each(MODES)('in %s', mode => {
+    it.each(ALWAYS.filter(([path]) => !path.startsWith('.')))(
+      'asks before creating %s, saying why',
+      async path => {
+        const { asked, notebook, result } = await create(path, mode);
+        expect(asked).toHaveLength(1);
+        const reason = runsLater(path, NOTEBOOK)!.reason;
+        expect(asked[0].title).toBe(`Create ${path} (${reason})`);
+        expect(asked[0].runsLater).toEqual({ reason, always: true });
+        expect(asked[0].code).toBe('import os\n');
+        expect(result.ok).toBe(true);
+        expect(notebook.files.get(path)).toBe('import os\n');
+      }
+    );
+
+    it.each(UNLESS_RUN_EVERYTHING)(
+      `${mode === 'run-everything' ? 'creates' : 'asks before creating'} %s`,
+      async path => {
+        const { asked, notebook } = await create(path, mode);
+        if (mode === 'run-everything') {
+          expect(asked).toHaveLength(0);
+        } else {
+          expect(asked).toHaveLength(1);
+          expect(asked[0].title).toBe(
+            `Create ${path} (${runsLater(path, NOTEBOOK)!.reason})`
+          );
+          expect(asked[0].runsLater?.always).toBe(false);
+        }
+        expect(notebook.files.get(path)).toBe('import os\n');
+      }
+    );
+  });
+
+  it.each(ORDINARY)(
+    'creates %s without asking in the default mode, as before',
+    async path => {
+      const { asked, notebook, result } = await create(
+        path,
+        'ask-before-running'
+      );
+      expect(asked).toHaveLength(0);
+      expect(result.output).toMatch(/^Created /);
+      expect(notebook.files.get(path)).toBe('import os\n');
+    }
+  );
+
+  it('a rejected creation writes nothing', async () => {
+    const { notebook, result } = await create(
+      'analysis/jsonschema.py',
+      'ask-before-running',
+      { approve: false }
+    );
+    expect(result.ok).toBe(false);
+    expect(result.output).toMatch(/rejected this write_file call/);
+    expect(notebook.files.has('analysis/jsonschema.py')).toBe(false);
+  });
+
+  it('hidden startup files are refused before anyone is asked', async () => {
+    for (const path of [
+      '.bashrc',
+      '.ipython/profile_default/startup/x.py',
+      '.jupyter/jupyter_server_config.py'
+    ]) {
+      const { asked, notebook, result } = await create(path, 'run-everything');
+      expect(asked).toHaveLength(0);
+      expect(result.output).toMatch(/^Refused: hidden files/);
+      expect(notebook.files.size).toBe(0);
+    }
+  });
+
+  it('replacing one says why too', async () => {
+    const { asked } = await create('AGENTS.md', 'run-everything', {
+      files: { 'AGENTS.md': 'old\n' }
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      kind: 'replace',
+      title: `Replace AGENTS.md (${runsLater('AGENTS.md', NOTEBOOK)!.reason})`
+    });
+  });
+
+  it('a direct call (no approval step) never creates one', async () => {
+    const notebook = new FakeNotebook({ path: NOTEBOOK });
+    const registry = new ToolRegistry(agentTools());
+    const call = (path: string) =>
+      registry.call(
+        {
+          id: 'c',
+          name: 'write_file',
+          arguments: JSON.stringify({ path, content: 'x = 1\n' })
+        },
+        { notebook, signal: new AbortController().signal }
+      );
+    const refused = await call('venv/lib/python3.11/site-packages/a.pth');
+    expect(refused.ok).toBe(false);
+    expect(refused.output).toMatch(
+      /^Refused: creating venv\/lib\/python3\.11\/site-packages\/a\.pth needs the user's approval: /
+    );
+    expect(notebook.files.size).toBe(0);
+    expect((await call('helpers/ok.py')).ok).toBe(true);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * Files that run, or steer the agent, later: the one rule of which paths
+ * `write_file` may not create without asking. Creating a file is otherwise
+ * an edit (no question in the default mode), but these act after the run,
+ * where no approval card stands between them and what they do:
+ *
+ * - `always` (asked in every approval mode, "run everything" included):
+ *   what runs outside the kernel the user handed to the agent, or in every
+ *   later run — a `.pth` or `sitecustomize.py` (every Python start of the
+ *   environment, the Jupyter server's own included), anything in an
+ *   installed environment (`site-packages`, a venv's `lib/pythonX.Y`, its
+ *   `bin/`), Jupyter's and IPython's configuration, kernel specs and
+ *   startup files, JupyterLab extensions, `AGENTS.md` (read into every
+ *   later run's prompt) and `mcp.json` (its commands run at the next
+ *   listing);
+ * - otherwise (asked in every mode but "run everything", where the agent
+ *   may run any code in the kernel anyway): Python files that a plain
+ *   `import` picks up before the library of the same name (next to the
+ *   notebook, the kernel's first `sys.path` entry, or in the server root),
+ *   and the files that common tools find and run by themselves
+ *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip).
+ *
+ * `pyproject.toml` is in: its build-system table can point pip at code in
+ * the folder (`backend-path`), and pytest reads plugins from it. Files that
+ * a tool runs only when the user names them (`noxfile.py`, `Makefile`) and
+ * pure settings (`setup.cfg`, `pytest.ini`) are not. Hidden paths (`.bashrc`,
+ * `.ipython/`, `.jupyter/`, `.git/hooks`) are refused by the file tools
+ * before this rule is read; it still names them, so the rule holds alone.
+ *
+ * Pure: paths only (relative to the server root, "/"-separated), no reads.
+ * A folder that is a link (`helpers` → `site-packages`) is not seen here:
+ * the server resolves links only to keep writes inside the root.
+ */
+import { RULES_FILE } from '../context/project-rules';
+
+/** Why a new file at a path acts later, and whether it asks in every mode. */
+export interface IRunsLater {
+  /** For the approval card, e.g. "Python runs it at every start". */
+  reason: string;
+  /** Asked in every approval mode, "run everything" included. */
+  always: boolean;
+}
+
+/** Python source and byte code that `import` loads. */
+const PYTHON_MODULE = /\.(py|pyw|pyc)$/i;
+
+/** Programs Windows' shell finds in the current folder before those on PATH. */
+const WINDOWS_COMMAND = /\.(bat|cmd|exe|com)$/i;
+
+/** `jupyter_server_config.py`, `ipython_kernel_config.json`, `jupyter_config.py`… */
+const JUPYTER_CONFIG = /^(jupyter|ipython)(_\w+)?_config\.(py|json)$/i;
+
+/** Where IPython keeps startup files of a profile. */
+const PROFILE = /^profile_/i;
+
+/** A venv's or conda's library folder, e.g. `lib/python3.11`. */
+const PYTHON_LIB = /^python\d+(\.\d+)*t?$/i;
+
+/** A path taken apart: its folders, its name, and the notebook's folder. */
+interface IPlace {
+  folders: string[];
+  /** The file name in lower case. */
+  name: string;
+  /** The folder the file is in, and the notebook's ("" for the root). */
+  folder: string;
+  notebookFolder: string;
+}
+
+/** A rule: the paths it names, and why they act later. */
+type Rule = [test: (place: IPlace) => boolean, reason: string];
+
+/** Whether a folder named like `test` is in the path, with the one before it named like `before`. */
+function nested(place: IPlace, before: RegExp, test: RegExp): boolean {
+  return place.folders.some(
+    (f, i) => test.test(f) && before.test(place.folders[i - 1] ?? '')
+  );
+}
+
+const inFolder = (place: IPlace, test: RegExp) =>
+  place.folders.some(f => test.test(f));
+
+/** Asked in every mode: they act outside the kernel, or in every later run. */
+const ALWAYS: Rule[] = [
+  [
+    // Shell startup files, ~/.ipython, ~/.jupyter, .git/hooks.
+    p => [...p.folders, p.name].some(part => part.startsWith('.')),
+    'hidden files configure programs (shells, IPython, Jupyter, git) that run them at their next start'
+  ],
+  [
+    p => p.name === RULES_FILE.toLowerCase(),
+    'AGENTS.md steers every later run of the agent in this folder and below'
+  ],
+  [
+    p => p.name === 'mcp.json',
+    'the Jupyter server runs the commands an mcp.json names when it lists MCP tools'
+  ],
+  [
+    p => p.name.endsWith('.pth'),
+    'Python runs the code in a .pth file at every start of its environment'
+  ],
+  [
+    p => p.name === 'sitecustomize.py' || p.name === 'usercustomize.py',
+    'Python runs this file at every start of the environment that holds it'
+  ],
+  [
+    p =>
+      inFolder(p, /^(site|dist)-packages$/i) ||
+      nested(p, /^lib(64)?$/i, PYTHON_LIB),
+    'it is inside an installed Python environment, whose programs (the Jupyter server among them) import from there'
+  ],
+  [
+    p => inFolder(p, /^([bB][iI][nN]|Scripts)$/),
+    'programs in a bin/ folder run in place of commands of the same name (python, pip, jupyter)'
+  ],
+  [
+    p => JUPYTER_CONFIG.test(p.name) || inFolder(p, /_config\.d$/i),
+    'Jupyter or IPython runs or loads it at its next start'
+  ],
+  [
+    p => nested(p, PROFILE, /^startup$/i),
+    'IPython runs its startup files at the start of every kernel'
+  ],
+  [
+    p => p.name === 'kernel.json' || nested(p, /^(etc|share)$/i, /^jupyter$/i),
+    'Jupyter reads it at its next start (a kernel spec names the command that starts a kernel)'
+  ],
+  [
+    p => inFolder(p, /^(lab|nb)extensions$/i),
+    'JupyterLab loads extensions into the page at its next start'
+  ]
+];
+
+/** Asked in every mode but "run everything": they run when the user's own code or tools do. */
+const UNLESS_RUN_EVERYTHING: Rule[] = [
+  [
+    p => p.name === 'conftest.py',
+    'pytest runs it when tests run in this folder or below'
+  ],
+  [
+    p => p.name === 'setup.py',
+    'pip runs the build code it holds when this folder is installed'
+  ],
+  [
+    p => p.name === 'pyproject.toml',
+    'pip runs the build code it names when this folder is installed'
+  ],
+  [
+    p => p.folder === p.notebookFolder && PYTHON_MODULE.test(p.name),
+    'a notebook in this folder imports it before the library of the same name'
+  ],
+  [
+    p => p.folder === '' && PYTHON_MODULE.test(p.name),
+    'Python started in the server root imports it before the library of the same name'
+  ],
+  [
+    p =>
+      p.name === '__init__.py' &&
+      p.folders.slice(0, -1).join('/') === p.notebookFolder,
+    'it makes its folder a package that a notebook in this folder imports before the library of the same name'
+  ],
+  [
+    p => p.name === '__init__.py' && p.folders.length === 1,
+    'it makes its folder a package that Python started in the server root imports before the library of the same name'
+  ],
+  [
+    p =>
+      (p.folder === p.notebookFolder || p.folder === '') &&
+      WINDOWS_COMMAND.test(p.name),
+    'on Windows, a command run from this folder runs it in place of the program of the same name'
+  ]
+];
+
+/**
+ * Whether a new file at `path` (relative to the server root) would run or
+ * steer later, and why; null for an ordinary file (`data.csv`, `notes.md`,
+ * `helpers/clean.py`). `notebookPath`: the open notebook's path, whose
+ * folder is the kernel's first import path.
+ */
+export function runsLater(
+  path: string,
+  notebookPath: string
+): IRunsLater | null {
+  const parts = segments(path);
+  if (!parts.length) {
+    return null;
+  }
+  const folders = parts.slice(0, -1);
+  const place: IPlace = {
+    folders,
+    name: parts[parts.length - 1].toLowerCase(),
+    folder: folders.join('/'),
+    notebookFolder: segments(notebookPath).slice(0, -1).join('/')
+  };
+  for (const [rules, always] of [
+    [ALWAYS, true],
+    [UNLESS_RUN_EVERYTHING, false]
+  ] as const) {
+    const rule = rules.find(([test]) => test(place));
+    if (rule) {
+      return { reason: rule[1], always };
+    }
+  }
+  return null;
+}
+
+/** "/a//b/./c" → ["a", "b", "c"] (paths here are already checked by `rootPath`). */
+function segments(path: string): string[] {
+  return path.split(/[\\/]+/).filter(part => part !== '' && part !== '.');
+}
