@@ -1,5 +1,8 @@
 import { computeRepair, MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
+import { TurnAccumulator } from '../model/accumulator';
 import {
+  CODE_PREFILL,
+  TextProtocolClient,
   extractCodeBlocks,
   isAnswerLines,
   restatement,
@@ -86,7 +89,7 @@ describe('compute check', () => {
       protocol: 'text',
       repairs: 0,
       ...over
-    });
+    })?.text ?? null;
   const ran = (output: string): ChatMessage[] => [
     {
       role: 'assistant',
@@ -179,8 +182,12 @@ describe('the loop with computeFirst', () => {
     });
     expect(outcome.reason).toBe('completed');
     expect(outcome.steps).toBe(3);
-    // The first request already carries the file's first lines.
+    // The first request already carries the file's first lines, and asks for code.
     const first = model.requests[0].messages;
+    expect(model.requests[0].toolChoice).toBe('required');
+    // After the repair for a guess, code is asked for again; then the model decides.
+    expect(model.requests[1].toolChoice).toBe('required');
+    expect(model.requests[2].toolChoice).toBeUndefined();
     expect(first[2]).toMatchObject({ role: 'user', observation: true });
     expect(first[2].content).toContain('region,units');
     // The guess went back with a repair request, shown as a notice.
@@ -292,5 +299,61 @@ describe('restating the request (text protocol, small models)', () => {
 
   it('cuts a long request', () => {
     expect(restatement('x'.repeat(5000)).length).toBeLessThan(900);
+  });
+});
+
+describe('the text protocol asks for code by prefill', () => {
+  const reply = (deltas: string[]) =>
+    new TextProtocolClient({
+      model: 'm',
+      async *streamChat(request) {
+        seen.push(request.messages);
+        for (const content of deltas) {
+          yield { choices: [{ index: 0, delta: { content } }] };
+        }
+      }
+    });
+  let seen: ChatMessage[][] = [];
+  beforeEach(() => (seen = []));
+
+  async function play(client: TextProtocolClient, toolChoice?: 'required') {
+    const acc = new TurnAccumulator();
+    for await (const chunk of client.streamChat(
+      { messages: [{ role: 'user', content: 'q' }], tools: [], toolChoice },
+      new AbortController().signal
+    )) {
+      acc.add(chunk);
+    }
+    return acc.result();
+  }
+
+  it('sends the begun block and keeps a repeated prefill once (llama-server)', async () => {
+    const turn = await play(
+      reply(['```python\nprint(', '1)\n```']),
+      'required'
+    );
+    expect(seen[0].at(-1)).toEqual({
+      role: 'assistant',
+      content: CODE_PREFILL
+    });
+    expect(turn.text).toBe('```python\nprint(1)\n```');
+    expect(turn.toolCalls.map(c => JSON.parse(c.arguments).source)).toEqual([
+      'print(1)'
+    ]);
+  });
+
+  it('puts the prefill back for a server that continues without it, and closes a cut block', async () => {
+    const turn = await play(reply(['print(2)']), 'required');
+    expect(turn.text).toBe('```python\nprint(2)\n```');
+    expect(turn.toolCalls).toHaveLength(1);
+  });
+
+  it('leaves a fresh answer as it is, and prefills nothing unless asked', async () => {
+    expect((await play(reply(['```python\nx\n```']), 'required')).text).toBe(
+      '```python\nx\n```'
+    );
+    const plain = await play(reply(['Hello']));
+    expect(seen[1].at(-1)).toEqual({ role: 'user', content: 'q' });
+    expect(plain.text).toBe('Hello');
   });
 });

@@ -41,8 +41,17 @@ function howToRun(protocol: 'native' | 'text'): string {
     : 'with insert_cell (run: true)';
 }
 
+/** A repair request: what is missing, and the words that ask for it. */
+export interface IComputeRepair {
+  /** `no-code`: nothing ran yet (the next reply must be code); `unbacked`: numbers no output shows. */
+  kind: 'no-code' | 'unbacked';
+  text: string;
+}
+
 /** The repair request for a final answer, or null when it stands. */
-export function computeRepair(input: IComputeCheckInput): string | null {
+export function computeRepair(
+  input: IComputeCheckInput
+): IComputeRepair | null {
   if (input.repairs >= MAX_COMPUTE_REPAIRS) {
     return null;
   }
@@ -64,11 +73,13 @@ export function computeRepair(input: IComputeCheckInput): string | null {
     if (!input.namesData && !invented.length) {
       return null;
     }
-    return (
-      'You have not run any code yet, so your answer is a guess. Do not answer from memory: ' +
-      `write Python that computes it from the data ${howToRun(input.protocol)}, print the result, ` +
-      'and answer after you see the output.'
-    );
+    return {
+      kind: 'no-code',
+      text:
+        'You have not run any code yet, so your answer is a guess. Do not answer from memory: ' +
+        `write Python that computes it from the data ${howToRun(input.protocol)}, print the result, ` +
+        'and answer after you see the output.'
+    };
   }
   // What the tools returned (the text protocol's outputs are tool messages
   // here too); not the agent's own notes to the model, repairs included.
@@ -77,9 +88,11 @@ export function computeRepair(input: IComputeCheckInput): string | null {
   if (!unbacked.length) {
     return null;
   }
-  return (
-    `Your answer states ${unbacked.slice(0, 5).join(', ')}, which no output shows. ` +
-    `Compute and print ${unbacked.length > 1 ? 'them' : 'it'} ${howToRun(input.protocol)}, ` +
-    'then answer with the printed values.'
-  );
+  return {
+    kind: 'unbacked',
+    text:
+      `Your answer states ${unbacked.slice(0, 5).join(', ')}, which no output shows. ` +
+      `Compute and print ${unbacked.length > 1 ? 'them' : 'it'} ${howToRun(input.protocol)}, ` +
+      'then answer with the printed values.'
+  };
 }

@@ -93,7 +93,11 @@ export interface IRunAgentOptions {
    */
   computeFirst?: {
     protocol: 'native' | 'text';
-    /** Ask for `tool_choice: required` on the first call (default true). */
+    /**
+     * Ask for code (`required`: a tool call, or a prefilled code block in
+     * the text protocol) on the first call over named data and after a
+     * repair for a guess (default true).
+     */
     forceFirstCall?: boolean;
   };
 }
@@ -166,6 +170,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   let reminded = false;
   let repairs = 0;
   let namesData = false;
+  let mustRunCode = false;
   if (options.computeFirst) {
     const request = messages[prompt];
     const preview =
@@ -174,6 +179,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         : null;
     if (preview) {
       namesData = true;
+      mustRunCode = true;
       messages.push({ role: 'user', content: preview, observation: true });
     }
   }
@@ -206,13 +212,13 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       if (signal.aborted) {
         return end({ reason: 'stopped', steps: step });
       }
-      // A small model's first call on named data must call a tool, where
-      // the server enforces `required` (others fall back on the compute check).
+      // A small model's first reply on named data, and its reply to a
+      // repair for a guess, must run code: `required` (a tool call, where
+      // the server enforces it; code, by prefill, in the text protocol).
+      // Where neither holds, the compute check stays the fallback.
       const forceCall =
-        step === 1 &&
-        namesData &&
-        options.computeFirst?.protocol === 'native' &&
-        options.computeFirst.forceFirstCall !== false;
+        mustRunCode && options.computeFirst?.forceFirstCall !== false;
+      mustRunCode = false;
       const stream = model.streamChat(
         {
           messages: request,
@@ -274,8 +280,13 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
           : null;
       if (repair) {
         repairs += 1;
+        mustRunCode = repair.kind === 'no-code';
         onEvent({ type: 'notice', text: COMPUTE_REPAIR_NOTICE });
-        messages.push({ role: 'user', content: repair, observation: true });
+        messages.push({
+          role: 'user',
+          content: repair.text,
+          observation: true
+        });
         continue;
       }
       // An answer over code still running is given from partial output:

@@ -16,6 +16,9 @@ import type { ChatMessage } from '../types';
 /** The one tool the text protocol uses. */
 export const TEXT_PROTOCOL_TOOL = 'add_and_run_cell';
 
+/** How a reply that must be code is begun for the model. */
+export const CODE_PREFILL = '```python\n';
+
 /** Most code blocks run from one reply. */
 const MAX_BLOCKS = 3;
 
@@ -198,16 +201,28 @@ export class TextProtocolClient implements IModelClient {
     signal: AbortSignal
   ): AsyncIterable<IChatChunk> {
     let text = '';
-    const inner = this._inner.streamChat(
-      {
-        messages: toTextProtocol(request.messages, this._options),
-        tools: []
-      },
-      signal
-    );
+    // `required` here means "reply with code": the reply is begun for the
+    // model (a prefill), which llama-server and Ollama continue. A server
+    // that ignores it answers afresh, and the compute check remains.
+    const prefill = request.toolChoice === 'required' ? CODE_PREFILL : '';
+    const messages = toTextProtocol(request.messages, this._options);
+    if (prefill) {
+      messages.push({ role: 'assistant', content: prefill });
+    }
+    const inner = this._inner.streamChat({ messages, tools: [] }, signal);
+    let first = true;
     for await (const chunk of inner) {
       for (const choice of chunk.choices ?? []) {
-        const content = choice.delta?.content;
+        let content = choice.delta?.content;
+        if (content && first && prefill) {
+          first = false;
+          // llama-server repeats the prefill in its first delta; a server
+          // that continues without it gets it put back; one that answered
+          // afresh (a new fence, or prose) is left as it answered.
+          if (!content.startsWith(prefill) && !/^\s*```/.test(content)) {
+            content = prefill + content;
+          }
+        }
         if (content) {
           text += content;
           yield { choices: [{ index: 0, delta: { content } }] };
@@ -216,6 +231,15 @@ export class TextProtocolClient implements IModelClient {
       if (chunk.usage) {
         yield { choices: [], usage: chunk.usage };
       }
+    }
+    // A prefilled block cut off (length limit) or left open still runs.
+    if (
+      prefill &&
+      text.startsWith(prefill) &&
+      (text.match(/```/g) ?? []).length % 2
+    ) {
+      text += '\n```';
+      yield { choices: [{ index: 0, delta: { content: '\n```' } }] };
     }
     const blocks = extractCodeBlocks(text).slice(0, MAX_BLOCKS);
     if (blocks.length) {
