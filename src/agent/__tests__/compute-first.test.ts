@@ -259,6 +259,9 @@ describe('answer lines in a code fence', () => {
     expect(isAnswerLines('ANSWER: 10.1557')).toBe(true);
     expect(isAnswerLines('Result: North\nANSWER: North')).toBe(true);
     expect(isAnswerLines('MAX: int = 5')).toBe(false);
+    expect(isAnswerLines('TypeError: cannot convert tuple to string')).toBe(
+      false
+    );
     expect(isAnswerLines('print(1)')).toBe(false);
     expect(isAnswerLines('df = pd.read_csv("a.csv")\nANSWER: 3')).toBe(false);
     expect(

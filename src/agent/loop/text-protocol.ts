@@ -66,10 +66,16 @@ export const addAndRunCell = defineTool<{ source: string }>({
  */
 export function isAnswerLines(code: string): boolean {
   const lines = code.split('\n').filter(line => line.trim());
-  // No `=`, call or subscript: `MAX: int = 5` stays code.
+  // No `=`, call or subscript: `MAX: int = 5` stays code. An exception
+  // line ("TypeError: …") a model copied is not an answer either: run as
+  // code it fails, and the model gets another turn.
   return (
     lines.length > 0 &&
-    lines.every(line => /^\s*[A-Z][A-Za-z_ ]{0,30}:\s+[^=()[\]]+$/.test(line))
+    lines.every(
+      line =>
+        /^\s*[A-Z][A-Za-z_ ]{0,30}:\s+[^=()[\]]+$/.test(line) &&
+        !/^\s*\w*(Error|Exception|Warning|Interrupt|Exit):/.test(line)
+    )
   );
 }
 
