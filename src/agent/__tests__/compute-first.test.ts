@@ -2,6 +2,7 @@ import { computeRepair, MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
 import { TurnAccumulator } from '../model/accumulator';
 import {
   CODE_PREFILL,
+  FIX_REQUEST,
   TextProtocolClient,
   extractCodeBlocks,
   isAnswerLines,
@@ -203,6 +204,41 @@ describe('the loop with computeFirst', () => {
     });
   });
 
+  it('asks for code again after code that failed', async () => {
+    let runs = 0;
+    const notebook = new FakeNotebook({
+      execute: () =>
+        runs++ === 0
+          ? [{ type: 'error', ename: 'KeyError', evalue: 'x', traceback: [] }]
+          : [{ type: 'stream', name: 'stdout', text: '5\n' }]
+    });
+    const call = (source: string) => ({
+      toolCalls: [{ name: 'insert_cell', arguments: { source, run: true } }]
+    });
+    const model = new ScriptedModel([
+      call('print(df.x)'),
+      call('print(5)'),
+      { text: 'It is 5.' }
+    ]);
+    await runAgent({
+      model,
+      tools,
+      notebook,
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'What is x?' }
+      ],
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      computeFirst: { protocol: 'native' }
+    });
+    expect(model.requests.map(r => r.toolChoice)).toEqual([
+      undefined,
+      'required',
+      undefined
+    ]);
+  });
+
   it('without computeFirst, the loop is as before: no preview, the guess stands', async () => {
     const notebook = new FakeNotebook({ files: { 'sales.csv': CSV } });
     const model = new ScriptedModel([{ text: 'ANSWER: 12' }]);
@@ -298,6 +334,24 @@ describe('restating the request (text protocol, small models)', () => {
     expect(plain[plain.length - 1].content).toBe(
       'Output of the code you ran:\n3.5'
     );
+  });
+
+  it('asks for the fix under an error, not the request', () => {
+    const failed = toTextProtocol(
+      [
+        ...messages.slice(0, 4),
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          content:
+            'cell_id: c1 raised an error (execution count 1, after 0.1 s).\nKeyError: x'
+        }
+      ],
+      { restateRequest: true }
+    );
+    const output = failed[failed.length - 1].content;
+    expect(output).toContain(FIX_REQUEST);
+    expect(output).not.toContain('The request you are working on');
   });
 
   it('cuts a long request', () => {

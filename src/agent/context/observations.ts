@@ -170,6 +170,11 @@ function seconds(ms: number): string {
   return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
+/** Whether a run observation (statusLine's first line) says the code raised an error. */
+export function isErrorObservation(text: string): boolean {
+  return /^(cell_id: \S+|The scratch code) raised an error/.test(text);
+}
+
 /** The first line of a run observation: what happened, in plain words. */
 function statusLine(result: IRunResult): string {
   const who =

@@ -392,6 +392,10 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         result.output,
         tools.runsCode(call)
       );
+      // A small model's reply to code that failed must be the fixed code.
+      if (options.computeFirst && !result.ok && tools.runsCode(call)) {
+        mustRunCode = true;
+      }
     }
     const observation = options.vision
       ? await imageObservation(images, options.vision)

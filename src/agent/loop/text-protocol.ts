@@ -9,6 +9,7 @@
  * cell, like `insert_cell` with `run: true`.
  */
 import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
+import { isErrorObservation } from '../context/observations';
 import { runWatchedCell } from '../tools/kernel-tools';
 import { defineTool } from '../tools/registry';
 import type { ChatMessage } from '../types';
@@ -132,6 +133,10 @@ export function restatement(request: string): string {
   );
 }
 
+/** Under an error, for small models: the next reply is the fix. */
+export const FIX_REQUEST =
+  'The code failed. Reply with the corrected code in one ```python block.';
+
 /** Options of the text protocol. */
 export interface ITextProtocolOptions {
   /** Restate the user's request under each output (small models). */
@@ -146,7 +151,11 @@ export function toTextProtocol(
   const out: ChatMessage[] = [];
   let request = '';
   // Output messages and the request they answer, for the restatement.
-  const outputs: Array<{ message: ChatMessage; request: string }> = [];
+  const outputs: Array<{
+    message: ChatMessage;
+    request: string;
+    failed: boolean;
+  }> = [];
   for (const message of messages) {
     if (message.role === 'system') {
       out.push({
@@ -170,7 +179,11 @@ export function toTextProtocol(
           content: text
         };
         out.push(output);
-        outputs.push({ message: output, request });
+        outputs.push({
+          message: output,
+          request,
+          failed: isErrorObservation(message.content)
+        });
       }
     } else {
       if (message.role === 'user' && !message.observation) {
@@ -180,8 +193,15 @@ export function toTextProtocol(
     }
   }
   if (options.restateRequest) {
-    for (const { message, request: asked } of outputs) {
-      if (asked && message.role === 'user') {
+    for (const { message, request: asked, failed } of outputs) {
+      if (message.role !== 'user') {
+        continue;
+      }
+      // After an error, the request restated was copied back word for word
+      // (Qwen2.5-Coder-1.5B); what helps there is asking for the fix.
+      if (failed) {
+        message.content += `\n\n${FIX_REQUEST}`;
+      } else if (asked) {
         message.content += `\n\n${restatement(asked)}`;
       }
     }
