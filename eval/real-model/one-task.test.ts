@@ -86,7 +86,7 @@ beforeAll(async () => {
     [
       ...['-m', setup.model, '--alias', setup.name],
       ...['--host', '127.0.0.1', '--port', String(port)],
-      ...['--jinja', '-c', '8192', '-t', '2', '--parallel', '1'],
+      ...['--jinja', '-c', '8192', '-t', '2', '--parallel', '1', '-n', '1024'],
       ...['--temp', '0', '--seed', '1']
     ],
     { stdio: 'ignore' }
