@@ -300,6 +300,9 @@ def main() -> int:
             "1",
             "--runs",
             str(args.runs),
+            # The measured setting (README, "Real models"); later flags override it.
+            "--max-steps",
+            "10",
             "--server-label",
             described,
             "--out",

@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SMALL_PROMPT_VERSION } from '../../src/agent/context/small-model-prompt';
 import { PROMPT_VERSION } from '../../src/agent/context/system-prompt';
 import { costOf, type IPrice } from '../../src/agent/model/prices';
 import type { ITaskResult } from './runner';
@@ -26,7 +27,7 @@ export interface IRunInfo {
 
 /** The whole report, as written to results.json. */
 export interface IReport {
-  info: IRunInfo & { promptVersion: number };
+  info: IRunInfo & { promptVersion: number; smallPromptVersion: number };
   summary: {
     tasks: number;
     succeeded: number;
@@ -71,7 +72,11 @@ export function buildReport(info: IRunInfo, results: ITaskResult[]): IReport {
   const completionTokens = sum(r => r.completionTokens);
   const cellsRun = sum(r => r.cellsRun);
   return {
-    info: { ...info, promptVersion: PROMPT_VERSION },
+    info: {
+      ...info,
+      promptVersion: PROMPT_VERSION,
+      smallPromptVersion: SMALL_PROMPT_VERSION
+    },
     summary: {
       tasks: results.length,
       succeeded,
@@ -109,7 +114,7 @@ export function toMarkdown(report: IReport): string {
     `# Notebook Agent eval: ${info.taskSet}`,
     '',
     `Model \`${info.model || '(server default)'}\` at ${info.baseUrl} (${info.protocol} protocol), ` +
-      `prompt v${info.promptVersion}, started ${info.startedAt}, ${info.concurrency} at a time, ` +
+      `prompt v${info.promptVersion} (small-model prompt v${info.smallPromptVersion}), started ${info.startedAt}, ${info.concurrency} at a time, ` +
       `timeout ${info.timeoutS} s, ≤ ${info.maxSteps} steps` +
       `${info.jupyterServer ? `; notebooks and kernels on the Jupyter server at ${info.jupyterServer}` : ''}.`,
     '',
