@@ -26,6 +26,7 @@ so ``write`` (editing files, saving chats) does not imply it. Listing the MCP se
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
@@ -63,12 +64,18 @@ class AuthorizedRoute(JupyterHandler):
         return "execute" if method in self.auth_execute else HTTP_METHOD_TO_AUTH_ACTION.get(method, "execute")
 
     async def prepare(self) -> None:  # type: ignore[override]
-        await super().prepare()
+        prepared = super().prepare()
+        if inspect.isawaitable(prepared):
+            await prepared
         if self._finished or not self.current_user:
             return
         if not self.auth_resource:
             raise web.HTTPError(403, f"{type(self).__name__} names no resource to authorize.")
-        await authorized(self.auth_action(), self.auth_resource)(_allowed)(self)
+        # jupyter_server 2.4 (the floor) wraps a plain function plainly (nothing to await); later ones
+        # always return a coroutine. Both raise the same 403.
+        checked = authorized(self.auth_action(), self.auth_resource)(_allowed)(self)
+        if inspect.isawaitable(checked):
+            await checked
 
 
 class _AgentHandler(AuthorizedRoute, OutboundFilter, APIHandler):

@@ -306,6 +306,16 @@ describe('answer lines in a code fence', () => {
       )
     ).toEqual(['print(2)']);
   });
+
+  it('a block left open at the end of a reply is code', () => {
+    expect(
+      extractCodeBlocks('Try:\n```python\nprint(2 ** 10)  # Output: 1')
+    ).toEqual(['print(2 ** 10)  # Output: 1']);
+    expect(
+      extractCodeBlocks('```python\nprint(1)\n```\nthen\n```python\nprint(2)')
+    ).toEqual(['print(1)', 'print(2)']);
+    expect(extractCodeBlocks('No code, just ``` a stray fence')).toEqual([]);
+  });
 });
 
 describe('restating the request (text protocol, small models)', () => {

@@ -84,11 +84,24 @@ export function isAnswerLines(code: string): boolean {
 export function extractCodeBlocks(text: string): string[] {
   const blocks: string[] = [];
   const fence = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*?)```/g;
-  for (let match = fence.exec(text); match; match = fence.exec(text)) {
-    const code = match[1].replace(/\s+$/, '');
+  let end = 0;
+  const add = (raw: string) => {
+    const code = raw.replace(/\s+$/, '');
     if (code.trim() && !isAnswerLines(code)) {
       blocks.push(code);
     }
+  };
+  for (let match = fence.exec(text); match; match = fence.exec(text)) {
+    add(match[1]);
+    end = match.index + match[0].length;
+  }
+  // A last block left open (the reply hit its length limit, or a small
+  // model stopped there: SmolLM2-135M does) is code all the same.
+  const open = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*)$/.exec(
+    text.slice(end)
+  );
+  if (open && !open[1].includes('```')) {
+    add(open[1]);
   }
   return blocks;
 }
