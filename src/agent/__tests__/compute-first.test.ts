@@ -183,10 +183,10 @@ describe('the loop with computeFirst', () => {
     });
     expect(outcome.reason).toBe('completed');
     expect(outcome.steps).toBe(3);
-    // The first request already carries the file's first lines, and asks for code.
+    // The first request already carries the file's first lines.
     const first = model.requests[0].messages;
-    expect(model.requests[0].toolChoice).toBe('required');
-    // After the repair for a guess, code is asked for again; then the model decides.
+    expect(model.requests[0].toolChoice).toBeUndefined();
+    // After the repair for a guess, code is asked for; then the model decides.
     expect(model.requests[1].toolChoice).toBe('required');
     expect(model.requests[2].toolChoice).toBeUndefined();
     expect(first[2]).toMatchObject({ role: 'user', observation: true });
@@ -204,7 +204,7 @@ describe('the loop with computeFirst', () => {
     });
   });
 
-  it('asks for code again after code that failed', async () => {
+  it('leaves the reply to code that failed to the model (the fix request is in the output)', async () => {
     let runs = 0;
     const notebook = new FakeNotebook({
       execute: () =>
@@ -234,7 +234,7 @@ describe('the loop with computeFirst', () => {
     });
     expect(model.requests.map(r => r.toolChoice)).toEqual([
       undefined,
-      'required',
+      undefined,
       undefined
     ]);
   });

@@ -95,8 +95,7 @@ export interface IRunAgentOptions {
     protocol: 'native' | 'text';
     /**
      * Ask for code (`required`: a tool call, or a prefilled code block in
-     * the text protocol) on the first call over named data and after a
-     * repair for a guess (default true).
+     * the text protocol) in the reply to a repair for a guess (default true).
      */
     forceFirstCall?: boolean;
   };
@@ -179,7 +178,6 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         : null;
     if (preview) {
       namesData = true;
-      mustRunCode = true;
       messages.push({ role: 'user', content: preview, observation: true });
     }
   }
@@ -212,10 +210,11 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       if (signal.aborted) {
         return end({ reason: 'stopped', steps: step });
       }
-      // A small model's first reply on named data, and its reply to a
-      // repair for a guess, must run code: `required` (a tool call, where
-      // the server enforces it; code, by prefill, in the text protocol).
-      // Where neither holds, the compute check stays the fallback.
+      // A small model's reply to a repair for a guess must run code:
+      // `required` (a tool call, where the server enforces it; code, by
+      // prefill, in the text protocol). Measured: asked for on the first
+      // reply and after errors too, it made things worse (Qwen2.5-Coder
+      // 0.5B wrote `print(len(df))` with no data loaded, and repeated it).
       const forceCall =
         mustRunCode && options.computeFirst?.forceFirstCall !== false;
       mustRunCode = false;
@@ -392,10 +391,6 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         result.output,
         tools.runsCode(call)
       );
-      // A small model's reply to code that failed must be the fixed code.
-      if (options.computeFirst && !result.ok && tools.runsCode(call)) {
-        mustRunCode = true;
-      }
     }
     const observation = options.vision
       ? await imageObservation(images, options.vision)
