@@ -8,10 +8,7 @@ rounds in the review). Two processes here save different keys at once, round aft
 from __future__ import annotations
 
 import multiprocessing
-import os
 import stat
-
-import pytest
 
 from jupyterlab_notebook_agent.key_store import KeyStore
 
@@ -36,7 +33,6 @@ def _run_two(path: str, rounds: int, work) -> None:
         assert saver.exitcode == 0, f"a saver failed ({saver.exitcode})"
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_two_processes_saving_at_once_lose_no_key(tmp_path):
     path = str(tmp_path / "notebook_agent" / "keys.json")
     _run_two(path, ROUNDS, _saver)
@@ -60,7 +56,6 @@ def _deleter(path: str, name: str, barrier, rounds: int) -> None:
             store.set(f"new-{n}", "sk-new-0123456789abcdef")
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_a_removal_and_a_save_at_once_both_take_effect(tmp_path):
     path = str(tmp_path / "keys.json")
     store = KeyStore(path)
