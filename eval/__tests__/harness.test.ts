@@ -202,40 +202,47 @@ describe('the eval harness', () => {
     expect(result.detail).toMatch(/NameError: name 'total' is not defined/);
   }, 60000);
 
-  it('loads the built-in set: ≥ 30 tasks whose data and answers are generated', async () => {
-    const set = await loadTaskSet(
-      join(__dirname, '..', 'tasks', 'builtin.json'),
-      {
-        dataDir: join(dir, 'builtin')
+  it.each([
+    ['builtin', 30],
+    ['holdout', 13]
+  ])(
+    'loads the %s set: ≥ %i tasks whose data and answers are generated',
+    async (name, least) => {
+      const set = await loadTaskSet(
+        join(__dirname, '..', 'tasks', `${name}.json`),
+        {
+          dataDir: join(dir, name)
+        }
+      );
+      expect(set.tasks.length).toBeGreaterThanOrEqual(least);
+      const categories = new Set(set.tasks.map(t => t.category));
+      for (const category of [
+        'aggregation',
+        'joins',
+        'time series',
+        'plots',
+        'statistics',
+        'cleaning',
+        'error recovery'
+      ]) {
+        expect(categories).toContain(category);
       }
-    );
-    expect(set.tasks.length).toBeGreaterThanOrEqual(30);
-    const categories = new Set(set.tasks.map(t => t.category));
-    for (const category of [
-      'aggregation',
-      'joins',
-      'time series',
-      'plots',
-      'statistics',
-      'cleaning',
-      'error recovery'
-    ]) {
-      expect(categories).toContain(category);
-    }
-    const keys = (c: unknown): string[] => {
-      const check = c as { expected_key?: string; checks?: unknown[] };
-      return [
-        ...(check.expected_key ? [check.expected_key] : []),
-        ...(check.checks ?? []).flatMap(keys)
-      ];
-    };
-    for (const task of set.tasks) {
-      for (const key of keys(task.checker)) {
-        expect(set.expected).toHaveProperty([key]);
+      const keys = (c: unknown): string[] => {
+        const check = c as { expected_key?: string; checks?: unknown[] };
+        return [
+          ...(check.expected_key ? [check.expected_key] : []),
+          ...(check.checks ?? []).flatMap(keys)
+        ];
+      };
+      for (const task of set.tasks) {
+        for (const key of keys(task.checker)) {
+          expect(set.expected).toHaveProperty([key]);
+        }
+        for (const file of task.files ?? []) {
+          expect(existsSync(join(set.dataDir!, file))).toBe(true);
+        }
       }
-      for (const file of task.files ?? []) {
-        expect(existsSync(join(set.dataDir!, file))).toBe(true);
-      }
-    }
-  }, 30000);
+    },
+    30000
+  );
 });

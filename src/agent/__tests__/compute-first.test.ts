@@ -7,7 +7,8 @@ import {
   extractCodeBlocks,
   isAnswerLines,
   restatement,
-  toTextProtocol
+  toTextProtocol,
+  withoutTextAfterCode
 } from '../loop/text-protocol';
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
 import { COMPUTE_REPAIR_NOTICE, runAgent } from '../loop/run-agent';
@@ -43,10 +44,11 @@ describe('data preview', () => {
     expect(namedDataFiles('no file here', entries)).toEqual([]);
   });
 
-  it('shows a few cut lines and how many there are', () => {
+  it('shows a few cut lines, and no line count a model could take for the row count', () => {
     const head = headOf(`${'x'.repeat(400)}\n${CSV}`);
     expect(head.split('\n')[0]).toBe(`${'x'.repeat(160)}…`);
-    expect(head).toContain('(9 lines in all)');
+    expect(head.split('\n').pop()).toBe('…');
+    expect(head).not.toMatch(/\b9\b/);
     expect(head.split('\n')).toHaveLength(7);
     expect(headOf('a,b\n1,2\n')).toBe('a,b\n1,2');
   });
@@ -360,8 +362,66 @@ describe('restating the request (text protocol, small models)', () => {
       { restateRequest: true }
     );
     const output = failed[failed.length - 1].content;
-    expect(output).toContain(FIX_REQUEST);
+    expect(output).toContain(
+      'The code failed with KeyError: x\nThat name is not there: print df.columns'
+    );
+    expect(output).toMatch(
+      /Reply with the corrected code in one ```python block\.$/
+    );
     expect(output).not.toContain('The request you are working on');
+  });
+
+  it('asks for the fix in general words when the output shows no exception', () => {
+    const failed = toTextProtocol(
+      [
+        ...messages.slice(0, 4),
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          content:
+            'cell_id: c1 raised an error (execution count 1, after 0.1 s).\n(no message)'
+        }
+      ],
+      { restateRequest: true }
+    );
+    expect(failed[failed.length - 1].content).toContain(FIX_REQUEST);
+  });
+
+  it('drops the words after the code of a reply that ran it (a guess written before any output)', () => {
+    const shown = toTextProtocol(
+      [
+        { role: 'user', content: 'Mean of x in a.csv?' },
+        {
+          role: 'assistant',
+          content: 'Reading it.\n```python\nprint(1)\n```\nANSWER: -0.45',
+          toolCalls: [{ id: 'c1', name: 'add_and_run_cell', arguments: '{}' }]
+        },
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          content: 'cell_id: c1 finished OK.\nOutput:\n0.99'
+        },
+        { role: 'assistant', content: 'ANSWER: 0.99' }
+      ],
+      { restateRequest: true }
+    );
+    expect(shown[1].content).toBe('Reading it.\n```python\nprint(1)\n```');
+    // A final answer keeps its words; without the small profile nothing changes.
+    expect(shown[3].content).toBe('ANSWER: 0.99');
+    expect(
+      toTextProtocol([
+        { role: 'user', content: 'q' },
+        {
+          role: 'assistant',
+          content: '```python\nprint(1)\n```\nANSWER: -0.45',
+          toolCalls: [{ id: 'c1', name: 'add_and_run_cell', arguments: '{}' }]
+        }
+      ])[1].content
+    ).toContain('ANSWER: -0.45');
+    // An unclosed block is left whole.
+    expect(withoutTextAfterCode('```python\nx = 1\n``` and ```')).toBe(
+      '```python\nx = 1\n``` and ```'
+    );
   });
 
   it('cuts a long request', () => {

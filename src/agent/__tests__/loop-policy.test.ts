@@ -5,11 +5,7 @@ import {
 } from '../loop/approval';
 import { isSummaryRequest } from '../context/summary';
 import { runAgent } from '../loop/run-agent';
-import {
-  failureSignature,
-  REPEATED_STEP_MESSAGE,
-  RepeatedSteps
-} from '../loop/stop-conditions';
+import { failureSignature, RepeatedSteps } from '../loop/stop-conditions';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -362,14 +358,26 @@ describe('repeated steps (small models loop on the same code)', () => {
     expect(model.requests).toHaveLength(3);
     const tools = toolContents(messages);
     expect(tools[0]).toContain('1 2');
-    expect(tools[1]).toBe(REPEATED_STEP_MESSAGE);
-    expect(tools[2]).toBe(REPEATED_STEP_MESSAGE);
+    // The refusal shows again what the step printed (small models do not
+    // look back for it).
+    const refusal =
+      'Not run: this code already ran, and its output was:\n' +
+      tools[0]
+        .split('\n')
+        .slice(1)
+        .join('\n')
+        .replace(/^Output:\n/, '')
+        .trim() +
+      '\nIf that answers the request, answer now with those values and no code; otherwise try something different.';
+    expect(refusal).toContain('a b\n1 2');
+    expect(tools[1]).toBe(refusal);
+    expect(tools[2]).toBe(refusal);
     // The model saw why its second step did not run before it chose the third.
     const third = model.requests[2].messages;
     expect(third[third.length - 1]).toMatchObject({
       role: 'tool',
       toolCallId: 'c2',
-      content: REPEATED_STEP_MESSAGE
+      content: refusal
     });
     // The user sees the refused calls as failed tool cards, then why the run ended.
     const refused = events.filter(
@@ -422,7 +430,9 @@ describe('repeated steps (small models loop on the same code)', () => {
       { mode: 'run-everything' }
     );
     expect((await done).reason).toBe('completed');
-    expect(toolContents(messages)).not.toContain(REPEATED_STEP_MESSAGE);
+    expect(
+      toolContents(messages).filter(text => text.startsWith('Not run:'))
+    ).toEqual([]);
   });
 
   it('ignores key order and trailing whitespace when comparing steps', () => {

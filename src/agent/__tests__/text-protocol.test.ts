@@ -4,7 +4,6 @@ import {
   TEXT_PROTOCOL_INSTRUCTIONS,
   toTextProtocol
 } from '../loop/text-protocol';
-import { REPEATED_STEP_MESSAGE } from '../loop/stop-conditions';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
@@ -90,7 +89,9 @@ describe('text protocol for models without tool calling', () => {
     const third = model.requests[2].messages;
     expect(third[third.length - 1]).toMatchObject({
       role: 'user',
-      content: REPEATED_STEP_MESSAGE
+      content:
+        'Not run: this code already ran, and its output was:\n3\n' +
+        'If that answers the request, answer now with those values and no code; otherwise try something different.'
     });
     const notices = session
       .getSnapshot()

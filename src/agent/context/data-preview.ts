@@ -59,13 +59,14 @@ function mentionAt(text: string, name: string): number {
 /** The start of `text`: a few lines, each cut, with how many lines it has. */
 export function headOf(text: string): string {
   const lines = text.replace(/\r?\n$/, '').split(/\r?\n/);
-  const total = lines.length;
   const shown = lines
     .slice(0, MAX_LINES)
     .map(line =>
       line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line
     );
-  const more = total > MAX_LINES ? `\n… (${total} lines in all)` : '';
+  // No line count: a small model takes it for the row count (the header is
+  // a line too) and answers with it instead of computing.
+  const more = lines.length > MAX_LINES ? '\n…' : '';
   return `${shown.join('\n')}${more}`;
 }
 

@@ -28,6 +28,7 @@ import {
   type Approver
 } from './approval';
 import { dataPreview } from '../context/data-preview';
+import { formRepair } from './answer-form';
 import { computeRepair } from './compute-check';
 import { ContextKeeper } from './context-keeper';
 import { executeToolCall } from './execute-tool-call';
@@ -42,8 +43,8 @@ import {
   FailureStreak,
   isFinalAnswer,
   reachedStepLimit,
-  REPEATED_STEP_MESSAGE,
-  RepeatedSteps
+  RepeatedSteps,
+  repeatedStepMessage
 } from './stop-conditions';
 
 /** Everything one run needs. */
@@ -114,6 +115,10 @@ const RESERVED_TOKENS = 6000;
 export const COMPUTE_REPAIR_NOTICE =
   'The answer was not computed in the notebook: asked the model to run code for it.';
 
+/** The transcript's line when an answer is sent back for the asked form. */
+export const FORM_REPAIR_NOTICE =
+  'The answer lacked the form the request asks for: asked the model for it.';
+
 /** How the run ended. */
 export interface IRunOutcome {
   reason: RunEndReason;
@@ -168,6 +173,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   };
   let reminded = false;
   let repairs = 0;
+  let formAsked = false;
   let namesData = false;
   let mustRunCode = false;
   if (options.computeFirst) {
@@ -288,6 +294,17 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         });
         continue;
       }
+      // …and an answer without the form the request spelled out, once.
+      const form =
+        options.computeFirst && !formAsked && !signal.aborted
+          ? formRepair(userText(messages[prompt]), turn.text)
+          : null;
+      if (form) {
+        formAsked = true;
+        onEvent({ type: 'notice', text: FORM_REPAIR_NOTICE });
+        messages.push({ role: 'user', content: form, observation: true });
+        continue;
+      }
       // An answer over code still running is given from partial output:
       // once, the model is asked to wait for it or stop it first.
       const left =
@@ -310,9 +327,10 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       tools.runsCode(call)
     );
     if (verdict !== 'run') {
+      const refusal = repeatedStepMessage(lastOutput(messages));
       for (const call of turn.toolCalls) {
         onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
-        const result = { ok: false, output: REPEATED_STEP_MESSAGE };
+        const result = { ok: false, output: refusal };
         onEvent({
           type: 'tool-result',
           callId: call.id,
@@ -322,7 +340,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
         messages.push({
           role: 'tool',
           toolCallId: call.id,
-          content: REPEATED_STEP_MESSAGE
+          content: refusal
         });
       }
       if (verdict === 'stop') {
@@ -407,6 +425,25 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     }
   }
   return end({ reason: 'step-limit', steps: step });
+}
+
+/** The words of a user message ('' for any other). */
+function userText(message: ChatMessage | undefined): string {
+  return message?.role === 'user' ? message.content : '';
+}
+
+/** The last output a tool gave (refusals are not outputs), or null. */
+function lastOutput(messages: ReadonlyArray<ChatMessage>): string | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role === 'tool' && !message.content.startsWith('Not run:')) {
+      return message.content;
+    }
+    if (message.role === 'user' && !message.observation) {
+      return null;
+    }
+  }
+  return null;
 }
 
 /** Keep what the model said before it was cut off, with why, in the history. */

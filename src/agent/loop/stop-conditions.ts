@@ -1,6 +1,8 @@
 /**
  * When the loop stops on its own. Small pure helpers, tested directly.
  */
+import { describeFailure } from '../context/failure-focus';
+import { isErrorObservation } from '../context/observations';
 import type { IAssistantTurn } from '../model/accumulator';
 
 /** Default maximum number of model calls in one run. */
@@ -72,6 +74,56 @@ export const MAX_REPEATED_STEPS = 2;
 export const REPEATED_STEP_MESSAGE =
   'Not run: exactly what you ran in your previous step, whose results are above. ' +
   'Try something different, or answer without tools if the task is done.';
+
+/** Whether a tool message is the refusal of a repeated step. */
+export function isRepeatRefusal(text: string): boolean {
+  return (
+    text === REPEATED_STEP_MESSAGE ||
+    text.startsWith('Not run: this code already ran') ||
+    text.startsWith('Not run: this is the code that just failed')
+  );
+}
+
+/** Output quoted back under a repeated step, at most. */
+const QUOTED_OUTPUT_CHARS = 400;
+
+/**
+ * The refusal of a repeated step, with what that step gave when it is
+ * known: small models do not look back ("whose results are above"); told
+ * the error, or shown the output again, they fix the code or answer
+ * (measured with Qwen2.5-Coder-1.5B, which otherwise sent the same code
+ * until the run ended, or answered with the guess it wrote before running).
+ */
+export function repeatedStepMessage(previous: string | null): string {
+  if (!previous) {
+    return REPEATED_STEP_MESSAGE;
+  }
+  const failure = describeFailure(previous);
+  if (failure) {
+    return (
+      `Not run: this is the code that just ${failure}\n` +
+      'Write different code that avoids that error.'
+    );
+  }
+  if (isErrorObservation(previous)) {
+    return REPEATED_STEP_MESSAGE;
+  }
+  // The output without its status line ("cell_id: … finished OK …").
+  const output = previous
+    .split('\n')
+    .slice(1)
+    .join('\n')
+    .replace(/^Output:\n/, '')
+    .trim();
+  const quoted =
+    output.length > QUOTED_OUTPUT_CHARS
+      ? `${output.slice(0, QUOTED_OUTPUT_CHARS)}…`
+      : output;
+  return (
+    `Not run: this code already ran, and its output was:\n${quoted || '(no output)'}\n` +
+    'If that answers the request, answer now with those values and no code; otherwise try something different.'
+  );
+}
 
 /** A call's arguments with keys sorted, so key order does not make steps differ. */
 function canonicalArguments(raw: string): string {

@@ -9,6 +9,7 @@
  * cell, like `insert_cell` with `run: true`.
  */
 import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
+import { describeFailure } from '../context/failure-focus';
 import { isErrorObservation } from '../context/observations';
 import { runWatchedCell } from '../tools/kernel-tools';
 import { defineTool } from '../tools/registry';
@@ -150,9 +151,38 @@ export function restatement(request: string): string {
 export const FIX_REQUEST =
   'The code failed. Reply with the corrected code in one ```python block.';
 
+/**
+ * The fix asked for under an error, naming the error and the line that led
+ * there when the output shows them (context/failure-focus.ts).
+ */
+export function fixRequest(observation: string): string {
+  const failure = describeFailure(observation);
+  return failure
+    ? `The code ${failure}\nReply with the corrected code in one \`\`\`python block.`
+    : FIX_REQUEST;
+}
+
+/**
+ * A reply that runs code, as the model sees it later: its code, without the
+ * words after the last block. Those were written before any output came, so
+ * they are a guess (small models write `ANSWER: <made-up value>` there), and
+ * shown back they were repeated as the answer over the real output
+ * (Qwen2.5-Coder-1.5B: printed 0.9922, answered its earlier -0.4526).
+ */
+export function withoutTextAfterCode(text: string): string {
+  const end = text.lastIndexOf('```');
+  if (end < 0 || (text.match(/```/g) ?? []).length % 2) {
+    return text;
+  }
+  return text.slice(0, end + 3);
+}
+
 /** Options of the text protocol. */
 export interface ITextProtocolOptions {
-  /** Restate the user's request under each output (small models). */
+  /**
+   * For small models: restate the user's request under each output, name
+   * the failure under each error, and drop the guesses written after code.
+   */
   restateRequest?: boolean;
 }
 
@@ -167,7 +197,7 @@ export function toTextProtocol(
   const outputs: Array<{
     message: ChatMessage;
     request: string;
-    failed: boolean;
+    failed: string | null;
   }> = [];
   for (const message of messages) {
     if (message.role === 'system') {
@@ -176,7 +206,14 @@ export function toTextProtocol(
         content: `${message.content}\n\n${TEXT_PROTOCOL_INSTRUCTIONS}`
       });
     } else if (message.role === 'assistant') {
-      out.push({ role: 'assistant', content: message.content ?? '' });
+      const content = message.content ?? '';
+      out.push({
+        role: 'assistant',
+        content:
+          options.restateRequest && message.toolCalls?.length
+            ? withoutTextAfterCode(content)
+            : content
+      });
     } else if (message.role === 'tool') {
       const last = out[out.length - 1];
       // A refusal ("Not run: …") is not output of the code.
@@ -195,7 +232,7 @@ export function toTextProtocol(
         outputs.push({
           message: output,
           request,
-          failed: isErrorObservation(message.content)
+          failed: isErrorObservation(message.content) ? message.content : null
         });
       }
     } else {
@@ -213,7 +250,7 @@ export function toTextProtocol(
       // After an error, the request restated was copied back word for word
       // (Qwen2.5-Coder-1.5B); what helps there is asking for the fix.
       if (failed) {
-        message.content += `\n\n${FIX_REQUEST}`;
+        message.content += `\n\n${fixRequest(failed)}`;
       } else if (asked) {
         message.content += `\n\n${restatement(asked)}`;
       }

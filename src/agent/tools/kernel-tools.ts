@@ -11,6 +11,7 @@ import {
 import type { INotebookPort, IRunResult } from '../ports';
 import type { IToolResult } from '../types';
 import { defineTool } from './registry';
+import { endedWithKeyError, frameColumns } from './frame-columns';
 import type { RunState } from './run-state';
 
 /** Longest single `wait` the model may ask for. */
@@ -84,6 +85,13 @@ export async function runWatchedCell(
     hardTimeoutMs: state.settings.hardTimeoutMs
   });
   const observation = runObservation(result, state);
+  const columns =
+    endedWithKeyError(result) && !signal.aborted
+      ? await frameColumns(notebook, signal)
+      : null;
+  if (columns) {
+    observation.output += `\n\n${columns}`;
+  }
   if (busy) {
     // The request queued behind whatever the kernel was already running.
     observation.output =

@@ -13,6 +13,10 @@ import {
   type CellOutput,
   type IRunResult
 } from '../../agent/ports';
+import {
+  endedWithKeyError,
+  frameColumns
+} from '../../agent/tools/frame-columns';
 import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
@@ -212,6 +216,21 @@ describe('ServerNotebookPort', () => {
     );
     const loud = await port.executeCode('x * 3');
     expect(loud.outputs[0]).toMatchObject({ data: { 'text/plain': '60' } });
+  });
+
+  it('after a KeyError, names the columns of the kernel’s DataFrames (a silent probe)', async () => {
+    const cell = await codeCell(
+      "import pandas as pd\ncustomers = pd.DataFrame({'customer_id': [1], 'city': ['Riga']})\ncustomers['City']"
+    );
+    const failed = await port.runCell(cell.id);
+    expect(endedWithKeyError(failed)).toBe(true);
+    const note = await frameColumns(port, new AbortController().signal);
+    expect(note).toBe(
+      'Columns of the DataFrames in the kernel now:\ncustomers: "customer_id", "city"'
+    );
+    // Silent: the next run counts on from the failed cell.
+    const next = await port.runCell(cell.id);
+    expect(next.executionCount).toBe(failed.executionCount! + 1);
   });
 
   it('lists and reads files relative to the server root', async () => {

@@ -31,7 +31,7 @@ import {
 } from '../../agent/model/local/catalogue';
 import {
   MAX_REPEATED_STEPS,
-  REPEATED_STEP_MESSAGE
+  isRepeatRefusal
 } from '../../agent/loop/stop-conditions';
 import { planRungs } from '../../agent/model/local/device-ladder';
 import {
@@ -114,7 +114,7 @@ function stepsOf(history: ReadonlyArray<ChatMessage>): IStep[] {
     );
     steps.push({
       source: (JSON.parse(call.arguments || '{}') as IArgs).source ?? '',
-      refused: answer?.content === REPEATED_STEP_MESSAGE
+      refused: answer?.role === 'tool' && isRepeatRefusal(answer.content)
     });
   }
   return steps;

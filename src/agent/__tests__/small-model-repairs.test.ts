@@ -1,0 +1,204 @@
+/**
+ * The small profile's repairs that name what is missing: the answer form a
+ * request spelled out, the failure under an error, and the output of a step
+ * the model repeats.
+ */
+import { askedForm, followsForm, formRepair } from '../loop/answer-form';
+import { FORM_REPAIR_NOTICE, runAgent } from '../loop/run-agent';
+import {
+  REPEATED_STEP_MESSAGE,
+  isRepeatRefusal,
+  repeatedStepMessage
+} from '../loop/stop-conditions';
+import { describeFailure, failureFocus } from '../context/failure-focus';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { ScriptedModel } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import type { AgentEvent, ChatMessage } from '../types';
+
+const ASK =
+  'Mean of x in a.csv?\n\nFinish your final message with one line `ANSWER: <value>` holding only the value.';
+
+describe('the answer form a request spells out', () => {
+  it('is found in backticks or alone on a line, and not in ordinary words', () => {
+    expect(askedForm(ASK)).toEqual({
+      label: 'ANSWER',
+      template: 'ANSWER: <value>'
+    });
+    expect(askedForm('Reply as\nTotal revenue: <number>\nplease')).toEqual({
+      label: 'Total revenue',
+      template: 'Total revenue: <number>'
+    });
+    expect(askedForm('What is the mean: of x? Use a < b > c')).toBeNull();
+    expect(askedForm('Plot x: y against <time>')).toBeNull();
+  });
+
+  it('is followed by a line with the label, with markdown around it or not', () => {
+    const form = askedForm(ASK)!;
+    expect(followsForm('The mean is 3.5.\nANSWER: 3.5', form)).toBe(true);
+    expect(followsForm('**ANSWER:** 3.5', form)).toBe(true);
+    expect(followsForm('answer = 3.5', form)).toBe(true);
+    expect(followsForm('The mean is 3.5.', form)).toBe(false);
+    expect(followsForm('ANSWER:', form)).toBe(false);
+    expect(followsForm('The ANSWER: is below', form)).toBe(false);
+  });
+
+  it('is asked for with the template when the answer lacks it, and not otherwise', () => {
+    expect(formRepair(ASK, 'The mean is 3.5.')).toBe(
+      'Your reply lacks the line the request asks for. Reply with that line, `ANSWER: <value>`, ' +
+        'filled in with the values the output above shows, and no code.'
+    );
+    expect(formRepair(ASK, 'ANSWER: 3.5')).toBeNull();
+    expect(formRepair('Mean of x?', 'It is 3.5.')).toBeNull();
+  });
+});
+
+describe('the failure of an error output', () => {
+  const output = [
+    'cell_id: c1 raised an error (execution count 1, after 0.6 s).',
+    'Output:',
+    'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.',
+    'Traceback (most recent call last; 2 library frames omitted):',
+    'Cell In[1], line 7',
+    '      5 ',
+    "----> 7 t = df.groupby('region')['units', 'unit_price'].sum()",
+    '      8 print(t)',
+    '[2 library frames omitted]',
+    'File pandas/core/groupby.py:1, in f()',
+    '-> 1 raise ValueError()'
+  ].join('\n');
+
+  it('names the exception and the line of the cell that led there, not the library’s', () => {
+    expect(failureFocus(output)).toEqual({
+      error:
+        'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.',
+      line: {
+        number: 7,
+        text: "t = df.groupby('region')['units', 'unit_price'].sum()"
+      },
+      hint: ''
+    });
+    expect(describeFailure(output)).toBe(
+      "failed at line 7 (`t = df.groupby('region')['units', 'unit_price'].sum()`) with " +
+        'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.'
+    );
+  });
+
+  it('adds the usual way out of the usual data-reading errors', () => {
+    const hint = (line: string) =>
+      failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;
+    expect(
+      hint("UnicodeDecodeError: 'utf-8' codec can't decode byte 0xf2")
+    ).toMatch(/latin-1/);
+    expect(
+      hint('ParserError: Error tokenizing data. C error: Expected 1 fields')
+    ).toMatch(/skiprows=/);
+    expect(hint("KeyError: 'score'")).toMatch(/df\.columns/);
+    expect(hint("FileNotFoundError: [Errno 2] No such file: 'x.csv'")).toMatch(
+      /listdir/
+    );
+    expect(hint("NameError: name 'df' is not defined")).toMatch(
+      /load the data again/
+    );
+    expect(hint('ZeroDivisionError: division by zero')).toBe('');
+  });
+
+  it('is null for an output without an exception', () => {
+    expect(failureFocus('cell_id: c finished OK.\nOutput:\n3')).toBeNull();
+    expect(
+      describeFailure('cell_id: c raised an error.\n(no message)')
+    ).toBeNull();
+  });
+});
+
+describe('the refusal of a repeated step', () => {
+  it('names the failure the code had, quotes the output it gave, or stays general', () => {
+    expect(
+      repeatedStepMessage(
+        "cell_id: c raised an error (execution count 2).\nOutput:\nKeyError: 'City'"
+      )
+    ).toBe(
+      "Not run: this is the code that just failed with KeyError: 'City'\n" +
+        'That name is not there: print df.columns (or the keys) and use a name that exists. ' +
+        'A file read with the wrong separator has one column; check sep= against its first lines.\n' +
+        'Write different code that avoids that error.'
+    );
+    expect(
+      repeatedStepMessage(
+        'cell_id: c finished OK (execution count 1).\nOutput:\n0.9922'
+      )
+    ).toBe(
+      'Not run: this code already ran, and its output was:\n0.9922\n' +
+        'If that answers the request, answer now with those values and no code; otherwise try something different.'
+    );
+    const long = repeatedStepMessage(
+      `cell_id: c finished OK.\nOutput:\n${'9'.repeat(2000)}`
+    );
+    expect(long.length).toBeLessThan(600);
+    expect(repeatedStepMessage(null)).toBe(REPEATED_STEP_MESSAGE);
+    expect(isRepeatRefusal(long)).toBe(true);
+    expect(isRepeatRefusal(REPEATED_STEP_MESSAGE)).toBe(true);
+    expect(isRepeatRefusal('Not run: the user stopped the agent.')).toBe(false);
+  });
+});
+
+describe('the loop asks once for the form the request spelled out', () => {
+  const tools = new ToolRegistry(agentTools());
+  const run = async (
+    replies: ConstructorParameters<typeof ScriptedModel>[0],
+    computeFirst: boolean
+  ) => {
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: '3.5\n' }]
+    });
+    const model = new ScriptedModel(replies);
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: ASK }
+    ];
+    const events: AgentEvent[] = [];
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook,
+      messages,
+      signal: new AbortController().signal,
+      onEvent: e => events.push(e),
+      ...(computeFirst ? { computeFirst: { protocol: 'native' as const } } : {})
+    });
+    return { outcome, model, messages, events };
+  };
+  const compute = {
+    toolCalls: [
+      { name: 'insert_cell', arguments: { source: 'print(3.5)', run: true } }
+    ]
+  };
+
+  it('sends a computed answer in prose back for the line, and ends with it', async () => {
+    const { outcome, model, messages, events } = await run(
+      [compute, { text: 'The mean is 3.5.' }, { text: 'ANSWER: 3.5' }],
+      true
+    );
+    expect(outcome).toMatchObject({ reason: 'completed', steps: 3 });
+    expect(model.requests[2].messages.at(-1)?.content).toContain(
+      '`ANSWER: <value>`'
+    );
+    expect(events).toContainEqual({ type: 'notice', text: FORM_REPAIR_NOTICE });
+    expect(messages.at(-1)).toMatchObject({ content: 'ANSWER: 3.5' });
+  });
+
+  it('asks once only, and not at all without the small profile', async () => {
+    const twice = await run(
+      [compute, { text: 'The mean is 3.5.' }, { text: 'It is 3.5.' }],
+      true
+    );
+    expect(twice.outcome).toMatchObject({ reason: 'completed', steps: 3 });
+    const standard = await run([compute, { text: 'The mean is 3.5.' }], false);
+    expect(standard.outcome).toMatchObject({ reason: 'completed', steps: 2 });
+    expect(standard.events).not.toContainEqual({
+      type: 'notice',
+      text: FORM_REPAIR_NOTICE
+    });
+  });
+});

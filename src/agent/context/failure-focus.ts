@@ -1,0 +1,103 @@
+/**
+ * What a small model needs from a failed run, in one sentence: the
+ * exception, the line of its own code that led there, and for the usual
+ * data-reading errors the usual way out.
+ *
+ * Measured with Qwen2.5-Coder-1.5B: shown a whole error output followed by
+ * "reply with the corrected code", it sent the same code back (5 of 26
+ * failures of one run over the built-in tasks ended that way). The error
+ * output stays in the conversation as it is; this is said under it.
+ */
+
+/** The failure of an error observation, as the model is told it. */
+export interface IFailureFocus {
+  /** `Ename: evalue`, cut to one line. */
+  error: string;
+  /** Line number and text of the model's own code that failed, when shown. */
+  line?: { number: number; text: string };
+  /** A short hint for a well-known cause, or ''. */
+  hint: string;
+}
+
+/** Longest exception or code line quoted back. */
+const MAX_QUOTE = 160;
+
+const EXCEPTION_LINE =
+  /^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b.*)$/m;
+// IPython's frame of a cell, and the line it marks with an arrow.
+const CELL_FRAME = /^\s*(?:Cell In\s*\[|Input In\s*\[)/;
+const ARROW_LINE = /^\s*-+>\s*(\d+)\s(.*)$/;
+
+/**
+ * Hints for causes a data scientist knows by heart; each names the fix, not
+ * the data, so it holds for any file. Checked in order.
+ */
+const HINTS: ReadonlyArray<[RegExp, string]> = [
+  [
+    /^UnicodeDecodeError/,
+    "The file is not UTF-8: read it with encoding='latin-1'."
+  ],
+  [
+    /^(?:pandas\.errors\.)?ParserError|Error tokenizing data/,
+    'The file has lines before its header or another layout: look at its first lines above and use skiprows=, sep= or comment= to match them.'
+  ],
+  [
+    /^KeyError/,
+    'That name is not there: print df.columns (or the keys) and use a name that exists. A file read with the wrong separator has one column; check sep= against its first lines.'
+  ],
+  [
+    /^FileNotFoundError/,
+    "No such file: print os.listdir('.') and use a name from it."
+  ],
+  [
+    /^NameError/,
+    'Each block must define what it uses: load the data again in the same block.'
+  ]
+];
+
+function clip(text: string): string {
+  const line = text.trim();
+  return line.length > MAX_QUOTE ? `${line.slice(0, MAX_QUOTE)}…` : line;
+}
+
+/** The focus of an error observation, or null when it shows no exception. */
+export function failureFocus(observation: string): IFailureFocus | null {
+  const exception = EXCEPTION_LINE.exec(observation)?.[1];
+  if (!exception) {
+    return null;
+  }
+  // The last arrow inside a cell's frame: the user's line that led to the
+  // error (library frames come after it and are not the model's to change).
+  let line: IFailureFocus['line'];
+  let inCell = false;
+  for (const text of observation.split('\n')) {
+    if (CELL_FRAME.test(text)) {
+      inCell = true;
+      continue;
+    }
+    if (/^\s*(?:File\s|\[\d+ library frame)/.test(text)) {
+      inCell = false;
+    }
+    const arrow = inCell ? ARROW_LINE.exec(text) : null;
+    if (arrow) {
+      line = { number: Number(arrow[1]), text: clip(arrow[2]) };
+    }
+  }
+  const hint = HINTS.find(([pattern]) => pattern.test(exception))?.[1] ?? '';
+  return { error: clip(exception), ...(line ? { line } : {}), hint };
+}
+
+/**
+ * The failure in words, one line each: "failed at line 7 (`code`) with
+ * ValueError: …", then the hint when there is one. Null without an exception.
+ */
+export function describeFailure(observation: string): string | null {
+  const focus = failureFocus(observation);
+  if (!focus) {
+    return null;
+  }
+  const where = focus.line
+    ? ` at line ${focus.line.number} (\`${focus.line.text}\`)`
+    : '';
+  return `failed${where} with ${focus.error}${focus.hint ? `\n${focus.hint}` : ''}`;
+}
