@@ -12,7 +12,7 @@ resource                        routes (under ``notebook-agent/``)           act
 ``notebook-agent-keys``         ``keys/<provider>``                          GET read; PUT, DELETE write
 ``notebook-agent-discovery``    ``discovery``                                GET read; POST write
 ``notebook-agent-chats``        ``chats``, ``chats/<id>``                    GET read; PUT, DELETE write
-``notebook-agent-mcp``          ``mcp/servers``, ``mcp/call``                GET, POST execute
+``notebook-agent-mcp``          ``mcp/servers``, ``mcp/call``                GET read; POST execute
 ``notebook-agent-path-check``   ``path-check``                               GET read
 ``notebook-agent-models``       ``models/<file>`` (local model files)        GET, HEAD read
 ``kernels``                     ``kernels/<id>/no-wait-restart``             POST write (as the kernels API)
@@ -20,8 +20,9 @@ resource                        routes (under ``notebook-agent/``)           act
 
 A chat completion needs ``execute``: it spends the key the server holds (often the admin's)
 and its answer drives code the agent runs, as a kernel or a terminal does; it stores nothing,
-so ``write`` (editing files, saving chats) does not imply it. Listing the MCP servers needs
-``execute`` too, as calling them does: listing starts every configured server (a command).
+so ``write`` (editing files, saving chats) does not imply it. Starting the MCP servers
+(``POST mcp/servers``) needs ``execute`` too, as calling them does: it runs their commands;
+``GET mcp/servers`` only shows them as they are.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The MCP routes: the browser and the CLI reach MCP tools only through these.
 
-  GET  notebook-agent/mcp/servers  the configured servers, their status and tools (JSON schemas)
+  GET  notebook-agent/mcp/servers  the configured servers, their status and tools as they are now (starts nothing)
+  POST notebook-agent/mcp/servers  the same, after starting the servers not yet started (and checking the rest)
   POST notebook-agent/mcp/call     {"name": "<server>__<tool>", "arguments": {...}} -> the result
 
 Servers run here, on the Jupyter server (stdio subprocesses, HTTP endpoints with their
@@ -62,13 +63,14 @@ class McpManager:
                 self.connections[name] = McpConnection(spec, self.log)
         return servers
 
-    async def _listed(self, connection: McpConnection) -> dict[str, Any]:
-        if connection.status == "connected":
-            await connection.alive()
-        try:
-            await connection.ensure()
-        except McpCallError:
-            pass
+    async def _listed(self, connection: McpConnection, start: bool) -> dict[str, Any]:
+        if start:
+            if connection.status == "connected":
+                await connection.alive()
+            try:
+                await connection.ensure()
+            except McpCallError:
+                pass
         spec = connection.spec
         tools, skipped = describe_tools(spec, connection.tools) if connection.status == "connected" else ([], [])
         return {
@@ -84,9 +86,10 @@ class McpManager:
             "skipped_tools": skipped,
         }
 
-    async def listing(self) -> dict[str, Any]:
+    async def listing(self, start: bool) -> dict[str, Any]:
+        """The servers and their tools; with ``start``, after starting (or checking) each one."""
         servers = self.current()
-        listed = await asyncio.gather(*(self._listed(self.connections[n]) for n in servers.servers))
+        listed = await asyncio.gather(*(self._listed(self.connections[n], start) for n in servers.servers))
         answer = {
             "servers": list(listed),
             "errors": servers.errors,
@@ -136,7 +139,7 @@ def parse_call(body: bytes) -> tuple[str, dict[str, Any]]:
 
 class _McpHandler(AuthorizedRoute, OutboundFilter, APIHandler):
     auth_resource = "notebook-agent-mcp"
-    auth_execute = ("GET", "POST")  # listing starts the servers; a call runs a tool
+    auth_execute = ("POST",)  # starting the servers runs their commands; a call runs a tool
     manager: McpManager
 
     def initialize(self, manager: McpManager) -> None:
@@ -152,11 +155,19 @@ class _McpHandler(AuthorizedRoute, OutboundFilter, APIHandler):
 
 
 class McpServersHandler(_McpHandler):
-    """GET notebook-agent/mcp/servers."""
+    """GET notebook-agent/mcp/servers (as they are) and POST (started first).
+
+    Starting a server runs its command, so it is a POST: Jupyter checks its XSRF token,
+    and the Authorizer asks for ``execute``; looking is a GET that a read-only user may do.
+    """
 
     @web.authenticated
     async def get(self) -> None:
-        self.answer(200, await self.manager.listing())
+        self.answer(200, await self.manager.listing(start=False))
+
+    @web.authenticated
+    async def post(self) -> None:
+        self.answer(200, await self.manager.listing(start=True))
 
 
 class McpCallHandler(_McpHandler):

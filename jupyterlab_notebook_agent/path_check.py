@@ -11,8 +11,11 @@ root) is hidden (a name starting with ``.``, or a file the system marks hidden).
 to a hidden path, which ``list_files`` leaves out.
 
 Answer: ``{"checked": true, "allowed": bool, "inside": bool, "hidden": bool, "reason":
-"outside" | "hidden" | null, "hidden_entries": [...]}`` (``checked`` is false, and everything
-allowed, for a contents manager without a directory).
+"outside" | "hidden" | null, "size": int | null, "hidden_entries": [...]}`` (``checked`` is
+false, and everything allowed, for a contents manager without a directory). ``size`` is the
+byte size of the file the path leads to (a link followed; null for anything but an allowed
+regular file): the contents API lists a link with the link's own size, and the agent's
+readers decide from it whether to download a file at all.
 """
 
 from __future__ import annotations
@@ -123,6 +126,15 @@ def hidden_entries(root: str, directory: str) -> list[str]:
     return sorted(found)
 
 
+def resolved_size(root: str, path: str) -> int | None:
+    """Bytes of the regular file ``path`` (relative to ``root``) leads to, links followed; else None."""
+    try:
+        info = os.stat(os.path.join(os.path.realpath(root), path.replace("\\", "/").lstrip("/")))
+    except (OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
 def _valid(path: str) -> str | None:
     """Why ``path`` cannot be a path, or None."""
     if len(path) > MAX_PATH:
@@ -163,6 +175,7 @@ class PathCheckHandler(AuthorizedRoute, OutboundFilter, APIHandler):
             "hidden": verdict.hidden,
             "reason": verdict.reason,
         }
+        answer["size"] = resolved_size(root, path) if verdict.allowed else None
         if self.get_query_argument("entries", "") == "1" and verdict.allowed:
             answer["hidden_entries"] = hidden_entries(root, path)
         self.finish(json.dumps(answer))

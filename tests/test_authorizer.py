@@ -99,7 +99,7 @@ CHANGES = [
     ("PUT", "notebook-agent/chats/written", CHAT, "write", "notebook-agent-chats"),
     ("DELETE", "notebook-agent/chats/kept", None, "write", "notebook-agent-chats"),
     ("POST", "notebook-agent/mcp/call", {"name": "probe__anything", "arguments": {}}, "execute", "notebook-agent-mcp"),
-    ("GET", "notebook-agent/mcp/servers", None, "execute", "notebook-agent-mcp"),
+    ("POST", "notebook-agent/mcp/servers", {}, "execute", "notebook-agent-mcp"),
     ("POST", "notebook-agent/discovery", {}, "write", "notebook-agent-discovery"),
     ("POST", f"notebook-agent/kernels/{KERNEL}/no-wait-restart", {}, "write", "kernels"),
 ]  # fmt: skip
@@ -108,6 +108,7 @@ READS = [
     ("GET", "notebook-agent/keys/default", 200, "notebook-agent-keys"),
     ("GET", "notebook-agent/v1/models", 200, "notebook-agent-proxy"),
     ("GET", "notebook-agent/discovery", 200, "notebook-agent-discovery"),
+    ("GET", "notebook-agent/mcp/servers", 200, "notebook-agent-mcp"),
     ("GET", "notebook-agent/chats", 200, "notebook-agent-chats"),
     ("GET", "notebook-agent/chats/kept", 200, "notebook-agent-chats"),
     ("GET", "notebook-agent/path-check?path=a.ipynb", 200, "notebook-agent-path-check"),

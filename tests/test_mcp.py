@@ -133,7 +133,7 @@ def log_records(jp_serverapp):
 
 
 async def listing(jp_fetch) -> dict:
-    response = await jp_fetch(SERVERS)
+    response = await jp_fetch(SERVERS, method="POST", body="{}")
     text = response.body.decode()
     assert not any(s in text for s in SECRETS)
     return {s["name"]: s for s in json.loads(text)["servers"]} | {"_": json.loads(text)}
@@ -167,6 +167,20 @@ async def test_listing_shows_servers_status_and_namespaced_tools(jp_fetch, log_r
     # The user's file is not read: the admin did not allow it.
     assert "mine" not in servers and servers["_"]["user_servers_allowed"] is False
     assert not any(s in line for line in log_records for s in SECRETS)
+
+
+async def test_a_get_starts_nothing_a_post_starts_the_servers(jp_fetch):
+    """Starting a server runs its command: only a POST (XSRF-checked, ``execute``) does it."""
+    looked = json.loads((await jp_fetch(SERVERS)).body)
+    statuses = {s["name"]: (s["status"], s["tools"]) for s in looked["servers"]}
+    # Nothing ran: even the server whose command does not exist has not failed yet.
+    assert statuses == {name: ("idle", []) for name in ("demo", "web", "nope", "stuck")}
+    started = await listing(jp_fetch)
+    assert started["demo"]["status"] == "connected" and started["nope"]["status"] == "failed"
+    # Once started, a GET shows them as they are, tools included.
+    again = {s["name"]: s for s in json.loads((await jp_fetch(SERVERS)).body)["servers"]}
+    assert again["demo"]["status"] == "connected"
+    assert [t["name"] for t in again["demo"]["tools"]] == [t["name"] for t in started["demo"]["tools"]]
 
 
 async def test_a_server_that_does_not_start_fails_within_its_timeout(jp_fetch):
@@ -350,7 +364,7 @@ async def test_oversized_bodies_are_refused(jp_fetch):
 
 async def test_the_routes_need_authentication(jp_fetch, jp_http_port, jp_base_url):
     client = AsyncHTTPClient()
-    for path, method, body in ((SERVERS, "GET", None), (CALL, "POST", b'{"name": "demo__pid"}')):
+    for path, method, body in ((SERVERS, "GET", None), (SERVERS, "POST", b"{}"), (CALL, "POST", b'{"name": "demo__pid"}')):
         url = f"http://127.0.0.1:{jp_http_port}{jp_base_url}{path}"
         response = await client.fetch(url, method=method, body=body, raise_error=False)
         assert response.code == 403, (path, response.code)

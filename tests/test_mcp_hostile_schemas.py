@@ -175,7 +175,7 @@ def jp_server_config(jp_server_config, schemas, http_hostile, request):
 
 
 async def listing(jp_fetch) -> dict:
-    response = await jp_fetch(SERVERS)
+    response = await jp_fetch(SERVERS, method="POST", body="{}")
     return {s["name"]: s for s in json.loads(response.body)["servers"]}
 
 

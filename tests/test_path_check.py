@@ -61,6 +61,20 @@ async def test_listings_name_the_entries_that_lead_to_hidden_paths(jp_fetch, fin
             assert not hidden & set(listing["shown"])
 
 
+async def test_the_size_is_that_of_the_file_a_link_leads_to(jp_fetch, jp_root_dir):
+    """The contents API lists a link with its own size: the readers decide on this one."""
+    (jp_root_dir / "big.txt").write_text("x" * 100_000)
+    (jp_root_dir / "small-name.txt").symlink_to(jp_root_dir / "big.txt")
+    listed = json.loads((await jp_fetch("api", "contents", params={"content": "1"})).body)["content"]
+    assert next(e["size"] for e in listed if e["name"] == "small-name.txt") < 100_000
+    assert (await check(jp_fetch, "small-name.txt"))["size"] == 100_000
+    assert (await check(jp_fetch, "big.txt"))["size"] == 100_000
+    # No size for a folder, a path with nothing there, or a refused one.
+    assert (await check(jp_fetch, ""))["size"] is None
+    assert (await check(jp_fetch, "not-there.txt"))["size"] is None
+    assert (await check(jp_fetch, "notes.txt"))["size"] is None  # a link to .env
+
+
 async def test_malformed_paths_are_a_400(jp_fetch):
     for path in ("a\x00b", "x" * 5000, "line\nbreak"):
         response = await jp_fetch("notebook-agent", "path-check", params={"path": path}, raise_error=False)

@@ -144,6 +144,28 @@ export class NoSuchFileError extends NotebookPortError {
   }
 }
 
+/**
+ * Largest file `readFile` downloads: the contents API has no ranges, so a
+ * file is fetched whole before anything is cut (a 2 GB log would be 2 GB in
+ * the browser). The agent reads bigger files with code.
+ */
+export const MAX_READ_BYTES = 5 * 1024 * 1024;
+
+/** What `readFile` throws for a file over MAX_READ_BYTES (it was not downloaded). */
+export class FileTooLargeError extends NotebookPortError {
+  constructor(
+    path: string,
+    readonly bytes: number
+  ) {
+    super(
+      `Not read: ${path} is ${(bytes / 1024 / 1024).toFixed(1)} MB, too large to read as a whole ` +
+        '(the server sends a file whole). Read its first lines with code instead, e.g. ' +
+        'pandas.read_csv(path, nrows=20) or open(path).readline().'
+    );
+    this.name = 'FileTooLargeError';
+  }
+}
+
 /** A notebook and its kernel, as the agent sees them. */
 export interface INotebookPort {
   /** The notebook's path relative to the server root, for messages. */
@@ -199,7 +221,8 @@ export interface INotebookPort {
   listFiles(path: string): Promise<IFileEntry[]>;
   /**
    * Read a text file, relative to the server root; a path with nothing
-   * there throws a NoSuchFileError.
+   * there throws a NoSuchFileError, a file over MAX_READ_BYTES (where a
+   * link leads, not the link) a FileTooLargeError without downloading it.
    */
   readFile(path: string): Promise<string>;
   /**

@@ -7,6 +7,8 @@
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
 import {
+  FileTooLargeError,
+  MAX_READ_BYTES,
   NoSuchFileError,
   NotebookPortError,
   type IFileEntry
@@ -50,12 +52,18 @@ export async function readTextFile(
   path: string
 ): Promise<string> {
   const file = normalize(path);
-  await assertInsideRoot(contents.serverSettings, file);
+  const resolved = await assertInsideRoot(contents.serverSettings, file);
   const meta = await get(contents, file, { content: false }, 'file');
   if (meta.type === 'directory') {
     throw new NotebookPortError(
       `${file} is a directory. Use list_files to see what it contains.`
     );
+  }
+  // The contents API has no ranges: a file is downloaded whole, so a huge
+  // one is refused before (its size as resolved: a link lists its own).
+  const size = resolved ?? meta.size ?? null;
+  if (size !== null && size > MAX_READ_BYTES) {
+    throw new FileTooLargeError(file, size);
   }
   // type 'file' reads notebooks as their raw JSON text too; the server
   // answers base64 for anything that is not valid UTF-8.

@@ -24,9 +24,11 @@ export class ServerMcpClient implements IMcpClient {
   constructor(private readonly _settings: ServerConnection.ISettings) {}
 
   async listServers(signal?: AbortSignal): Promise<IMcpListing> {
+    // A POST: listing starts the servers not yet started (their commands
+    // run), which a GET must not do.
     const response = await ServerConnection.makeRequest(
       this._url('servers'),
-      { signal },
+      { method: 'POST', body: '{}', signal },
       this._settings
     );
     if (response.status === 404) {

@@ -16,6 +16,8 @@ interface IPathVerdict {
   inside?: boolean;
   hidden?: boolean;
   reason?: 'outside' | 'hidden' | null;
+  /** Bytes of the file the path leads to (a link followed); null otherwise. */
+  size?: number | null;
   hidden_entries?: string[];
   error?: { message?: string };
 }
@@ -23,12 +25,16 @@ interface IPathVerdict {
 /**
  * Throws a NotebookPortError when `path` resolves outside the server root,
  * or when it (or where a link leads) is hidden, such as `.env` or `~/.ssh`.
+ * Returns the size of the file it leads to (links followed: the contents
+ * API lists a link with the link's own size), or null when the server does
+ * not say (a folder, nothing there, an older server).
  */
 export async function assertInsideRoot(
   settings: ServerConnection.ISettings,
   path: string
-): Promise<void> {
-  await Private.verdict(settings, path, false);
+): Promise<number | null> {
+  const verdict = await Private.verdict(settings, path, false);
+  return typeof verdict?.size === 'number' ? verdict.size : null;
 }
 
 /**

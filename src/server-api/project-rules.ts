@@ -7,8 +7,9 @@
  * (path-check), and a huge file is not downloaded.
  *
  * The listing's size is the size of the entry itself: for a link, that of
- * the link ("7 B"), not of the file it leads to. So the cap is applied
- * again to what was actually read, and the size shown is what was read.
+ * the link ("7 B"), not of the file it leads to; the path check answers the
+ * size of the file it leads to, and that decides. Against an older server
+ * without it, the cap is applied again to what was actually read.
  */
 import type { Contents, ServerConnection } from '@jupyterlab/services';
 import {
@@ -47,8 +48,10 @@ export function serverRuleReader(
       return null;
     }
     // Throws for a link that leads outside the root: the file is skipped.
-    await assertInsideRoot(settings, path);
-    const size = typeof entry.size === 'number' ? entry.size : null;
+    // Its answer has the size of the file a link leads to.
+    const resolved = await assertInsideRoot(settings, path);
+    const size =
+      resolved ?? (typeof entry.size === 'number' ? entry.size : null);
     if (size !== null && size > MAX_DOWNLOAD_BYTES) {
       return { text: '', bytes: size };
     }

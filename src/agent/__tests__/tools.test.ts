@@ -1,4 +1,4 @@
-import type { CellOutput } from '../ports';
+import { MAX_READ_BYTES, type CellOutput } from '../ports';
 import { FakeNotebook, type FakeExecutor } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { INSPECT_VARIABLES_CODE } from '../tools/kernel-tools';
@@ -343,6 +343,24 @@ describe('file and shell tools', () => {
     expect((await call('read_file', { path: 'missing.csv' })).output).toMatch(
       /no file "missing\.csv"[\s\S]*list_files/
     );
+  });
+
+  it('read_file says a file is too large to read, and how to look at it instead', async () => {
+    const notebook = new FakeNotebook({
+      files: {
+        'logs/big.log': 'x'.repeat(MAX_READ_BYTES + 1),
+        'logs/small.log': 'ok'
+      }
+    });
+    const { call } = harness(notebook);
+    const big = await call('read_file', { path: 'logs/big.log' });
+    expect(big.ok).toBe(false);
+    expect(big.output).toMatch(
+      /Not read: logs\/big\.log is 5\.0 MB, too large[\s\S]*nrows=20/
+    );
+    expect(
+      (await call('read_file', { path: 'logs/small.log' })).output
+    ).toContain('ok');
   });
 
   it('read_file and list_files refuse every way out of the root and hidden files (prompt injection)', async () => {

@@ -4,9 +4,10 @@
  * data-reading errors the usual way out.
  *
  * Measured with Qwen2.5-Coder-1.5B: shown a whole error output followed by
- * "reply with the corrected code", it sent the same code back (5 of 26
- * failures of one run over the built-in tasks ended that way). The error
- * output stays in the conversation as it is; this is said under it.
+ * "reply with the corrected code", it sent the same code back (3 of the 26
+ * failures of one run over the built-in tasks ended that way, and a fourth
+ * kept the failing name). The error output stays in the conversation as it
+ * is; this is said under it.
  */
 
 /** The failure of an error observation, as the model is told it. */

@@ -9,6 +9,8 @@
  * kernel.
  */
 import {
+  FileTooLargeError,
+  MAX_READ_BYTES,
   NoSuchFileError,
   NotebookPortError,
   type CellOutput,
@@ -197,6 +199,9 @@ export class FakeNotebook implements INotebookPort {
       throw new NoSuchFileError(
         `There is no file "${path}". Call list_files on its parent directory to see what exists.`
       );
+    }
+    if (text.length > MAX_READ_BYTES) {
+      throw new FileTooLargeError(path, text.length);
     }
     return text;
   }

@@ -5,7 +5,7 @@
  * listed tool, never a command or a URL.
  */
 
-/** One tool of an MCP server, as listed (`GET notebook-agent/mcp/servers`). */
+/** One tool of an MCP server, as listed (`POST notebook-agent/mcp/servers`). */
 export interface IMcpToolInfo {
   /** The name the model calls: `<server>__<tool>`. */
   name: string;
@@ -42,7 +42,7 @@ export interface IMcpServerInfo {
   skipped_tools: string[];
 }
 
-/** The answer of `GET notebook-agent/mcp/servers`. */
+/** The answer of `notebook-agent/mcp/servers` (GET: as they are; POST: started first). */
 export interface IMcpListing {
   servers: IMcpServerInfo[];
   /** Configured entries that were ignored, with why. */

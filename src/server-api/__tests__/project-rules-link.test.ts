@@ -1,8 +1,8 @@
 /**
  * An AGENTS.md that is a link (inside the root): the listing gives the
- * link's own size ("7 B"), so the reader caps and sizes what it actually
- * read. A link to a huge file is left out like a huge file; a link to a
- * small one shows its real size.
+ * link's own size ("7 B"); the path check gives the size of the file it
+ * leads to. A link to a huge file is left out like a huge file, without
+ * downloading it; a link to a small one shows its real size.
  */
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,8 +37,13 @@ const read = (notebookPath: string) =>
   readProjectRules(contents, server.serverSettings, notebookPath);
 
 describe('an AGENTS.md that is a link', () => {
-  it('to a huge file is left out, with the size of what it leads to', async () => {
+  it('to a huge file is left out, with the size of what it leads to, and not downloaded', async () => {
+    const get = jest.spyOn(contents, 'get');
     const rules = await read('big/n.ipynb');
+    // The path check said where the link leads and how big that is: only
+    // folder listings were fetched, never the file.
+    expect(get.mock.calls.map(([path]) => path)).not.toContain('big/AGENTS.md');
+    get.mockRestore();
     expect(rules.files).toEqual([
       { path: 'big/AGENTS.md', bytes: 300 * 1024, shownBytes: 0 }
     ]);

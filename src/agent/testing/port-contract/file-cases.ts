@@ -2,8 +2,10 @@
  * Contract cases on the files the agent writes (write_file, and the Undo
  * that removes a file it created): created, replaced and deleted relative
  * to the root, read back through the same port; a missing file is a
- * NoSuchFileError, which is how write_file tells creating from replacing.
+ * NoSuchFileError, which is how write_file tells creating from replacing;
+ * a file too large to download is a FileTooLargeError.
  */
+import { MAX_READ_BYTES } from '../../ports';
 import * as check from './check';
 import { withPort, type IPortCase } from './contract';
 
@@ -53,6 +55,25 @@ export const FILE_CASES: IPortCase[] = [
           'the file in new folders'
         );
         await port.deleteFile(deep);
+      })
+  },
+  {
+    name: 'files: one larger than MAX_READ_BYTES is refused, not downloaded, with what to do',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const path = 'contract-large.txt';
+        await port.writeFile(path, 'x'.repeat(MAX_READ_BYTES + 1));
+        try {
+          await check.rejects(
+            () => port.readFile(path),
+            'FileTooLargeError',
+            /contract-large\.txt is 5\.0 MB, too large[\s\S]*nrows=20/,
+            'reading a file over the limit'
+          );
+        } finally {
+          await port.deleteFile(path);
+        }
       })
   }
 ];
