@@ -364,7 +364,8 @@ async def test_oversized_bodies_are_refused(jp_fetch):
 
 async def test_the_routes_need_authentication(jp_fetch, jp_http_port, jp_base_url):
     client = AsyncHTTPClient()
-    for path, method, body in ((SERVERS, "GET", None), (SERVERS, "POST", b"{}"), (CALL, "POST", b'{"name": "demo__pid"}')):
+    routes = ((SERVERS, "GET", None), (SERVERS, "POST", b"{}"), (CALL, "POST", b'{"name": "demo__pid"}'))
+    for path, method, body in routes:
         url = f"http://127.0.0.1:{jp_http_port}{jp_base_url}{path}"
         response = await client.fetch(url, method=method, body=body, raise_error=False)
         assert response.code == 403, (path, response.code)
