@@ -97,6 +97,10 @@ def test_a_real_server_runs_admin_and_user_servers_logs_no_secret_and_stops_them
                 assert server.poll() is None and time.monotonic() < deadline, log_file.read_text()[-3000:]
                 time.sleep(0.3)
         assert status == 200
+        # Looking starts nothing (a read-only user may look); POST starts the servers.
+        assert {s["name"]: s["status"] for s in listing["servers"]} == {"admin": "idle", "mine": "idle"}
+        status, listing = _request(base + "servers", token, {})
+        assert status == 200
         servers = {s["name"]: s for s in listing["servers"]}
         assert servers["admin"]["status"] == "connected" and servers["admin"]["source"] == "config"
         assert servers["mine"]["status"] == "connected" and servers["mine"]["source"] == "user"
