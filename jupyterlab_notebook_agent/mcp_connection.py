@@ -44,6 +44,19 @@ RETRY_AFTER_S = 5.0
 CLIENT_INFO = Implementation(name="jupyterlab-notebook-agent", version="0.1.0")
 
 
+#: The message of the SDK's own CONNECTION_CLOSED (mcp/shared/jsonrpc_dispatcher.py).
+CLOSED_MESSAGE = "Connection closed"
+
+
+def connection_closed(error: MCPError) -> bool:
+    """Whether the SDK raised ``error`` because the connection closed (not an error a server answered).
+
+    The SDK reports a closed connection as CONNECTION_CLOSED (-32000) with its own message; -32000 is also
+    JSON-RPC's generic "server error", which a server may answer with and still be there.
+    """
+    return error.code == CONNECTION_CLOSED and error.message == CLOSED_MESSAGE
+
+
 class McpCallError(Exception):
     """A call that did not give a tool result; ``kind`` is ``timeout``, ``crashed``, ``failed`` or ``invalid``."""
 
@@ -241,8 +254,8 @@ class McpConnection:
         try:
             page = await asyncio.wait_for(client.list_tools(cache_mode="refresh"), min(self.spec.timeout, 10.0))
         except MCPError as error:
-            if error.code != CONNECTION_CLOSED:
-                return True
+            if not connection_closed(error):
+                return True  # an error answer (-32000 included) is an answer: the server is there
             self._crashed(error)
             return False
         except (asyncio.TimeoutError, ValidationError) as error:
@@ -257,7 +270,7 @@ class McpConnection:
         try:
             await asyncio.wait_for(client.list_tools(cache_mode="refresh"), min(self.spec.timeout, 5.0))
         except MCPError as error:
-            return error.code != CONNECTION_CLOSED
+            return not connection_closed(error)
         except Exception:  # noqa: BLE001 - a timeout, a closed stream, garbage: not answering
             return False
         return True
@@ -291,7 +304,7 @@ class McpConnection:
         except MCPError as error:
             # CONNECTION_CLOSED (-32000) is also JSON-RPC's generic "server error", which a tool
             # may answer with: a crash only when the server no longer answers at all.
-            if error.code == CONNECTION_CLOSED and not await self._answers(client):
+            if connection_closed(error) and not await self._answers(client):
                 self._crashed(error)
                 raise McpCallError(
                     "crashed", f"the server stopped during {tool}; it restarts on the next call"

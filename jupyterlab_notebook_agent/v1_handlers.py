@@ -13,8 +13,10 @@ from typing import Any
 
 from tornado import web
 
+from .discovery import probe
 from .json_input import BadInputError, json_type, parse_json_object
 from .proxy_handler import _ProxyHandler
+from .proxy_target import Target
 
 #: Fields of a chat request whose type the proxy checks (the upstream checks the rest).
 _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
@@ -72,7 +74,26 @@ class ModelsHandler(_ProxyHandler):
             data = [{"id": i, "object": "model", "created": 0, "owned_by": owner} for i in ids]
             self.finish(json.dumps({"object": "list", "data": data}))
             return
+        if target.provider.loopback_port is not None:
+            await self._found_server_models(target)
+            return
         await self._forward("GET", target, target.provider.models_url(), None)
+
+    async def _found_server_models(self, target: Target) -> None:
+        """A server found on loopback: its list as discovery reads it, not its answer as it is.
+
+        Its ids reach the sidebar's picker and come back in chat requests: those with control characters
+        are dropped, a list too long or not OpenAI-shaped is refused (discovery.parse_model_list).
+        """
+        provider = target.provider
+        if not self._owner_trusted(provider):
+            return
+        answer = await probe(provider.loopback_port, self.agent_config.discover_timeout)
+        if answer is None:
+            self._unreachable(target, None)
+            return
+        data = [{"id": target.redact(i), "object": "model", "created": 0, "owned_by": "server"} for i in answer[0]]
+        self.finish(json.dumps({"object": "list", "data": data}))
 
 
 def _chat_request(body: bytes) -> dict[str, Any]:

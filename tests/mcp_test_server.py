@@ -14,7 +14,8 @@ Run over stdio (``python mcp_test_server.py``) or streamable HTTP
 * ``garbage()`` (stdio): answers its own request with a result that is not a tool result;
 * ``huge()``: 300 000 characters of text;
 * ``server_error()``: answers with JSON-RPC error -32000 (the generic "server error" code)
-  while the server stays up.
+  while the server stays up;
+* ``fail_next_listing()``: the next tools/list answers -32000 the same way.
 
 With ``$MCP_TEST_SCHEMAS`` (a JSON object ``{"tool": schema}``) it also offers one tool per
 entry, answering ``called``, whose input schema is that (hostile) schema, as given.
@@ -128,6 +129,30 @@ def huge() -> list:
 def server_error() -> str:
     """Fail with JSON-RPC's generic server error (-32000); the server stays up."""
     raise MCPError(code=-32000, message="the database is down")
+
+
+#: How many of the next tools/list requests answer JSON-RPC error -32000 (``fail_next_listing()``).
+LISTINGS_TO_FAIL = 0
+_list_tools = server.list_tools
+
+
+async def _listing():
+    global LISTINGS_TO_FAIL
+    if LISTINGS_TO_FAIL:
+        LISTINGS_TO_FAIL -= 1
+        raise MCPError(code=-32000, message="the tool index is rebuilding")
+    return await _list_tools()
+
+
+server.list_tools = _listing
+
+
+@server.tool()
+def fail_next_listing() -> str:
+    """The next tools/list answers JSON-RPC's generic server error (-32000); the server stays up."""
+    global LISTINGS_TO_FAIL
+    LISTINGS_TO_FAIL = 1
+    return "the next listing fails"
 
 
 def add_schema_tools() -> None:

@@ -144,6 +144,16 @@ def found_port(found_model_server) -> int:
 
 
 @pytest.fixture
+def odd_names_port():
+    """A model server whose list has an escape sequence and a bidi control among its ids."""
+    ids = ["ok-model", "bad\x1b[2Jmodel", "rtl\u202eledom"]
+    body = json.dumps({"object": "list", "data": [{"id": i, "object": "model"} for i in ids]}).encode()
+    server = _http_server(body, "application/json")
+    yield server.server_port
+    server.shutdown()
+
+
+@pytest.fixture
 def later_port() -> int:
     """A free port where a model server starts during the test."""
     return free_port()
@@ -251,6 +261,18 @@ async def test_a_local_llama_cpp_server_is_found_listed_and_proxied(jp_fetch, ll
     assert answer["model"] == found["models"][0]
     assert answer["choices"][0]["message"]["role"] == "assistant"
     assert answer["usage"]["completion_tokens"] >= 1
+
+
+@ports("odd_names_port")
+async def test_a_found_servers_model_list_reaches_the_browser_as_discovery_reads_it(jp_fetch, odd_names_port):
+    _, config = await get_json(jp_fetch, *CONFIG)
+    [found] = config["discovery"]["servers"]
+    assert found["models"] == ["ok-model"]
+    # Asked again through the proxy (the picker's list), the same ids, not the server's answer as it is.
+    response = await jp_fetch(*MODELS, headers={PROVIDER: f"local-{odd_names_port}"}, raise_error=False)
+    assert response.code == 200
+    assert [m["id"] for m in json.loads(response.body)["data"]] == ["ok-model"]
+    assert b"\\u001b" not in response.body.lower() and b"\\u202e" not in response.body.lower()
 
 
 @ports("llama_port")

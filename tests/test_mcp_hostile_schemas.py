@@ -303,6 +303,19 @@ async def test_a_tool_answering_json_rpc_server_error_is_a_tool_error_not_a_cras
     assert servers["evil"]["restarts"] == 0 and servers["evil"]["status"] == "connected"
 
 
+async def test_a_tool_list_answering_json_rpc_server_error_is_not_a_crash(jp_fetch):
+    """The look before a listing asks for the tools again: an error answer there is an answer too."""
+    _, before = await call(jp_fetch, "evil__pid")
+    restarts = (await listing(jp_fetch))["evil"]["restarts"]
+    code, answer = await call(jp_fetch, "evil__fail_next_listing")
+    assert code == 200, answer
+    servers = await listing(jp_fetch)  # its look gets -32000
+    assert servers["evil"]["status"] == "connected" and servers["evil"]["restarts"] == restarts
+    assert "evil__pid" in [t["name"] for t in servers["evil"]["tools"]]
+    _, after = await call(jp_fetch, "evil__pid")
+    assert after["content"][0]["text"] == before["content"][0]["text"]  # the same process
+
+
 def test_the_check_itself_resolves_only_references_inside_the_schema(leak_server, fifo, schemas):
     """Defence in depth, below the listing's refusal: the worker's check never fetches a reference."""
     from jupyterlab_notebook_agent.mcp_schema import check, outside_reference
