@@ -11,11 +11,13 @@ root) is hidden (a name starting with ``.``, or a file the system marks hidden).
 to a hidden path, which ``list_files`` leaves out.
 
 Answer: ``{"checked": true, "allowed": bool, "inside": bool, "hidden": bool, "reason":
-"outside" | "hidden" | null, "size": int | null, "hidden_entries": [...]}`` (``checked`` is
+"outside" | "hidden" | null, "size": int | null, "real": str | null, "hidden_entries": [...]}`` (``checked`` is
 false, and everything allowed, for a contents manager without a directory). ``size`` is the
 byte size of the file the path leads to (a link followed; null for anything but an allowed
 regular file): the contents API lists a link with the link's own size, and the agent's
-readers decide from it whether to download a file at all.
+readers decide from it whether to download a file at all. ``real`` is where an allowed path
+really is (links followed), relative to the root: write_file's rule for files that run later
+judges that place too.
 """
 
 from __future__ import annotations
@@ -135,6 +137,19 @@ def resolved_size(root: str, path: str) -> int | None:
     return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
+def real_relative(root: str, path: str) -> str:
+    """Where ``path`` (relative to ``root``, inside it) really is, relative to the root, "/"-separated.
+
+    Links are followed (a name not there yet resolves under the real folder it would be created in): a
+    file written through ``helpers -> venv/lib/python3.11/site-packages`` lands in site-packages, and the
+    agent's rule for files that run later must see that place, not the link's name.
+    """
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, path.replace("\\", "/").lstrip("/")))
+    relative = os.path.relpath(real, real_root)
+    return "" if relative == "." else relative.replace(os.sep, "/")
+
+
 def _valid(path: str) -> str | None:
     """Why ``path`` cannot be a path, or None."""
     if len(path) > MAX_PATH:
@@ -176,6 +191,7 @@ class PathCheckHandler(AuthorizedRoute, OutboundFilter, APIHandler):
             "reason": verdict.reason,
         }
         answer["size"] = resolved_size(root, path) if verdict.allowed else None
+        answer["real"] = real_relative(root, path) if verdict.allowed else None
         if self.get_query_argument("entries", "") == "1" and verdict.allowed:
             answer["hidden_entries"] = hidden_entries(root, path)
         self.finish(json.dumps(answer))

@@ -44,6 +44,7 @@ async def test_the_route_judges_paths_write_file_is_given_even_those_not_there_y
             findings.leak_if(answer["allowed"] and not allowed, f"write to {case['path']} allowed")
             assert answer["allowed"] is allowed, case
             assert answer["reason"] == (None if allowed else case["verdict"]), case
+            assert answer["real"] == (case.get("real", case["path"]) if allowed else None), case
 
 
 async def test_the_contents_api_itself_follows_the_links(jp_fetch):

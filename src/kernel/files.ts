@@ -13,8 +13,10 @@ import {
   NotebookPortError,
   type IFileEntry
 } from '../agent/ports';
+import { runsLater } from '../agent/tools/runs-later';
 import {
   assertInsideRoot,
+  checkedPlace,
   withoutHiddenEntries
 } from '../server-api/path-check';
 
@@ -95,7 +97,18 @@ export async function writeTextFile(
   text: string
 ): Promise<void> {
   const file = normalize(path);
-  await assertInsideRoot(contents.serverSettings, file);
+  const { real } = await checkedPlace(contents.serverSettings, file);
+  // A link on the way can lead a harmless name into a place whose files run
+  // later (`helpers -> …/site-packages`): write_file asked, or not, from the
+  // name; the real place is named back so that the agent writes it there,
+  // where the rule asks the user.
+  const hiddenRisk = real && real !== file ? runsLater(real, '') : null;
+  if (hiddenRisk?.always && !runsLater(file, '')?.always) {
+    throw new NotebookPortError(
+      `Refused: ${file} leads through a link to ${real}, and ${hiddenRisk.reason}. ` +
+        `Nothing was written; to write it there, use the path ${real}, which the user is asked to approve.`
+    );
+  }
   const meta = await get(contents, file, { content: false }, 'file').catch(
     error => {
       if (error instanceof NoSuchFileError) {

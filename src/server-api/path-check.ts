@@ -18,6 +18,8 @@ interface IPathVerdict {
   reason?: 'outside' | 'hidden' | null;
   /** Bytes of the file the path leads to (a link followed); null otherwise. */
   size?: number | null;
+  /** Where an allowed path really is, links followed, relative to the root. */
+  real?: string | null;
   hidden_entries?: string[];
   error?: { message?: string };
 }
@@ -33,8 +35,31 @@ export async function assertInsideRoot(
   settings: ServerConnection.ISettings,
   path: string
 ): Promise<number | null> {
+  return (await checkedPlace(settings, path)).size;
+}
+
+/** Where an allowed path leads: its file's size, and its real path. */
+export interface ICheckedPlace {
+  /** Bytes of the file it leads to; null for a folder, nothing there, an older server. */
+  size: number | null;
+  /**
+   * Where it really is, links followed, relative to the root
+   * (`helpers/x.py` → `venv/lib/python3.11/site-packages/x.py`); null when
+   * the server does not say.
+   */
+  real: string | null;
+}
+
+/** Checks `path` like {@link assertInsideRoot}, and answers where it leads. */
+export async function checkedPlace(
+  settings: ServerConnection.ISettings,
+  path: string
+): Promise<ICheckedPlace> {
   const verdict = await Private.verdict(settings, path, false);
-  return typeof verdict?.size === 'number' ? verdict.size : null;
+  return {
+    size: typeof verdict?.size === 'number' ? verdict.size : null,
+    real: typeof verdict?.real === 'string' ? verdict.real : null
+  };
 }
 
 /**

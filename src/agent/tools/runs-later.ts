@@ -28,8 +28,10 @@
  * before this rule is read; it still names them, so the rule holds alone.
  *
  * Pure: paths only (relative to the server root, "/"-separated), no reads.
- * A folder that is a link (`helpers` → `site-packages`) is not seen here:
- * the server resolves links only to keep writes inside the root.
+ * A folder that is a link (`helpers` → `site-packages`) is not seen here;
+ * the ports see it (src/kernel/files.ts: the server answers where a path
+ * really leads, and a write whose real place this rule names, under a name
+ * it does not, is refused with that place).
  */
 import { RULES_FILE } from '../context/project-rules';
 

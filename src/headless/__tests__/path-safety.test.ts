@@ -30,7 +30,12 @@ interface IPathTable {
   outside_files: Record<string, string>;
   links: Record<string, string>;
   reads: { path: string; verdict: 'allowed' | 'hidden' | 'outside' }[];
-  writes: { path: string; verdict: 'allowed' | 'hidden' | 'outside' }[];
+  writes: {
+    path: string;
+    verdict: 'allowed' | 'hidden' | 'outside';
+    real?: string;
+    runs_later?: boolean;
+  }[];
   listings: { dir: string; shown: string[]; hidden: string[] }[];
 }
 
@@ -136,11 +141,21 @@ describe('write_file through the headless port', () => {
     const hiddenBefore = await snapshot(root);
     const outsideBefore = await snapshot(outside);
     const allowed: string[] = [];
-    for (const { path, verdict } of table.writes) {
+    // Where each allowed write lands (through a folder link: its real place).
+    const landed = new Map<string, string>();
+    for (const { path, verdict, real, runs_later } of table.writes) {
       const write = port.writeFile(path, `written by the agent: ${path}\n`);
+      if (runs_later) {
+        // A harmless name that a link leads into site-packages: refused, with the real place.
+        await expect(write).rejects.toThrow(
+          `Refused: ${path} leads through a link to ${real}, and it is inside an installed Python environment`
+        );
+        continue;
+      }
       if (verdict === 'allowed') {
         await expect(write).resolves.toBeUndefined();
         allowed.push(path);
+        landed.set(path, real ?? path);
         continue;
       }
       await expect(write).rejects.toThrow(
@@ -151,13 +166,15 @@ describe('write_file through the headless port', () => {
     }
     const after = await snapshot(root);
     for (const path of allowed) {
-      expect(after[path]).toBe(`written by the agent: ${path}\n`);
-      expect(await port.readFile(path)).toBe(after[path]);
+      expect(after[landed.get(path)!]).toBe(`written by the agent: ${path}\n`);
+      expect(await port.readFile(path)).toBe(after[landed.get(path)!]);
     }
     // Nothing else changed: not .env behind notes.txt, not .ssh, not .config.
     const others = (files: Record<string, string>) =>
       Object.fromEntries(
-        Object.entries(files).filter(([path]) => !allowed.includes(path))
+        Object.entries(files).filter(
+          ([path]) => ![...landed.values()].includes(path)
+        )
       );
     expect(others(after)).toEqual(others(hiddenBefore));
     expect(hiddenBefore['.env']).toMatch(/sk-planted/);
@@ -174,7 +191,7 @@ describe('write_file through the headless port', () => {
     const before = await snapshot(root);
     const asked: string[] = [];
     const results: string[] = [];
-    for (const { path, verdict } of table.writes) {
+    for (const { path, verdict, runs_later } of table.writes) {
       const result = await executeToolCall(
         {
           id: path,
@@ -194,8 +211,8 @@ describe('write_file through the headless port', () => {
         }
       );
       results.push(result.output);
-      expect(result.ok).toBe(verdict === 'allowed');
-      if (verdict !== 'allowed') {
+      expect(result.ok).toBe(verdict === 'allowed' && !runs_later);
+      if (verdict !== 'allowed' || runs_later) {
         expect(result.output).toMatch(/Refused/);
       }
     }
@@ -204,9 +221,14 @@ describe('write_file through the headless port', () => {
     expect(asked).toEqual([
       'replace Replace work/new-report.txt',
       'replace Replace fresh/sub/notes.txt',
-      'replace Replace work/draft.txt'
+      'replace Replace work/draft.txt',
+      'replace Replace data-link/new.csv'
     ]);
     const after = await snapshot(root);
+    // Through the link into site-packages: refused by the port, nothing written there.
+    expect(Object.keys(after).filter(p => p.includes('site-packages'))).toEqual(
+      ['venv/lib/python3.11/site-packages/installed.py']
+    );
     expect(after['work/draft.txt']).toBe('second write\n');
     expect(after['.env']).toBe(before['.env']);
     expect(after['.ssh/id_rsa']).toBe(before['.ssh/id_rsa']);
