@@ -22,6 +22,13 @@ export type CellOutput =
     }
   | { type: 'error'; ename: string; evalue: string; traceback: string[] };
 
+/** What `outputs` printed to stdout, joined (the silent probes answer there). */
+export function stdoutOf(outputs: ReadonlyArray<CellOutput>): string {
+  return outputs
+    .map(o => (o.type === 'stream' && o.name === 'stdout' ? o.text : ''))
+    .join('');
+}
+
 /** A cell as the agent sees it. */
 export interface ICellSnapshot {
   id: string;

@@ -30,6 +30,7 @@ import {
 } from 'node:path';
 import type { ContentsManager } from '@jupyterlab/services';
 import type { IFileAttachment } from '../agent/context/attachments';
+import { pathExists } from '../kernel/files';
 import { CliError } from './cli-connect';
 
 /** Bytes per contents-API request (JupyterLab's file browser uses 1 MiB too). */
@@ -108,7 +109,7 @@ export async function attachFile(
   const { contents, directory } = target;
   const at = (name: string) => (directory ? `${directory}/${name}` : name);
   let name = basename(file.path);
-  for (let i = 1; await exists(contents, at(name)); i++) {
+  for (let i = 1; await pathExists(contents, at(name)); i++) {
     name = numbered(basename(file.path), i);
   }
   const path = at(name);
@@ -190,17 +191,5 @@ export async function uploadToServer(
     }
   } finally {
     await handle.close();
-  }
-}
-
-async function exists(
-  contents: ContentsManager,
-  path: string
-): Promise<boolean> {
-  try {
-    await contents.get(path, { content: false });
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -13,6 +13,7 @@ import {
   type ServerConnection
 } from '@jupyterlab/services';
 import type { IFileAttachment } from '../agent/context/attachments';
+import { pathExists } from '../kernel/files';
 import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
@@ -24,6 +25,7 @@ import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli';
 import { NotebookConflictError } from './disk-version';
+import { emptyNotebook, toNotebookContent } from './notebook-file';
 import { ServerNotebookPort } from './server-port';
 
 const SAVE_EVERY_MS = 15_000;
@@ -52,19 +54,19 @@ export async function generate(
     let port: ServerNotebookPort | null = null;
     try {
       const directory = common.server ? serverDir(path) : '';
-      if (directory && !(await exists(contents, directory))) {
+      if (directory && !(await pathExists(contents, directory))) {
         throw new CliError(
           `no such directory on the Jupyter server at ${server.url}: ${directory} (create it, or choose another --out).`
         );
       }
-      if (!command.force && (await exists(contents, path))) {
+      if (!command.force && (await pathExists(contents, path))) {
         return refuseToReplace(command.out, io);
       }
       const previous = command.force ? await existing(contents, path) : null;
       await contents.save(path, {
         type: 'notebook',
         format: 'json',
-        content: emptyNotebook(command.kernel ?? 'python3')
+        content: toNotebookContent(emptyNotebook(command.kernel ?? 'python3'))
       });
       undo.push(() =>
         previous ? contents.save(path, previous) : contents.delete(path)
@@ -243,25 +245,4 @@ async function existing(
   } catch {
     return null;
   }
-}
-
-async function exists(
-  contents: ContentsManager,
-  path: string
-): Promise<boolean> {
-  try {
-    await contents.get(path, { content: false });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function emptyNotebook(kernel: string): Record<string, unknown> {
-  return {
-    cells: [],
-    metadata: { kernelspec: { name: kernel, display_name: kernel } },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
 }

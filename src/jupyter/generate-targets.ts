@@ -8,6 +8,7 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IGenerateRequest } from '../components/generate-form';
+import { pathExists } from '../kernel/files';
 
 /** Confirm replacing existing files; 'ask-again' when the user declines. */
 export async function checkTargets(
@@ -21,7 +22,7 @@ export async function checkTargets(
   );
   const existing: string[] = [];
   for (const path of paths) {
-    if (await exists(app, path)) {
+    if (await pathExists(app.serviceManager.contents, path)) {
       existing.push(path);
     }
   }
@@ -42,13 +43,4 @@ export async function checkTargets(
     ]
   });
   return answer.button.accept ? 'replace' : 'ask-again';
-}
-
-async function exists(app: JupyterFrontEnd, path: string): Promise<boolean> {
-  try {
-    await app.serviceManager.contents.get(path, { content: false });
-    return true;
-  } catch {
-    return false;
-  }
 }

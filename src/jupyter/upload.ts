@@ -4,6 +4,7 @@
  */
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Contents } from '@jupyterlab/services';
+import { pathExists } from '../kernel/files';
 
 /** The file's bytes as base64 (in slices: large files would overflow the call stack). */
 export async function toBase64(file: Blob): Promise<string> {
@@ -51,22 +52,10 @@ export async function freeName(
   let candidate = name;
   for (
     let i = 1;
-    await exists(contents, PathExt.join(directory, candidate));
+    await pathExists(contents, PathExt.join(directory, candidate));
     i++
   ) {
     candidate = `${stem}-${i}${extension}`;
   }
   return candidate;
-}
-
-async function exists(
-  contents: Contents.IManager,
-  path: string
-): Promise<boolean> {
-  try {
-    await contents.get(path, { content: false });
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -10,7 +10,7 @@
  * kernel's namespace and prints JSON; it defines nothing that outlives it
  * and runs silently (no execution count, no history).
  */
-import type { INotebookPort, IRunResult } from '../ports';
+import { stdoutOf, type INotebookPort, type IRunResult } from '../ports';
 
 /** DataFrames listed, and columns named per frame, at most. */
 const MAX_FRAMES = 6;
@@ -76,9 +76,7 @@ export async function frameColumns(
       silent: true,
       hardTimeoutMs: 10_000
     });
-    const stdout = result.outputs
-      .map(o => (o.type === 'stream' && o.name === 'stdout' ? o.text : ''))
-      .join('');
+    const stdout = stdoutOf(result.outputs);
     return result.status === 'ok' ? columnsNote(stdout) : null;
   } catch {
     return null;

@@ -8,7 +8,7 @@ import {
   formatOutputs,
   formatRunResult
 } from '../context/observations';
-import type { INotebookPort, IRunResult } from '../ports';
+import { stdoutOf, type INotebookPort, type IRunResult } from '../ports';
 import type { IToolResult } from '../types';
 import { defineTool } from './registry';
 import { endedWithKeyError, frameColumns } from './frame-columns';
@@ -211,9 +211,7 @@ export const inspectVariables = defineTool<Record<string, never>>({
       silent: true,
       hardTimeoutMs: 30_000
     });
-    const text = result.outputs
-      .map(o => (o.type === 'stream' && o.name === 'stdout' ? o.text : ''))
-      .join('');
+    const text = stdoutOf(result.outputs);
     let rows: Array<Record<string, unknown>>;
     try {
       rows = JSON.parse(text.trim() || '[]');
