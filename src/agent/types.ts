@@ -23,7 +23,16 @@ export type ChatMessage =
       /** True for messages the loop adds (observations), not the user's words. */
       observation?: boolean;
     }
-  | { role: 'assistant'; content: string | null; toolCalls?: IToolCall[] }
+  | {
+      role: 'assistant';
+      content: string | null;
+      toolCalls?: IToolCall[];
+      /**
+       * An answer the compute check sent back because no code had run: kept
+       * in the history, never shown to the model again (it anchored on it).
+       */
+      guess?: boolean;
+    }
   | { role: 'tool'; toolCallId: string; content: string };
 
 /** An image sent to a vision-capable model. */

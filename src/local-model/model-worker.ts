@@ -212,7 +212,11 @@ export class LocalModelWorker {
         ...inputs,
         ...(reused ? { past_key_values: this._cache } : {}),
         max_new_tokens: request.maxNewTokens,
-        do_sample: false,
+        // Greedy unless the request samples (the agent's retry after a
+        // refused repeat: agent/model/sampling.ts).
+        ...(request.temperature
+          ? { do_sample: true, temperature: request.temperature }
+          : { do_sample: false }),
         streamer,
         stopping_criteria: [stopping],
         return_dict_in_generate: true

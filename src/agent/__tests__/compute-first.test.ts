@@ -8,6 +8,8 @@ import {
   isAnswerLines,
   restatement,
   toTextProtocol,
+  withoutCodeBlock,
+  withoutGuessLines,
   withoutTextAfterCode
 } from '../loop/text-protocol';
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
@@ -110,11 +112,11 @@ describe('compute check', () => {
 
   it('sends back an answer given without running code on named data', () => {
     expect(base('There are 42 orders. ANSWER: 42')).toMatch(
-      /not run any code.*```python block/
+      /no code has run yet.*```python block/
     );
     // No data named, but invented numbers: also a guess.
     expect(base('It is 3.75.', [], { namesData: false })).toMatch(
-      /not run any code/
+      /no code has run yet/
     );
     // No data named, nothing stated: a plain answer stands.
     expect(base('Hello! How can I help?', [], { namesData: false })).toBeNull();
@@ -193,10 +195,19 @@ describe('the loop with computeFirst', () => {
     expect(model.requests[2].toolChoice).toBeUndefined();
     expect(first[2]).toMatchObject({ role: 'user', observation: true });
     expect(first[2].content).toContain('region,units');
-    // The guess went back with a repair request, shown as a notice.
+    // The guess went back with a repair request, shown as a notice; the
+    // model does not see its guess again, the history keeps it (marked).
     expect(model.requests[1].messages.at(-1)?.content).toMatch(
-      /not run any code/
+      /no code has run yet/
     );
+    for (const request of model.requests.slice(1)) {
+      expect(request.messages.map(m => m.content)).not.toContain('ANSWER: 12');
+    }
+    expect(messages).toContainEqual({
+      role: 'assistant',
+      content: 'ANSWER: 12',
+      guess: true
+    });
     expect(events).toContainEqual({
       type: 'notice',
       text: COMPUTE_REPAIR_NOTICE
@@ -307,6 +318,36 @@ describe('answer lines in a code fence', () => {
         'Done.\n```python\nANSWER: 10.1557\n```\n```python\nprint(2)\n```'
       )
     ).toEqual(['print(2)']);
+  });
+
+  it('written at the end of code, are a guess: not run, not shown back, not on the card twice', () => {
+    const reply =
+      "```python\nimport pandas as pd\nprint(pd.read_csv('a.csv').x.sum())\nANSWER: 100000.00\n```";
+    const code = "import pandas as pd\nprint(pd.read_csv('a.csv').x.sum())";
+    expect(extractCodeBlocks(reply)).toEqual([code]);
+    // Code that only looks alike stays: an assignment, a dict entry, a call.
+    expect(withoutGuessLines('LIMIT: int = 5\nprint(LIMIT)')).toBe(
+      'LIMIT: int = 5\nprint(LIMIT)'
+    );
+    expect(withoutGuessLines("    ANSWER: 'a',")).toBe("    ANSWER: 'a',");
+    expect(withoutGuessLines('NOTE: print(1)')).toBe('NOTE: print(1)');
+    // The model sees its reply without the guess; the transcript shows the code once.
+    const view = toTextProtocol(
+      [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'Sum of x in a.csv?' },
+        {
+          role: 'assistant',
+          content: reply,
+          toolCalls: [{ id: 'c1', name: 'add_and_run_cell', arguments: '{}' }]
+        },
+        { role: 'tool', toolCallId: 'c1', content: '42' }
+      ],
+      { restateRequest: true }
+    );
+    expect(view[2].content).not.toContain('100000');
+    expect(view[2].content).toContain('print(pd.read_csv');
+    expect(withoutCodeBlock(`Here:\n${reply}`, code)).toBe('Here:');
   });
 
   it('a block left open at the end of a reply is code', () => {
@@ -467,6 +508,24 @@ describe('the text protocol asks for code by prefill', () => {
     expect(turn.toolCalls.map(c => JSON.parse(c.arguments).source)).toEqual([
       'print(1)'
     ]);
+  });
+
+  it('begins the reply with the text a request asks for (the answer line), as an answer, not code', async () => {
+    const acc = new TurnAccumulator();
+    for await (const chunk of reply([' 2000']).streamChat(
+      {
+        messages: [{ role: 'user', content: 'q' }],
+        tools: [],
+        prefill: 'ANSWER:'
+      },
+      new AbortController().signal
+    )) {
+      acc.add(chunk);
+    }
+    const turn = acc.result();
+    expect(seen[0].at(-1)).toEqual({ role: 'assistant', content: 'ANSWER:' });
+    expect(turn.text).toBe('ANSWER: 2000');
+    expect(turn.toolCalls).toEqual([]);
   });
 
   it('puts the prefill back for a server that continues without it, and closes a cut block', async () => {

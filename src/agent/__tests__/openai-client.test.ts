@@ -26,6 +26,7 @@ interface IRecorded {
     messages: Array<Record<string, unknown>>;
     tools?: unknown[];
     stream_options?: unknown;
+    temperature?: number;
   };
 }
 
@@ -171,6 +172,16 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(request.body.stream_options).toEqual({ include_usage: true });
   });
 
+  it('sends the temperature a request names, and none otherwise', async () => {
+    await script([{ content: 'A.' }, { content: 'B.' }]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    await playTurn(client, 0);
+    await playTurn(client);
+    const [greedy, plain] = await received();
+    expect(greedy.body.temperature).toBe(0);
+    expect(plain.body).not.toHaveProperty('temperature');
+  });
+
   it('leaves stream_options out when includeUsage is false', async () => {
     await script([{ content: 'Hi.' }]);
     const client = new OpenAIChatClient({
@@ -218,10 +229,14 @@ describe('OpenAIChatClient over HTTP', () => {
 });
 
 /** Stream one turn from `client` into a TurnAccumulator. */
-async function playTurn(client: OpenAIChatClient) {
+async function playTurn(client: OpenAIChatClient, temperature?: number) {
   const acc = new TurnAccumulator();
   for await (const chunk of client.streamChat(
-    { messages: [{ role: 'user', content: 'hi' }], tools: [] },
+    {
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      ...(temperature !== undefined ? { temperature } : {})
+    },
     new AbortController().signal
   )) {
     acc.add(chunk);

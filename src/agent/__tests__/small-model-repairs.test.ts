@@ -11,10 +11,12 @@ import {
   repeatedStepMessage
 } from '../loop/stop-conditions';
 import { describeFailure, failureFocus } from '../context/failure-focus';
+import { RETRY_TEMPERATURE } from '../model/sampling';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
+import type { CellOutput } from '../ports';
 import type { AgentEvent, ChatMessage } from '../types';
 
 const ASK =
@@ -101,7 +103,38 @@ describe('the failure of an error output', () => {
     expect(hint("NameError: name 'df' is not defined")).toMatch(
       /load the data again/
     );
+    // A module's usual short name: the import, not "load the data again".
+    expect(hint("NameError: name 'pd' is not defined")).toBe(
+      'Start the block with `import pandas as pd`.'
+    );
+    expect(hint("NameError: name 'plt' is not defined")).toContain(
+      'import matplotlib.pyplot as plt'
+    );
     expect(hint('ZeroDivisionError: division by zero')).toBe('');
+  });
+
+  it('passes on the fix an error message itself proposes', () => {
+    const hint = (line: string) =>
+      failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;
+    // pandas 3 rejects the aliases small models learned.
+    expect(
+      hint(
+        `ValueError: Invalid frequency: M. Failed to parse with error message: ValueError("'M' is no longer supported for offsets. Please use 'ME' instead.")`
+      )
+    ).toBe(
+      "The error names the fix: write 'ME' where the block has the name it rejects."
+    );
+    expect(hint('ValueError: Invalid frequency: H. Did you mean h?')).toContain(
+      "write 'h'"
+    );
+    expect(
+      hint(
+        "AttributeError: 'DataFrame' object has no attribute 'colums'. Did you mean: 'columns'?"
+      )
+    ).toContain("write 'columns'");
+    // A known cause keeps its own hint.
+    expect(hint("KeyError: 'x'. Did you mean 'y'?")).toMatch(/df\.columns/);
+    expect(hint('ValueError: could not convert string to float')).toBe('');
   });
 
   it('is null for an output without an exception', () => {
@@ -199,6 +232,69 @@ describe('the loop asks once for the form the request spelled out', () => {
     expect(standard.events).not.toContainEqual({
       type: 'notice',
       text: FORM_REPAIR_NOTICE
+    });
+  });
+});
+
+describe('the reply after a refused repeat (small profile)', () => {
+  const tools = new ToolRegistry(agentTools());
+  const same = {
+    toolCalls: [
+      { name: 'insert_cell', arguments: { source: 'print(x)', run: true } }
+    ]
+  };
+  const run = async (
+    computeFirst: boolean,
+    outputs: () => CellOutput[],
+    request = ASK
+  ) => {
+    const model = new ScriptedModel([same, same, { text: 'ANSWER: 3.5' }]);
+    const outcome = await runAgent({
+      model,
+      tools,
+      notebook: new FakeNotebook({ execute: outputs }),
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: request }
+      ],
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      ...(computeFirst ? { computeFirst: { protocol: 'text' as const } } : {})
+    });
+    const last = model.requests[2];
+    return { outcome, temperature: last?.temperature, prefill: last?.prefill };
+  };
+  const printed = () => [
+    { type: 'stream' as const, name: 'stdout' as const, text: '3.5\n' }
+  ];
+  const failed = () => [
+    {
+      type: 'error' as const,
+      ename: 'NameError',
+      evalue: "name 'x' is not defined",
+      traceback: []
+    }
+  ];
+
+  it('is begun with the asked answer line when the repeated step printed something', async () => {
+    const small = await run(true, printed);
+    expect(small.outcome.reason).toBe('completed');
+    expect(small).toMatchObject({ prefill: 'ANSWER:', temperature: undefined });
+  });
+
+  it('is sampled, once, after a repeated failure, or when the request asked no form', async () => {
+    expect(await run(true, failed)).toMatchObject({
+      prefill: undefined,
+      temperature: RETRY_TEMPERATURE
+    });
+    expect(await run(true, printed, 'Mean of x in a.csv?')).toMatchObject({
+      prefill: undefined,
+      temperature: RETRY_TEMPERATURE
+    });
+    // Other profiles keep the server's (or their own) sampling, and no prefill.
+    expect(await run(false, printed)).toMatchObject({
+      prefill: undefined,
+      temperature: undefined
     });
   });
 });

@@ -56,6 +56,41 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
   ]
 ];
 
+/**
+ * The imports behind the short names data code uses. Measured with
+ * Qwen2.5-Coder-0.5B: it wrote `pd.read_csv` without `import pandas as pd`
+ * and, told to "load the data again", sent the same block until the run
+ * ended.
+ */
+const MODULE_ALIASES: Readonly<Record<string, string>> = {
+  pd: 'import pandas as pd',
+  np: 'import numpy as np',
+  plt: 'import matplotlib.pyplot as plt',
+  sns: 'import seaborn as sns'
+};
+
+/** The hint for a NameError on a module's usual short name, or ''. */
+function importHint(exception: string): string {
+  const name = /^NameError: name '(\w+)' is not defined/.exec(exception)?.[1];
+  const line = name ? MODULE_ALIASES[name] : undefined;
+  return line ? `Start the block with \`${line}\`.` : '';
+}
+
+/**
+ * The replacement an error message itself proposes ("Please use 'ME'
+ * instead", "Did you mean h?"), as a hint. Small models read past it: under
+ * pandas 3, Qwen2.5-Coder-1.5B sent `resample('M')` again after "'M' is no
+ * longer supported … Please use 'ME' instead".
+ */
+function suggestionHint(exception: string): string {
+  const found =
+    /\buse ['"`]([^'"`\s]{1,40})['"`] instead/i.exec(exception) ??
+    /\bDid you mean:? ['"`]?([\w.-]{1,40}?)['"`]?\?/.exec(exception);
+  return found
+    ? `The error names the fix: write '${found[1]}' where the block has the name it rejects.`
+    : '';
+}
+
 function clip(text: string): string {
   const line = text.trim();
   return line.length > MAX_QUOTE ? `${line.slice(0, MAX_QUOTE)}…` : line;
@@ -84,7 +119,10 @@ export function failureFocus(observation: string): IFailureFocus | null {
       line = { number: Number(arrow[1]), text: clip(arrow[2]) };
     }
   }
-  const hint = HINTS.find(([pattern]) => pattern.test(exception))?.[1] ?? '';
+  const hint =
+    importHint(exception) ||
+    (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
+      suggestionHint(exception));
   return { error: clip(exception), ...(line ? { line } : {}), hint };
 }
 

@@ -76,8 +76,10 @@ export function computeRepair(
     return {
       kind: 'no-code',
       text:
-        'You have not run any code yet, so your answer is a guess. Do not answer from memory: ' +
-        `write Python that computes it from the data ${howToRun(input.protocol)}, print the result, ` +
+        // The guess itself is not shown again (context-keeper.ts), so this
+        // asks afresh rather than pointing at it.
+        'Do not answer from memory: no code has run yet. ' +
+        `Write Python that computes the answer from the data ${howToRun(input.protocol)}, print the result, ` +
         'and answer after you see the output.'
     };
   }

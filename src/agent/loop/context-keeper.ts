@@ -57,7 +57,12 @@ export class ContextKeeper {
         await this._summarise(history, plan);
       }
     }
-    const view = contextView(history, slot.summary);
+    // A small model shown its own guess again repeated it over the output it
+    // then computed (Qwen2.5-Coder-1.5B answered 1933.18, its first guess, under a
+    // printed total): a guess the compute check sent back is left out.
+    const view = contextView(history, slot.summary).filter(
+      m => !(m.role === 'assistant' && m.guess)
+    );
     const request = fitHistory(withLatestImagesOnly(view), budget);
     this._last = { request, length: history.length };
     return request;

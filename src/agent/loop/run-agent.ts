@@ -10,6 +10,7 @@
 import type { ISummarySlot } from '../context/summary';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
+import { RETRY_TEMPERATURE } from '../model/sampling';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
 import type { ToolFilter, ToolRegistry } from '../tools/registry';
@@ -28,7 +29,7 @@ import {
   type Approver
 } from './approval';
 import { dataPreview } from '../context/data-preview';
-import { formRepair } from './answer-form';
+import { askedForm, formRepair } from './answer-form';
 import { computeRepair } from './compute-check';
 import { ContextKeeper } from './context-keeper';
 import { executeToolCall } from './execute-tool-call';
@@ -176,6 +177,10 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   let formAsked = false;
   let namesData = false;
   let mustRunCode = false;
+  // The last step was refused as a repeat; `answerNext`: of a step whose
+  // output was fine.
+  let explore = false;
+  let answerNext = false;
   if (options.computeFirst) {
     const request = messages[prompt];
     const preview =
@@ -224,11 +229,22 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       const forceCall =
         mustRunCode && options.computeFirst?.forceFirstCall !== false;
       mustRunCode = false;
+      // A small model sampled greedily sends a refused step again, word for
+      // word: the reply after a refusal is sampled (model/sampling.ts).
+      // One that repeats a step whose output it has is begun with the answer
+      // line the request asked for (Qwen2.5-Coder-0.5B printed the right
+      // count, then sent `print(len(df))` until the run ended).
+      const form = answerNext ? askedForm(userText(messages[prompt])) : null;
+      const sampled = explore && !!options.computeFirst && !form;
+      explore = false;
+      answerNext = false;
       const stream = model.streamChat(
         {
           messages: request,
           tools: tools.specs,
-          ...(forceCall ? { toolChoice: 'required' as const } : {})
+          ...(forceCall ? { toolChoice: 'required' as const } : {}),
+          ...(sampled ? { temperature: RETRY_TEMPERATURE } : {}),
+          ...(form ? { prefill: `${form.label}:` } : {})
         },
         signal
       );
@@ -286,6 +302,10 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       if (repair) {
         repairs += 1;
         mustRunCode = repair.kind === 'no-code';
+        const guess = messages[messages.length - 1];
+        if (mustRunCode && guess.role === 'assistant') {
+          messages[messages.length - 1] = { ...guess, guess: true };
+        }
         onEvent({ type: 'notice', text: COMPUTE_REPAIR_NOTICE });
         messages.push({
           role: 'user',
@@ -327,7 +347,8 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       tools.runsCode(call)
     );
     if (verdict !== 'run') {
-      const refusal = repeatedStepMessage(lastOutput(messages));
+      const previous = lastOutput(messages);
+      const refusal = repeatedStepMessage(previous);
       for (const call of turn.toolCalls) {
         onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
         const result = { ok: false, output: refusal };
@@ -346,6 +367,11 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       if (verdict === 'stop') {
         return end({ reason: 'repeated-step', steps: step });
       }
+      explore = true;
+      answerNext =
+        !!options.computeFirst &&
+        previous !== null &&
+        printedSomething(previous);
       continue;
     }
 
@@ -444,6 +470,19 @@ function lastOutput(messages: ReadonlyArray<ChatMessage>): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Whether an observation is of a run that finished OK and showed output (not
+ * "(no output)"); insert_cell's starts with a line of its own.
+ */
+function printedSomething(observation: string): boolean {
+  const [status, shown] = observation.split('\nOutput:\n');
+  return (
+    /\bfinished OK\b/.test(status) &&
+    !!shown?.trim() &&
+    shown.trim() !== '(no output)'
+  );
 }
 
 /** Keep what the model said before it was cut off, with why, in the history. */

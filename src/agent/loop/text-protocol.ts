@@ -81,13 +81,35 @@ export function isAnswerLines(code: string): boolean {
   );
 }
 
+/**
+ * An answer line written as if it were code, at the start of a line: an
+ * upper-case label, a colon and a value (`ANSWER: 100000.00`). Python runs
+ * it as an annotation that does nothing.
+ */
+const GUESS_LINE = /^[A-Z][A-Z_]{1,30}:[ \t]+[^=()[\]\n]+$\n?/gm;
+
+/**
+ * `code` without the answer lines a model wrote into it before running it:
+ * Qwen2.5-Coder-1.5B ended its blocks with `ANSWER: 100000.00`, a guess that
+ * then stood in the user's cell and, shown back, was answered again over the
+ * real output.
+ */
+export function withoutGuessLines(code: string): string {
+  return code.replace(GUESS_LINE, '');
+}
+
 /** The ```python (or untagged) blocks of a reply, in order (not answer lines). */
 export function extractCodeBlocks(text: string): string[] {
   const blocks: string[] = [];
   const fence = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*?)```/g;
   let end = 0;
   const add = (raw: string) => {
-    const code = raw.replace(/\s+$/, '');
+    const trimmed = raw.replace(/\s+$/, '');
+    // A block of nothing but answer lines is the answer (below); in code,
+    // such a line is a guess.
+    const code = isAnswerLines(trimmed)
+      ? trimmed
+      : withoutGuessLines(trimmed).replace(/\s+$/, '');
     if (code.trim() && !isAnswerLines(code)) {
       blocks.push(code);
     }
@@ -115,7 +137,11 @@ export function extractCodeBlocks(text: string): string[] {
 export function withoutCodeBlock(text: string, code: string): string {
   const fence = /```(?:python|py|ipython)?[ \t]*\r?\n([\s\S]*?)```/g;
   for (let match = fence.exec(text); match; match = fence.exec(text)) {
-    if (match[1].replace(/\s+$/, '') === code) {
+    const block = match[1].replace(/\s+$/, '');
+    if (
+      block === code ||
+      withoutGuessLines(block).replace(/\s+$/, '') === code
+    ) {
       const before = text.slice(0, match.index).replace(/\s+$/, '');
       const after = text
         .slice(match.index + match[0].length)
@@ -211,7 +237,7 @@ export function toTextProtocol(
         role: 'assistant',
         content:
           options.restateRequest && message.toolCalls?.length
-            ? withoutTextAfterCode(content)
+            ? withoutGuessLines(withoutTextAfterCode(content))
             : content
       });
     } else if (message.role === 'tool') {
@@ -272,6 +298,16 @@ export class TextProtocolClient implements IModelClient {
     return this._inner.model;
   }
 
+  // The endpoint's model list (for "unknown model" help) and its warm-up
+  // are the inner client's.
+  listModels(): Promise<string[]> {
+    return this._inner.listModels?.() ?? Promise.resolve([]);
+  }
+
+  prepare(): void {
+    this._inner.prepare?.();
+  }
+
   async *streamChat(
     request: IChatRequest,
     signal: AbortSignal
@@ -280,12 +316,23 @@ export class TextProtocolClient implements IModelClient {
     // `required` here means "reply with code": the reply is begun for the
     // model (a prefill), which llama-server and Ollama continue. A server
     // that ignores it answers afresh, and the compute check remains.
-    const prefill = request.toolChoice === 'required' ? CODE_PREFILL : '';
+    const prefill =
+      request.prefill ??
+      (request.toolChoice === 'required' ? CODE_PREFILL : '');
     const messages = toTextProtocol(request.messages, this._options);
     if (prefill) {
       messages.push({ role: 'assistant', content: prefill });
     }
-    const inner = this._inner.streamChat({ messages, tools: [] }, signal);
+    const inner = this._inner.streamChat(
+      {
+        messages,
+        tools: [],
+        ...(request.temperature !== undefined
+          ? { temperature: request.temperature }
+          : {})
+      },
+      signal
+    );
     let first = true;
     for await (const chunk of inner) {
       for (const choice of chunk.choices ?? []) {

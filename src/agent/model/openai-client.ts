@@ -96,6 +96,9 @@ export class OpenAIChatClient implements IModelClient {
       ...(request.tools.length && request.toolChoice
         ? { tool_choice: toOpenAIToolChoice(request.toolChoice) }
         : {}),
+      ...(request.temperature !== undefined
+        ? { temperature: request.temperature }
+        : {}),
       stream: true as const
     };
     const key = this._options.apiKey;

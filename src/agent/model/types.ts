@@ -66,6 +66,17 @@ export interface IChatRequest {
    * out, the model decides (`auto`). Small models may need a forced call.
    */
   toolChoice?: 'auto' | 'required' | 'none' | { name: string };
+  /**
+   * Sampling temperature; left out, the server's default. The small profile
+   * samples greedily (0): see model/sampling.ts.
+   */
+  temperature?: number;
+  /**
+   * The start of the reply, for a model that continues a begun assistant
+   * message (the text protocol: llama-server, Ollama). Left out, a
+   * `required` tool choice there begins a code block.
+   */
+  prefill?: string;
 }
 
 /** Streams one model turn. */

@@ -6,6 +6,7 @@
 import { smallModelSystemPrompt } from '../context/small-model-prompt';
 import { systemPrompt } from '../context/system-prompt';
 import { TextProtocolClient } from '../loop/text-protocol';
+import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
 import type { IModelClient } from '../model/types';
 import type { IExtraTools } from '../tools/mcp-tools';
 import { ToolRegistry, type ITool, type ToolFilter } from '../tools/registry';
@@ -47,6 +48,9 @@ export function prepareRun(
         ? options.smallTools!
         : options.tools;
   const tools = extra?.tools.length ? withTools(base, extra) : base;
+  if (options.profile?.() === 'small') {
+    model = new SamplingClient(model, SMALL_MODEL_TEMPERATURE);
+  }
   if (protocol === 'text') {
     model = new TextProtocolClient(model, { restateRequest: small });
   }

@@ -65,6 +65,11 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
 
   let onToken: ((text: string) => void) | null = null;
   const of = (id: number) => events.filter(e => e.id === id);
+  /** The text a generation streamed. */
+  const text = (id: number) =>
+    of(id)
+      .map(e => (e.type === 'token' ? e.text : ''))
+      .join('');
 
   it('loads down the ladder, with progress to 100 % and a fallback report', () => {
     const load = of(1);
@@ -149,10 +154,6 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
   });
 
   it('gives the same tokens with a reused cache as without', async () => {
-    const text = (id: number) =>
-      of(id)
-        .map(e => (e.type === 'token' ? e.text : ''))
-        .join('');
     const request = {
       type: 'generate' as const,
       messages: [
@@ -168,6 +169,29 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
     const second = of(5).find(e => e.type === 'done');
     expect(second?.type === 'done' && second.reusedTokens).toBeGreaterThan(0);
     expect(text(5)).toBe(text(4));
+  });
+
+  it('samples when a request names a temperature, and is greedy again after it', async () => {
+    const request = {
+      type: 'generate' as const,
+      messages: MESSAGES,
+      tools: [],
+      maxNewTokens: 8
+    };
+    await worker.handle({ type: 'reset' });
+    await worker.handle({ ...request, id: 20 });
+    for (const id of [21, 22, 23]) {
+      await worker.handle({ ...request, id, temperature: 1.5 });
+      expect(of(id).filter(e => e.type === 'error')).toEqual([]);
+      expect(of(id).find(e => e.type === 'done')).toMatchObject({
+        completionTokens: 8
+      });
+    }
+    // Sampled: at 1.5, three runs of 8 tokens all equal to the greedy one
+    // would mean no sampling took place.
+    expect([21, 22, 23].map(text).some(t => t !== text(20))).toBe(true);
+    await worker.handle({ ...request, id: 24 });
+    expect(text(24)).toBe(text(20));
   });
 
   it('stops within one token of an interrupt', async () => {

@@ -119,7 +119,8 @@ export class LocalModelClient implements IModelClient {
       id,
       messages: toTemplateMessages(request.messages),
       tools: useTools ? toTemplateTools(request.tools) : [],
-      maxNewTokens: this._options.maxNewTokens ?? 1024
+      maxNewTokens: this._options.maxNewTokens ?? 1024,
+      ...(request.temperature ? { temperature: request.temperature } : {})
     });
     const started = Date.now();
     let tokens = 0;

@@ -39,6 +39,8 @@ export type WorkerRequest =
       messages: ITemplateMessage[];
       tools: ITemplateTool[];
       maxNewTokens: number;
+      /** Sampling temperature; absent or 0: greedy. */
+      temperature?: number;
     }
   /** Stop the running generation after the current token. */
   | { type: 'interrupt' }

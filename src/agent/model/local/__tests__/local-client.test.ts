@@ -140,6 +140,18 @@ describe('LocalModelClient', () => {
     expect(
       generate.type === 'generate' && generate.tools[0].function.name
     ).toBe('run_cell');
+    // Greedy unless a request samples (the agent's retry after a refused repeat).
+    expect(generate).not.toHaveProperty('temperature');
+    await collect(
+      model.streamChat(
+        { ...REQUEST, temperature: 0.7 },
+        new AbortController().signal
+      )
+    );
+    expect(port.requests[3]).toMatchObject({
+      type: 'generate',
+      temperature: 0.7
+    });
     expect(model.status.getSnapshot()).toMatchObject({
       stage: 'ready',
       rung: { device: 'wasm', dtype: 'q4' },
