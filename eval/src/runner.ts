@@ -241,7 +241,9 @@ async function runAgentOnTask(
       tools: new ToolRegistry(agentTools()),
       smallTools: new ToolRegistry(smallModelTools()),
       profile: () => options.profile ?? 'standard',
-      toolProtocol: () => protocol
+      toolProtocol: () => protocol,
+      // The report names the protocol: it is kept, whatever the server does.
+      toolProtocolChosen: () => true
     },
     meter,
     port.path,

@@ -88,6 +88,7 @@ export class AgentHost {
       runSettings: () => runSettings(config.settings),
       contextTokens: () => config.contextTokens(),
       toolProtocol: () => config.toolProtocol(),
+      toolProtocolChosen: () => config.settings.toolCalling !== 'auto',
       vision: () => ({
         enabled: config.visionEnabled(),
         maxSide: config.settings.maxImageSide,

@@ -7,6 +7,7 @@ import { runAgent } from '../loop/run-agent';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
 import { OpenAIChatClient } from '../model/openai-client';
+import type { IChatRequest } from '../model/types';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
@@ -27,6 +28,7 @@ interface IRecorded {
     tools?: unknown[];
     stream_options?: unknown;
     temperature?: number;
+    tool_choice?: unknown;
   };
 }
 
@@ -182,6 +184,44 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(plain.body).not.toHaveProperty('temperature');
   });
 
+  it('remembers whether the server made the model call a tool when one was required', async () => {
+    await script([
+      { content: 'Hi.' },
+      { content: 'There are 2000 orders.' },
+      {
+        tool_calls: [
+          { name: 'insert_cell', arguments: { source: 'print(len(df))' } }
+        ]
+      }
+    ]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    const spec = {
+      name: 'insert_cell',
+      description: 'Insert a cell.',
+      parameters: { type: 'object', properties: {} }
+    };
+    const forced = async (toolChoice: 'auto' | 'required' | { name: string }) =>
+      (
+        await playTurn(client, undefined, {
+          tools: [spec],
+          toolChoice
+        })
+      ).toolCalls.length;
+    expect(await forced('auto')).toBe(0);
+    // Not asked yet: nothing is known.
+    expect(client.forcesToolCalls()).toBeUndefined();
+    expect(await forced('required')).toBe(0);
+    expect(client.forcesToolCalls()).toBe(false);
+    expect(await forced({ name: 'insert_cell' })).toBe(1);
+    expect(client.forcesToolCalls()).toBe(true);
+    const requests = await received();
+    expect(requests.map(r => r.body.tool_choice)).toEqual([
+      'auto',
+      'required',
+      { type: 'function', function: { name: 'insert_cell' } }
+    ]);
+  });
+
   it('leaves stream_options out when includeUsage is false', async () => {
     await script([{ content: 'Hi.' }]);
     const client = new OpenAIChatClient({
@@ -229,13 +269,18 @@ describe('OpenAIChatClient over HTTP', () => {
 });
 
 /** Stream one turn from `client` into a TurnAccumulator. */
-async function playTurn(client: OpenAIChatClient, temperature?: number) {
+async function playTurn(
+  client: OpenAIChatClient,
+  temperature?: number,
+  more: Partial<IChatRequest> = {}
+) {
   const acc = new TurnAccumulator();
   for await (const chunk of client.streamChat(
     {
       messages: [{ role: 'user', content: 'hi' }],
       tools: [],
-      ...(temperature !== undefined ? { temperature } : {})
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...more
     },
     new AbortController().signal
   )) {

@@ -73,6 +73,7 @@ type OpenAIClient = OpenAI;
 export class OpenAIChatClient implements IModelClient {
   private _client: Promise<OpenAIClient> | null = null;
   private _includeUsage: boolean;
+  private _forcesToolCalls: boolean | undefined;
 
   constructor(private readonly _options: IOpenAIClientOptions) {
     this._includeUsage = _options.includeUsage ?? true;
@@ -132,9 +133,18 @@ export class OpenAIChatClient implements IModelClient {
       });
     }
     let chunks = 0;
+    // What the server does with a required call is learned per client (one
+    // per server and model: client-cache.ts) from the requests that ask.
+    const forced =
+      body.tool_choice !== undefined &&
+      body.tool_choice !== 'auto' &&
+      body.tool_choice !== 'none';
+    let called = false;
     try {
       for await (const chunk of stream) {
         chunks += 1;
+        called ||= !!(chunk as IChatChunk).choices?.[0]?.delta?.tool_calls
+          ?.length;
         yield chunk as IChatChunk;
       }
     } catch (error) {
@@ -150,6 +160,13 @@ export class OpenAIChatClient implements IModelClient {
         'it contained no data events (an OpenAI-compatible stream sends `data: {…}` lines)'
       );
     }
+    if (forced && !signal.aborted) {
+      this._forcesToolCalls = called;
+    }
+  }
+
+  forcesToolCalls(): boolean | undefined {
+    return this._forcesToolCalls;
   }
 
   prepare(): void {

@@ -98,4 +98,11 @@ export interface IModelClient {
    * user types; a failure is left for the request to report.
    */
   prepare?(): void;
+  /**
+   * Whether this server made the model call a tool when a request required
+   * one (`toolChoice` `required` or a named tool), as last seen; undefined
+   * before such a request. Measured: llama-server with Qwen2.5-Coder
+   * ignores both and answers in plain text (README, "Real models").
+   */
+  forcesToolCalls?(): boolean | undefined;
 }

@@ -25,7 +25,18 @@ export interface IRunSetup {
   alwaysAsk?: ToolFilter;
   /** Small models: data previews and the compute check (loop/compute-check.ts). */
   computeFirst?: { protocol: 'native' | 'text' };
+  /** Why this run talks to the model differently from its settings, for the chat. */
+  notice?: string;
 }
+
+/**
+ * The chat's notice when a small model's server was seen to answer a
+ * required tool call in plain text and the run writes code blocks instead.
+ */
+export const TEXT_FALLBACK_NOTICE =
+  'This server let the model answer in plain text when a tool call was required, ' +
+  'so this task runs code from the code blocks it writes (the text protocol). ' +
+  'To keep tool calls, set "Tool calling" to "native" in the settings.';
 
 /**
  * Choose the protocol, tools and system prompt of a run in `notebookPath`
@@ -37,8 +48,18 @@ export function prepareRun(
   notebookPath: string,
   textTools: ToolRegistry
 ): IRunSetup {
-  const protocol = options.toolProtocol?.() ?? 'native';
+  const stated = options.toolProtocol?.() ?? 'native';
   const small = options.profile?.() === 'small' && !!options.smallTools;
+  // The small profile depends on a forced call after a guess; a server that
+  // does not enforce one (seen on an earlier task of this client) gets the
+  // text protocol, whose reply is begun as code (loop/text-protocol.ts).
+  // A protocol the user chose in the settings is kept.
+  const fallback =
+    stated === 'native' &&
+    options.profile?.() === 'small' &&
+    !options.toolProtocolChosen?.() &&
+    model.forcesToolCalls?.() === false;
+  const protocol = fallback ? 'text' : stated;
   const extra =
     protocol === 'native' && !small ? options.extraTools?.() : undefined;
   const base =
@@ -59,6 +80,7 @@ export function prepareRun(
     model,
     tools,
     ...(options.profile?.() === 'small' ? { computeFirst: { protocol } } : {}),
+    ...(fallback ? { notice: TEXT_FALLBACK_NOTICE } : {}),
     alwaysAsk: extra?.alwaysAsk.size
       ? tool => extra.alwaysAsk.has(tool.name)
       : undefined,

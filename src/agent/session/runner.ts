@@ -92,6 +92,9 @@ export class TaskRunner {
       this._textTools
     );
     store.history[0] = setup.system;
+    if (setup.notice) {
+      store.notice(setup.notice);
+    }
     // The rules are read afresh for each task: the first turn waits for them.
     const rulesRead = this._readRules(notebook.path).then(rules => {
       if (setup.system.role === 'system' && rules) {

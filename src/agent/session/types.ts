@@ -140,6 +140,12 @@ export interface ISessionOptions {
   /** `text` for models without tool calling. */
   toolProtocol?: () => ToolProtocol;
   /**
+   * Whether the user chose the protocol (a setting, not the model's
+   * defaults): a chosen one is kept even where the server is seen not to
+   * enforce tool calls (run-setup.ts).
+   */
+  toolProtocolChosen?: () => boolean;
+  /**
    * `small` for small local models: the short prompt and the few tools
    * of `smallTools` (they lose track of long instructions and tool lists).
    */
