@@ -95,7 +95,7 @@ describe('compute check', () => {
       repairs: 0,
       ...over
     })?.text ?? null;
-  const ran = (output: string): ChatMessage[] => [
+  const ran = (output: string, source = 'print(1)'): ChatMessage[] => [
     {
       role: 'assistant',
       content: null,
@@ -103,12 +103,36 @@ describe('compute check', () => {
         {
           id: 'c1',
           name: 'insert_cell',
-          arguments: '{"source":"print(1)","run":true}'
+          arguments: JSON.stringify({ source, run: true })
         }
       ]
     },
     { role: 'tool', toolCallId: 'c1', content: output }
   ];
+
+  it('sends back numbers that only code typing them in printed', () => {
+    const typed = base(
+      'ANSWER: 10000000.00',
+      ran('10000000.0\n', 'total = 10000000.00\nprint(total)')
+    );
+    expect(typed).toContain(
+      'Your answer states 10000000.00, which your code typed in instead of computing.'
+    );
+    expect(typed).toContain('from the data in one ```python block');
+    expect(base('ANSWER: 2000', ran('2000\n', 'print(2000)'))).toContain(
+      'typed in'
+    );
+    // Computed from the data: it stands, whatever literals the code has.
+    expect(
+      base(
+        'ANSWER: 2000',
+        ran(
+          '2000\n',
+          "df = pd.read_csv('sales.csv')\nprint(len(df[df.units > 14]))"
+        )
+      )
+    ).toBeNull();
+  });
 
   it('sends back an answer given without running code on named data', () => {
     expect(base('There are 42 orders. ANSWER: 42')).toMatch(

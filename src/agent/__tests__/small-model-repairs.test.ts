@@ -204,7 +204,10 @@ describe('the loop asks once for the form the request spelled out', () => {
   };
   const compute = {
     toolCalls: [
-      { name: 'insert_cell', arguments: { source: 'print(3.5)', run: true } }
+      {
+        name: 'insert_cell',
+        arguments: { source: 'print(df.units.mean())', run: true }
+      }
     ]
   };
 

@@ -2,6 +2,7 @@ import { statedNumbers, unsupportedNumbers } from '../context/claims';
 import type { ICellSnapshot } from '../ports';
 import { AgentSession } from '../session';
 import { ScriptedModel } from '../testing/scripted-model';
+import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { assessEvidence, isWorkingCode } from '../workflows/evidence';
@@ -236,5 +237,31 @@ describe('an answer that states numbers nothing computed is marked', () => {
     });
     // 29.875 was computed by nobody: only it is marked.
     expect(answer(read)).toMatchObject({ notComputed: ['29.875'] });
+  });
+
+  it('marks numbers that only code typing them in printed, not computed ones', async () => {
+    const typed = session();
+    await typed.send('Average order value in sales.csv?', {
+      model: () =>
+        new ScriptedModel([
+          call('run_code', { code: 'average = 42.75\nprint(average)' }),
+          { text: 'The average order is 42.75.' }
+        ]),
+      notebook: new MiniKernelNotebook()
+    });
+    expect(answer(typed)).toMatchObject({ notComputed: ['42.75'] });
+
+    const computed = session();
+    await computed.send('Average order value in sales.csv?', {
+      model: () =>
+        new ScriptedModel([
+          call('run_code', {
+            code: "print(pd.read_csv('sales.csv').value.mean().round(2))"
+          }),
+          { text: 'The average order is 42.75.' }
+        ]),
+      notebook: new FakeNotebook({ execute: () => stdout('42.75\n') })
+    });
+    expect(answer(computed)).not.toHaveProperty('notComputed');
   });
 });

@@ -104,10 +104,80 @@ function isBacked(claim: IStated, backing: ReadonlyArray<number>): boolean {
 }
 
 /**
+ * The outputs (tool messages) of `messages`, with the numbers that their
+ * code-running calls typed in blanked (`withoutTypedNumbers`).
+ */
+export function computedOutputs(
+  messages: ReadonlyArray<ChatMessage>,
+  isRun: (call: { name: string; arguments: string }) => boolean
+): string[] {
+  const code = messages.flatMap(m =>
+    m.role === 'assistant'
+      ? (m.toolCalls ?? [])
+          .filter(call => isRun(call))
+          .flatMap(call => stringValues(call.arguments))
+      : []
+  );
+  const typed = typedValues(code);
+  return messages.flatMap(m =>
+    m.role === 'tool' ? [withoutTypedNumbers(m.content, typed)] : []
+  );
+}
+
+/** The string values of a call's JSON arguments (its code, for the tools that run code). */
+function stringValues(json: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return parsed && typeof parsed === 'object'
+      ? Object.values(parsed).filter((v): v is string => typeof v === 'string')
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A numeric literal in code: not part of a name (`x2`) or a longer number. */
+const CODE_LITERAL = /(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])/g;
+
+/** The values of the numeric literals that `code` types in (two digits or more, or with decimals). */
+export function typedValues(code: ReadonlyArray<string>): Set<number> {
+  const values = new Set<number>();
+  for (const text of code) {
+    for (const match of text.matchAll(CODE_LITERAL)) {
+      const value = Number(match[0]);
+      // `head(5)`, `round(x, 2)`: single digits are no claims either.
+      if (Number.isFinite(value) && (value >= 10 || match[0].includes('.'))) {
+        values.add(value);
+      }
+    }
+  }
+  return values;
+}
+
+/**
+ * `output` with the numbers whose values are in `typed` blanked: what the
+ * code printed because it was written into it (`total = 10000000.00;
+ * print(total)`) backs no claim.
+ */
+export function withoutTypedNumbers(
+  output: string,
+  typed: ReadonlySet<number>
+): string {
+  if (!typed.size) {
+    return output;
+  }
+  return output.replace(ANY_NUMBER, number =>
+    typed.has(Number(number.replace(/,/g, ''))) ? ' ' : number
+  );
+}
+
+/**
  * The numbers the final answer of a turn states without anything having
- * computed them: empty when the turn ran code (`isRun` tells the calls
- * that run code), when it has no final answer, or when the conversation's
- * observations and the user's messages back every number.
+ * computed them: when the turn ran no code (`isRun` tells the calls that
+ * run code), those no observation or user message shows; when it ran
+ * code, those only shown by outputs of code that typed them in
+ * (`print(42)`). A number no output shows after code ran is left alone:
+ * a capable model may work it out from several outputs.
  * `messages[turnStart]` is the turn's user message.
  */
 export function uncomputedNumbers(
@@ -122,11 +192,16 @@ export function uncomputedNumbers(
   const ranCode = messages
     .slice(turnStart)
     .some(m => m.role === 'assistant' && m.toolCalls?.some(c => isRun(c)));
-  if (ranCode) {
-    return [];
+  const userWords = messages.flatMap(m =>
+    m.role === 'user' ? [m.content] : []
+  );
+  const outputs = messages.flatMap(m => (m.role === 'tool' ? [m.content] : []));
+  const unshown = unsupportedNumbers(last.content, [...outputs, ...userWords]);
+  if (!ranCode) {
+    return unshown;
   }
-  const evidence = messages
-    .filter(m => m.role === 'user' || m.role === 'tool')
-    .map(m => m.content);
-  return unsupportedNumbers(last.content, evidence);
+  const computed = computedOutputs(messages, isRun);
+  return unsupportedNumbers(last.content, [...computed, ...userWords]).filter(
+    number => !unshown.includes(number)
+  );
 }

@@ -12,7 +12,7 @@
  *   - or the answer states numbers that no output (nor the user) shows.
  * Pure: it reads the conversation, it changes nothing.
  */
-import { unsupportedNumbers } from '../context/claims';
+import { computedOutputs, unsupportedNumbers } from '../context/claims';
 import type { ChatMessage } from '../types';
 
 /** Repair requests per run, at most: then the answer stands as it is (and is marked). */
@@ -43,8 +43,12 @@ function howToRun(protocol: 'native' | 'text'): string {
 
 /** A repair request: what is missing, and the words that ask for it. */
 export interface IComputeRepair {
-  /** `no-code`: nothing ran yet (the next reply must be code); `unbacked`: numbers no output shows. */
-  kind: 'no-code' | 'unbacked';
+  /**
+   * `no-code`: nothing ran yet (the next reply must be code); `unbacked`:
+   * numbers no output shows; `typed`: numbers only code that typed them in
+   * printed.
+   */
+  kind: 'no-code' | 'unbacked' | 'typed';
   text: string;
 }
 
@@ -87,14 +91,32 @@ export function computeRepair(
   // here too); not the agent's own notes to the model, repairs included.
   const outputs = run.flatMap(m => (m.role === 'tool' ? [m.content] : []));
   const unbacked = unsupportedNumbers(text, [...outputs, ...userWords]);
-  if (!unbacked.length) {
+  if (unbacked.length) {
+    return {
+      kind: 'unbacked',
+      text:
+        `Your answer states ${listed(unbacked)}, which no output shows. ` +
+        `Compute and print ${unbacked.length > 1 ? 'them' : 'it'} ${howToRun(input.protocol)}, ` +
+        'then answer with the printed values.'
+    };
+  }
+  // Measured: asked to compute a guess, Qwen2.5-Coder wrote
+  // `total = 10000000.00; print(total)` (and `print(2000)` with the code
+  // begun for it): printed, not computed.
+  const computed = computedOutputs(run, input.runsCode);
+  const copied = unsupportedNumbers(text, [...computed, ...userWords]);
+  if (!copied.length) {
     return null;
   }
   return {
-    kind: 'unbacked',
+    kind: 'typed',
     text:
-      `Your answer states ${unbacked.slice(0, 5).join(', ')}, which no output shows. ` +
-      `Compute and print ${unbacked.length > 1 ? 'them' : 'it'} ${howToRun(input.protocol)}, ` +
-      'then answer with the printed values.'
+      `Your answer states ${listed(copied)}, which your code typed in instead of computing. ` +
+      `Compute ${copied.length > 1 ? 'them' : 'it'} from the data ${howToRun(input.protocol)}, ` +
+      'print the result, then answer with the printed values.'
   };
+}
+
+function listed(numbers: ReadonlyArray<string>): string {
+  return numbers.slice(0, 5).join(', ');
 }
