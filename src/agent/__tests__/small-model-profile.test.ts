@@ -46,6 +46,23 @@ describe('small-model profile', () => {
     );
   });
 
+  it('starts the same in every notebook (a stable prefix for the prompt cache) and names the notebook last', () => {
+    const prompt = (path: string, protocol: 'native' | 'text') =>
+      smallModelSystemPrompt({
+        notebookPath: path,
+        toolNames: SMALL_MODEL_TOOL_NAMES,
+        protocol
+      });
+    for (const protocol of ['native', 'text'] as const) {
+      const a = prompt('a.ipynb', protocol);
+      const b = prompt('work/other.ipynb', protocol);
+      const [lastA, lastB] = [a, b].map(p => p.split('\n').pop());
+      expect(lastA).toBe('The notebook is "a.ipynb".');
+      expect(lastB).toBe('The notebook is "work/other.ipynb".');
+      expect(a.slice(0, -lastA!.length)).toBe(b.slice(0, -lastB!.length));
+    }
+  });
+
   it('cuts a description to its first sentence', () => {
     expect(firstSentence('Run a cell. It waits 30 s.')).toBe('Run a cell.');
     expect(firstSentence('Use v1.2 safely. More.')).toBe('Use v1.2 safely.');

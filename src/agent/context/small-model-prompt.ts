@@ -11,8 +11,8 @@
  * where they stop, so none is asked for.
  */
 
-/** Bump when the wording changes (the eval reports it). */
-export const SMALL_PROMPT_VERSION = 2;
+/** Bump when the wording changes (the eval reports it; 3 was tried and dropped). */
+export const SMALL_PROMPT_VERSION = 4;
 
 /** Options of the small-model prompt. */
 export interface ISmallModelPromptOptions {
@@ -29,8 +29,12 @@ export function smallModelSystemPrompt(
   options: ISmallModelPromptOptions
 ): string {
   const text = options.protocol === 'text';
+  // What varies (the notebook, the tools) comes last: the prompt's start is
+  // the same for every notebook, so a local server's prompt cache keeps it
+  // and a new chat in another notebook is not read from scratch (seconds on
+  // a laptop CPU).
   const lines = [
-    `You are a data assistant in the Jupyter notebook "${options.notebookPath}", with a live Python kernel.`,
+    'You are a data assistant in a Jupyter notebook with a live Python kernel.',
     'Answer questions about data by running code, never from memory: ' +
       (text
         ? 'reply with one ```python block that prints the values you need.'
@@ -46,5 +50,6 @@ export function smallModelSystemPrompt(
   if (!text && options.toolNames?.length) {
     lines.push(`Tools: ${options.toolNames.join(', ')}.`);
   }
+  lines.push(`The notebook is "${options.notebookPath}".`);
   return lines.join('\n');
 }
