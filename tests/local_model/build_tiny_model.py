@@ -54,10 +54,12 @@ def smollm2_gguf() -> Path:
     return Path(str(next(f for f in folder.iterdir() if f.name.endswith(".gguf"))))
 
 
-def write_tokenizer(out: Path, gguf: Path) -> None:
+def write_tokenizer(out: Path, gguf: Path, template: str | None = None) -> None:
+    """tokenizer.json and tokenizer_config.json; the chat template is chat_template.jinja's unless given."""
     tokenizer, named = read_gguf_tokenizer(gguf)
     tokenizer.save(str(out / "tokenizer.json"))
-    template = (Path(__file__).parent / "chat_template.jinja").read_text()
+    if template is None:
+        template = (Path(__file__).parent / "chat_template.jinja").read_text()
     config = {
         "tokenizer_class": "GPT2Tokenizer",
         "add_bos_token": False,

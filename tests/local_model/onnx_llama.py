@@ -29,6 +29,9 @@ class LlamaShape:
     head_dim: int
     rope_theta: float = 10000.0
     rms_norm_eps: float = 1e-5
+    # Biases on the query, key and value projections (Qwen2 has them, Llama not): weights
+    # ``layers.{i}.q_bias``, ``.k_bias`` and ``.v_bias``.
+    attention_bias: bool = False
 
 
 def random_weights(shape: LlamaShape, seed: int = 0) -> dict[str, np.ndarray]:
@@ -57,6 +60,8 @@ def random_weights(shape: LlamaShape, seed: int = 0) -> dict[str, np.ndarray]:
             p + "up_proj": mat(h, shape.intermediate_size),
             p + "down_proj": mat(shape.intermediate_size, h),
         }
+        if shape.attention_bias:
+            weights |= {p + "q_bias": mat(1, q)[0], p + "k_bias": mat(1, kv)[0], p + "v_bias": mat(1, kv)[0]}
     return weights
 
 
@@ -155,9 +160,14 @@ def build_model(shape: LlamaShape, weights: dict[str, np.ndarray]) -> onnx.Model
                 helper.make_tensor_value_info(name, TensorProto.FLOAT, ["batch_size", nkv, "past_sequence_length", hd])
             )
         h = g.rms_norm(x, p + "input_layernorm", shape.rms_norm_eps)
-        q = g.op("Transpose", [g.op("Reshape", [g.op("MatMul", [h, p + "q_proj"]), "q_shape"])], perm=[0, 2, 1, 3])
-        k = g.op("Transpose", [g.op("Reshape", [g.op("MatMul", [h, p + "k_proj"]), "kv_shape"])], perm=[0, 2, 1, 3])
-        v = g.op("Transpose", [g.op("Reshape", [g.op("MatMul", [h, p + "v_proj"]), "kv_shape"])], perm=[0, 2, 1, 3])
+
+        def project(name: str, heads_shape: str, h: str = h, p: str = p) -> str:
+            y = g.op("MatMul", [h, p + name + "_proj"])
+            if shape.attention_bias:
+                y = g.op("Add", [y, p + name + "_bias"])
+            return g.op("Transpose", [g.op("Reshape", [y, heads_shape])], perm=[0, 2, 1, 3])
+
+        q, k, v = project("q", "q_shape"), project("k", "kv_shape"), project("v", "kv_shape")
         q, k = rope(q), rope(k)
         present_k, present_v = f"present.{i}.key", f"present.{i}.value"
         g.nodes.append(helper.make_node("Concat", [past_k, k], [present_k], axis=2))

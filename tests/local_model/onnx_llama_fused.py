@@ -76,6 +76,7 @@ def build_fused_model(
     int8: Callable[[str], bool] = lambda name: False,
     untie_output: bool = True,
     max_positions: int = 8192,
+    int8_embedding: bool = False,
 ) -> onnx.ModelProto:
     """The decoder with fused operators; ``int8(name)`` picks the matrices stored as int8.
 
@@ -84,11 +85,21 @@ def build_fused_model(
     float copy of the embedding laid out [hidden, vocab] (its product is ~10 %
     faster than a transposed Gemm over the embedding itself, for +4 bytes a
     parameter); without, the logits come from the embedding matrix directly.
+    With ``int8_embedding`` the embedding is stored as int8 with one scale per
+    token (a quarter of the bytes: Qwen2's 151936 x 896 table is 545 MB in
+    float); the rows a pass looks up are converted back to float.
     """
     g = _Graph(int8)
     hd, nkv = shape.head_dim, shape.num_kv_heads
     eps = shape.rms_norm_eps
-    embed = g.const("embed_tokens", weights["embed_tokens"])
+    if int8_embedding and not (untie_output or int8("lm_head")):
+        raise ValueError("an int8 embedding cannot be the output matrix: untie it")
+    if int8_embedding:
+        values, scales = int8_columns(np.ascontiguousarray(weights["embed_tokens"].T))  # a scale per token
+        table = g.const("embed_tokens_int8", np.ascontiguousarray(values.T))
+        token_scales = g.const("embed_tokens_scales", scales[:, None])
+    else:
+        embed = g.const("embed_tokens", weights["embed_tokens"])
 
     # GroupQueryAttention takes the lengths, not the mask: batch 1, no padding.
     one = g.const("one", np.array([1], np.int64))
@@ -113,7 +124,11 @@ def build_fused_model(
     outputs = [
         helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", "sequence_length", shape.vocab_size])
     ]
-    x = g.op("Gather", [embed, "input_ids"], axis=0)[0]
+    if int8_embedding:
+        rows = g.op("Cast", [g.op("Gather", [table, "input_ids"], axis=0)[0]], to=TensorProto.FLOAT)[0]
+        x = g.op("Mul", [rows, g.op("Gather", [token_scales, "input_ids"], axis=0)[0]])[0]
+    else:
+        x = g.op("Gather", [embed, "input_ids"], axis=0)[0]
     branch = None  # the previous attention or MLP output, added to x by the next norm
     for i in range(shape.num_layers):
         p = f"layers.{i}."
@@ -123,6 +138,10 @@ def build_fused_model(
         else:
             h, _, _, x = g.op("SkipSimplifiedLayerNormalization", [x, branch, norm], 4, epsilon=eps, domain=MS)
         qkv = np.concatenate([weights[p + "q_proj"], weights[p + "k_proj"], weights[p + "v_proj"]], axis=1)
+        packed = g.linear(h, p + "qkv_proj", qkv)
+        if shape.attention_bias:
+            bias = np.concatenate([weights[p + "q_bias"], weights[p + "k_bias"], weights[p + "v_bias"]])
+            packed = g.op("Add", [packed, g.const(p + "qkv_bias", bias)])[0]
         past = [f"past_key_values.{i}.key", f"past_key_values.{i}.value"]
         present = [f"present.{i}.key", f"present.{i}.value"]
         for name in past:
@@ -135,7 +154,7 @@ def build_fused_model(
             )
         attention = g.op(
             "GroupQueryAttention",
-            [g.linear(h, p + "qkv_proj", qkv), "", "", *past, seqlens_k, total, cos, sin],
+            [packed, "", "", *past, seqlens_k, total, cos, sin],
             [f"attention_{i}", *present],
             num_heads=shape.num_heads,
             kv_num_heads=nkv,

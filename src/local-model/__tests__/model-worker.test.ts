@@ -2,7 +2,8 @@
  * @jest-environment ./jest/typed-array-environment.js
  */
 import type { WorkerEvent } from '../../agent/model/local/worker-protocol';
-import { LocalModelWorker } from '../model-worker';
+import { LocalModelWorker, encodePrompt } from '../model-worker';
+import { applySource } from '../model-source';
 import {
   MODELS_DIR,
   TINY_MODEL,
@@ -251,4 +252,40 @@ describe('LocalModelWorker with transformers.js on the tiny model (Node)', () =>
       { type: 'error', id: 7, message: 'No model is loaded.' }
     ]);
   });
+});
+
+describe('encodePrompt', () => {
+  it('continues a begun assistant message (a prefill) instead of closing it as a finished turn', async () => {
+    ensureTinyModel();
+    const lib = nodeTransformers();
+    applySource(lib.env, {
+      model: TINY_MODEL,
+      revision: 'main',
+      localModelPath: `${MODELS_DIR}/`,
+      allowRemote: false
+    });
+    const tokenizer = await lib.AutoTokenizer.from_pretrained(TINY_MODEL);
+    const ids = (messages: unknown[]) =>
+      (
+        encodePrompt(tokenizer, messages, []).input_ids.tolist()[0] as bigint[]
+      ).map(Number);
+    const prefill = '```python\n';
+    const plain = ids(MESSAGES);
+    const begun = ids([...MESSAGES, { role: 'assistant', content: prefill }]);
+    // The generation prompt, then the begun reply, and nothing after it.
+    expect(begun.slice(0, plain.length)).toEqual(plain);
+    expect(tokenizer.decode(begun.slice(plain.length))).toBe(prefill);
+    expect(tokenizer.decode(plain)).toMatch(/<\|im_start\|>assistant\n$/);
+    // Without one, the template's own rendering, unchanged.
+    expect(plain).toEqual(
+      (
+        (
+          tokenizer.apply_chat_template(MESSAGES, {
+            add_generation_prompt: true,
+            return_dict: true
+          }) as { input_ids: { tolist(): unknown[] } }
+        ).input_ids.tolist()[0] as bigint[]
+      ).map(Number)
+    );
+  }, 60000);
 });
