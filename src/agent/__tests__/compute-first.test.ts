@@ -13,7 +13,8 @@ import {
   withoutTextAfterCode
 } from '../loop/text-protocol';
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
-import { COMPUTE_REPAIR_NOTICE, runAgent } from '../loop/run-agent';
+import { COMPUTE_REPAIR_NOTICE } from '../loop/next-step';
+import { runAgent } from '../loop/run-agent';
 import { profileOf, capabilitiesFor } from '../model/capabilities';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';

@@ -4,7 +4,8 @@
  * the model repeats.
  */
 import { askedForm, followsForm, formRepair } from '../loop/answer-form';
-import { FORM_REPAIR_NOTICE, runAgent } from '../loop/run-agent';
+import { FORM_REPAIR_NOTICE } from '../loop/next-step';
+import { runAgent } from '../loop/run-agent';
 import {
   REPEATED_STEP_MESSAGE,
   isRepeatRefusal,

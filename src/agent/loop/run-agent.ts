@@ -21,6 +21,7 @@ import type {
   IAgentError,
   IImageAttachment,
   IRunningCell,
+  IToolCall,
   RunEndReason
 } from '../types';
 import {
@@ -29,8 +30,6 @@ import {
   type Approver
 } from './approval';
 import { dataPreview } from '../context/data-preview';
-import { askedForm, formRepair } from './answer-form';
-import { computeRepair } from './compute-check';
 import { ContextKeeper } from './context-keeper';
 import { executeToolCall } from './execute-tool-call';
 import {
@@ -38,6 +37,16 @@ import {
   reminderNotice,
   stillRunningReminder
 } from './left-running';
+import {
+  afterAnswer,
+  afterRefusal,
+  FRESH_MEMORY,
+  lastOutput,
+  shapeRequest,
+  userText,
+  type IComputeFirst,
+  type IRequestShape
+} from './next-step';
 import { imageObservation, type IVisionOptions } from './vision';
 import {
   DEFAULT_MAX_STEPS,
@@ -93,14 +102,7 @@ export interface IRunAgentOptions {
    * when it was not computed (compute-check.ts). `protocol` is how the
    * model runs code, for the wording of the repair request.
    */
-  computeFirst?: {
-    protocol: 'native' | 'text';
-    /**
-     * Ask for code (`required`: a tool call, or a prefilled code block in
-     * the text protocol) in the reply to a repair for a guess (default true).
-     */
-    forceFirstCall?: boolean;
-  };
+  computeFirst?: IComputeFirst;
 }
 
 /** Default context window, in tokens, when the model's is not known. */
@@ -111,14 +113,6 @@ const YIELD_EVERY_MS = 25;
 
 /** Tokens kept free for the tool schemas and the model's answer. */
 const RESERVED_TOKENS = 6000;
-
-/** The transcript's line when an answer is sent back to be computed. */
-export const COMPUTE_REPAIR_NOTICE =
-  'The answer was not computed in the notebook: asked the model to run code for it.';
-
-/** The transcript's line when an answer is sent back for the asked form. */
-export const FORM_REPAIR_NOTICE =
-  'The answer lacked the form the request asks for: asked the model for it.';
 
 /** How the run ended. */
 export interface IRunOutcome {
@@ -172,15 +166,8 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     });
     return left.length ? { ...outcome, leftRunning: left } : outcome;
   };
-  let reminded = false;
-  let repairs = 0;
-  let formAsked = false;
+  let memory = FRESH_MEMORY;
   let namesData = false;
-  let mustRunCode = false;
-  // The last step was refused as a repeat; `answerNext`: of a step whose
-  // output was fine.
-  let explore = false;
-  let answerNext = false;
   if (options.computeFirst) {
     const request = messages[prompt];
     const preview =
@@ -205,6 +192,7 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     onEvent
   });
 
+  const run: IRunContext = { options, state, failures, now };
   let step = 0;
   while (!reachedStepLimit(step, maxSteps)) {
     if (signal.aborted) {
@@ -212,127 +200,65 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
     }
     step += 1;
 
-    const accumulator = new TurnAccumulator();
-    try {
-      // Within the window, the request is the history itself (a stable prefix
-      // for prompt caching); near it, older steps are summarised once;
-      // past it, older tool outputs are elided.
-      const request = await context.request(messages);
-      if (signal.aborted) {
-        return end({ reason: 'stopped', steps: step });
-      }
-      // A small model's reply to a repair for a guess must run code:
-      // `required` (a tool call, where the server enforces it; code, by
-      // prefill, in the text protocol). Measured: asked for on the first
-      // reply and after errors too, it made things worse (Qwen2.5-Coder
-      // 0.5B wrote `print(len(df))` with no data loaded, and repeated it).
-      const forceCall =
-        mustRunCode && options.computeFirst?.forceFirstCall !== false;
-      mustRunCode = false;
-      // A small model sampled greedily sends a refused step again, word for
-      // word: the reply after a refusal is sampled (model/sampling.ts).
-      // One that repeats a step whose output it has is begun with the answer
-      // line the request asked for (Qwen2.5-Coder-0.5B printed the right
-      // count, then sent `print(len(df))` until the run ended).
-      const form = answerNext ? askedForm(userText(messages[prompt])) : null;
-      const sampled = explore && !!options.computeFirst && !form;
-      explore = false;
-      answerNext = false;
-      const stream = model.streamChat(
-        {
-          messages: request,
-          tools: tools.specs,
-          ...(forceCall ? { toolChoice: 'required' as const } : {}),
-          ...(sampled ? { temperature: RETRY_TEMPERATURE } : {}),
-          ...(form ? { prefill: `${form.label}:` } : {})
-        },
-        signal
-      );
-      let busySince = Date.now();
-      for await (const chunk of stream) {
-        const text = accumulator.add(chunk);
-        if (text) {
-          onEvent({ type: 'text-delta', text });
-        }
-        // A burst of chunks is processed without leaving the microtask queue;
-        // yield now and then so the page can paint and stay responsive.
-        if (Date.now() - busySince > YIELD_EVERY_MS) {
-          await new Promise(resolve => setTimeout(resolve, 0));
-          busySince = Date.now();
-        }
-      }
-    } catch (error) {
-      if (signal.aborted || isAbortError(error)) {
-        keepPartialAnswer(messages, accumulator.result().text);
-        return end({ reason: 'stopped', steps: step });
-      }
-      const described = describeModelError(error);
-      keepPartialAnswer(messages, accumulator.result().text, described.message);
-      return end({ reason: 'error', steps: step, error: described });
+    // Call the model. Within the window, the request is the history itself
+    // (a stable prefix for prompt caching); near it, older steps are
+    // summarised once; past it, older tool outputs are elided.
+    const next = shapeRequest(
+      memory,
+      options.computeFirst,
+      userText(messages[prompt])
+    );
+    memory = next.memory;
+    const called = await callModel(
+      run,
+      () => context.request(messages),
+      next.shape
+    );
+    if (called.kind !== 'turn') {
+      return end({ ...called.outcome, steps: step });
     }
-
-    if (signal.aborted) {
-      // The SDK ends a stream quietly when it is aborted: what came so far
-      // is a cut-off answer, not a final one, and its calls must not run.
-      keepPartialAnswer(messages, accumulator.result().text);
-      return end({ reason: 'stopped', steps: step });
-    }
-    const turn = accumulator.result();
-    if (turn.usage) {
-      onEvent({ type: 'usage', usage: turn.usage });
-    }
+    const { turn } = called;
     messages.push({
       role: 'assistant',
       content: turn.text || null,
       ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
     });
+
+    // An answer: sent back (small models), a reminder of cells left
+    // running, or the end of the run.
     if (isFinalAnswer(turn)) {
-      // A small model's guess goes back with what is missing (twice at most).
-      const repair =
-        options.computeFirst && !signal.aborted
-          ? computeRepair({
-              messages,
-              prompt,
-              runsCode: call => tools.runsCode(call),
-              namesData,
-              protocol: options.computeFirst.protocol,
-              repairs
-            })
-          : null;
-      if (repair) {
-        repairs += 1;
-        mustRunCode = repair.kind === 'no-code';
-        const guess = messages[messages.length - 1];
-        if (mustRunCode && guess.role === 'assistant') {
-          messages[messages.length - 1] = { ...guess, guess: true };
+      const answered = signal.aborted
+        ? ({ kind: 'check-running' } as const)
+        : afterAnswer(memory, {
+            messages,
+            prompt,
+            runsCode: call => tools.runsCode(call),
+            namesData,
+            computeFirst: options.computeFirst
+          });
+      if (answered.kind === 'send-back') {
+        memory = answered.memory;
+        const answer = messages[messages.length - 1];
+        if (answered.guess && answer.role === 'assistant') {
+          messages[messages.length - 1] = { ...answer, guess: true };
         }
-        onEvent({ type: 'notice', text: COMPUTE_REPAIR_NOTICE });
+        onEvent({ type: 'notice', text: answered.notice });
         messages.push({
           role: 'user',
-          content: repair.text,
+          content: answered.text,
           observation: true
         });
         continue;
       }
-      // …and an answer without the form the request spelled out, once.
-      const form =
-        options.computeFirst && !formAsked && !signal.aborted
-          ? formRepair(userText(messages[prompt]), turn.text)
-          : null;
-      if (form) {
-        formAsked = true;
-        onEvent({ type: 'notice', text: FORM_REPAIR_NOTICE });
-        messages.push({ role: 'user', content: form, observation: true });
-        continue;
-      }
       // An answer over code still running is given from partial output:
-      // once, the model is asked to wait for it or stop it first.
+      // once, the model is asked to wait for it or stop it first (where a
+      // tool to wait with is offered).
       const left =
-        reminded || !tools.get('wait')
+        memory.reminded || !tools.offers(tool => !!tool.waitsForCells)
           ? []
           : await cellsLeftRunning(notebook, state);
       if (left.length && !signal.aborted) {
-        reminded = true;
+        memory = { ...memory, reminded: true };
         onEvent({ type: 'notice', text: reminderNotice(left) });
         messages.push({
           role: 'user',
@@ -343,105 +269,23 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
       }
       return end({ reason: 'completed', steps: step });
     }
+
+    // A step sent again: refused with what it gave, or the end of the run.
     const verdict = repeats.record(turn.toolCalls, call =>
       tools.runsCode(call)
     );
     if (verdict !== 'run') {
       const previous = lastOutput(messages);
-      const refusal = repeatedStepMessage(previous);
-      for (const call of turn.toolCalls) {
-        onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
-        const result = { ok: false, output: refusal };
-        onEvent({
-          type: 'tool-result',
-          callId: call.id,
-          result,
-          durationMs: 0
-        });
-        messages.push({
-          role: 'tool',
-          toolCallId: call.id,
-          content: refusal
-        });
-      }
+      refuseCalls(run, turn.toolCalls, repeatedStepMessage(previous));
       if (verdict === 'stop') {
         return end({ reason: 'repeated-step', steps: step });
       }
-      explore = true;
-      answerNext =
-        !!options.computeFirst &&
-        previous !== null &&
-        printedSomething(previous);
+      memory = afterRefusal(memory, previous, options.computeFirst);
       continue;
     }
 
-    let repeated = false;
-    const images: IImageAttachment[] = [];
-    // Cells these calls read or write were seen at this step of the history.
-    state.seen.position = messages.length - 1;
-    for (const call of turn.toolCalls) {
-      // Every tool call must get a tool message, even when stopped, or the
-      // conversation is invalid for the next request.
-      if (signal.aborted || repeated) {
-        const why = repeated
-          ? 'the same error repeated'
-          : 'the user stopped the agent';
-        messages.push({
-          role: 'tool',
-          toolCallId: call.id,
-          content: `Not run: ${why}.`
-        });
-        continue;
-      }
-      onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
-      const started = now();
-      // The card's duration is the call's own: the time the user took to
-      // approve it is not part of it.
-      let waited = 0;
-      const ask = options.approve;
-      const result = await executeToolCall(call, {
-        tools,
-        notebook,
-        signal,
-        state,
-        approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
-        alwaysAsk: options.alwaysAsk,
-        approvedCells: options.approvedCells,
-        approve:
-          ask &&
-          (async (request, abort) => {
-            const asked = now();
-            try {
-              return await ask(request, abort);
-            } finally {
-              waited += now() - asked;
-            }
-          })
-      });
-      onEvent({
-        type: 'tool-result',
-        callId: call.id,
-        result,
-        durationMs: Math.max(0, now() - started - waited)
-      });
-      messages.push({
-        role: 'tool',
-        toolCallId: call.id,
-        content: result.output
-      });
-      images.push(...(result.images ?? []));
-      repeated = failures.record(
-        result.ok,
-        result.output,
-        tools.runsCode(call)
-      );
-    }
-    const observation = options.vision
-      ? await imageObservation(images, options.vision)
-      : null;
-    if (observation) {
-      messages.push(observation);
-    }
+    // The calls, one after another; their observations.
+    const repeated = await runCalls(run, turn.toolCalls);
     if (repeated) {
       return end({
         reason: 'repeated-failure',
@@ -453,36 +297,173 @@ async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
   return end({ reason: 'step-limit', steps: step });
 }
 
-/** The words of a user message ('' for any other). */
-function userText(message: ChatMessage | undefined): string {
-  return message?.role === 'user' ? message.content : '';
+/** What the steps of one run share. */
+interface IRunContext {
+  options: IRunAgentOptions;
+  state: RunState;
+  failures: FailureStreak;
+  now: () => number;
 }
 
-/** The last output a tool gave (refusals are not outputs), or null. */
-function lastOutput(messages: ReadonlyArray<ChatMessage>): string | null {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message.role === 'tool' && !message.content.startsWith('Not run:')) {
-      return message.content;
+/** A model call's result: its turn, or how the run ends (steps left to the caller). */
+type ModelStep =
+  | { kind: 'turn'; turn: ReturnType<TurnAccumulator['result']> }
+  | { kind: 'end'; outcome: Omit<IRunOutcome, 'steps'> };
+
+/** Stream one turn of the model, showing its text as it comes. */
+async function callModel(
+  run: IRunContext,
+  request: () => Promise<ChatMessage[]>,
+  shape: IRequestShape
+): Promise<ModelStep> {
+  const { model, tools, messages, signal, onEvent } = run.options;
+  const accumulator = new TurnAccumulator();
+  const stopped = (): ModelStep => {
+    keepPartialAnswer(messages, accumulator.result().text);
+    return { kind: 'end', outcome: { reason: 'stopped' } };
+  };
+  try {
+    const sent = await request();
+    if (signal.aborted) {
+      return { kind: 'end', outcome: { reason: 'stopped' } };
     }
-    if (message.role === 'user' && !message.observation) {
-      return null;
+    const stream = model.streamChat(
+      {
+        messages: sent,
+        tools: tools.specs,
+        ...(shape.forceCall ? { toolChoice: 'required' as const } : {}),
+        ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
+        ...(shape.prefill ? { prefill: shape.prefill } : {})
+      },
+      signal
+    );
+    let busySince = Date.now();
+    for await (const chunk of stream) {
+      const text = accumulator.add(chunk);
+      if (text) {
+        onEvent({ type: 'text-delta', text });
+      }
+      // A burst of chunks is processed without leaving the microtask queue;
+      // yield now and then so the page can paint and stay responsive.
+      if (Date.now() - busySince > YIELD_EVERY_MS) {
+        await new Promise(resolve => setTimeout(resolve, 0));
+        busySince = Date.now();
+      }
     }
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) {
+      return stopped();
+    }
+    const described = describeModelError(error);
+    keepPartialAnswer(messages, accumulator.result().text, described.message);
+    return { kind: 'end', outcome: { reason: 'error', error: described } };
   }
-  return null;
+  if (signal.aborted) {
+    // The SDK ends a stream quietly when it is aborted: what came so far
+    // is a cut-off answer, not a final one, and its calls must not run.
+    return stopped();
+  }
+  const turn = accumulator.result();
+  if (turn.usage) {
+    onEvent({ type: 'usage', usage: turn.usage });
+  }
+  return { kind: 'turn', turn };
+}
+
+/** Answer each call with `refusal` (shown as a failed card), running none. */
+function refuseCalls(
+  run: IRunContext,
+  calls: ReadonlyArray<IToolCall>,
+  refusal: string
+): void {
+  const { tools, messages, onEvent } = run.options;
+  for (const call of calls) {
+    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    onEvent({
+      type: 'tool-result',
+      callId: call.id,
+      result: { ok: false, output: refusal },
+      durationMs: 0
+    });
+    messages.push({ role: 'tool', toolCallId: call.id, content: refusal });
+  }
 }
 
 /**
- * Whether an observation is of a run that finished OK and showed output (not
- * "(no output)"); insert_cell's starts with a line of its own.
+ * Run the calls in order, each answered by a tool message (calls after a
+ * stop or a repeated failure with why they did not run), then attach the
+ * images they gave for a vision model. True when a failure repeated.
  */
-function printedSomething(observation: string): boolean {
-  const [status, shown] = observation.split('\nOutput:\n');
-  return (
-    /\bfinished OK\b/.test(status) &&
-    !!shown?.trim() &&
-    shown.trim() !== '(no output)'
-  );
+async function runCalls(
+  run: IRunContext,
+  calls: ReadonlyArray<IToolCall>
+): Promise<boolean> {
+  const { options, state, failures, now } = run;
+  const { tools, notebook, messages, signal, onEvent } = options;
+  let repeated = false;
+  const images: IImageAttachment[] = [];
+  // Cells these calls read or write were seen at this step of the history.
+  state.seen.position = messages.length - 1;
+  for (const call of calls) {
+    // Every tool call must get a tool message, even when stopped, or the
+    // conversation is invalid for the next request.
+    if (signal.aborted || repeated) {
+      const why = repeated
+        ? 'the same error repeated'
+        : 'the user stopped the agent';
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        content: `Not run: ${why}.`
+      });
+      continue;
+    }
+    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    const started = now();
+    // The card's duration is the call's own: the time the user took to
+    // approve it is not part of it.
+    let waited = 0;
+    const ask = options.approve;
+    const result = await executeToolCall(call, {
+      tools,
+      notebook,
+      signal,
+      state,
+      approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
+      alwaysAsk: options.alwaysAsk,
+      approvedCells: options.approvedCells,
+      approve:
+        ask &&
+        (async (request, abort) => {
+          const asked = now();
+          try {
+            return await ask(request, abort);
+          } finally {
+            waited += now() - asked;
+          }
+        })
+    });
+    onEvent({
+      type: 'tool-result',
+      callId: call.id,
+      result,
+      durationMs: Math.max(0, now() - started - waited)
+    });
+    messages.push({
+      role: 'tool',
+      toolCallId: call.id,
+      content: result.output
+    });
+    images.push(...(result.images ?? []));
+    repeated = failures.record(result.ok, result.output, tools.runsCode(call));
+  }
+  const observation = options.vision
+    ? await imageObservation(images, options.vision)
+    : null;
+  if (observation) {
+    messages.push(observation);
+  }
+  return repeated;
 }
 
 /** Keep what the model said before it was cut off, with why, in the history. */

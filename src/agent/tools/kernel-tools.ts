@@ -106,6 +106,7 @@ export const wait = defineTool<{ cell_id: string; seconds?: number }>({
   name: 'wait',
   title: 'Wait for the cell',
   kind: 'read',
+  waitsForCells: true,
   description:
     'Keep waiting for a cell that run_cell reported as still running, up to seconds ' +
     `(default 30, at most ${MAX_WAIT_S}); returns its outputs so far or its final result.`,

@@ -84,6 +84,12 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    */
   reachesOutside?: boolean;
   /**
+   * It waits for a cell left running: where such a tool is offered, an
+   * answer given over cells still running is sent back once for it
+   * (loop/left-running.ts).
+   */
+  waitsForCells?: boolean;
+  /**
    * The schema the registry checks arguments with, when not `parameters`
    * (which the model reads): a bounded copy of an outside server's schema
    * (bounded-schema.ts), that server checking the full one itself.
@@ -208,6 +214,11 @@ export class ToolRegistry {
         disposed = true;
       }
     };
+  }
+
+  /** Whether some tool offered satisfies `test` (the loop asks by property, never by name). */
+  offers(test: (tool: ITool<unknown>) => boolean): boolean {
+    return [...this._tools.values()].some(test);
   }
 
   /** The tool named `name`, if any. */
