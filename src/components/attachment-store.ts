@@ -8,18 +8,22 @@ import type {
   ICellAttachment,
   IFileAttachment
 } from '../agent/context/attachments';
+import { ValueStore } from '../agent/value-store';
 
 /** The store. */
 export class AttachmentStore {
-  private _state: Required<IAttachments> = { files: [], cells: [] };
-  private _listeners = new Set<() => void>();
+  private readonly _store = new ValueStore<Required<IAttachments>>({
+    files: [],
+    cells: []
+  });
 
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
+  readonly subscribe = this._store.subscribe;
 
-  getSnapshot = (): Required<IAttachments> => this._state;
+  readonly getSnapshot = this._store.getSnapshot;
+
+  private get _state(): Required<IAttachments> {
+    return this._store.getSnapshot();
+  }
 
   addFiles(files: ReadonlyArray<IFileAttachment>): void {
     const names = new Set(files.map(file => file.name));
@@ -48,7 +52,6 @@ export class AttachmentStore {
   }
 
   private _set(patch: Partial<Required<IAttachments>>): void {
-    this._state = { ...this._state, ...patch };
-    this._listeners.forEach(listener => listener());
+    this._store.patch(patch);
   }
 }

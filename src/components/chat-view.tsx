@@ -34,10 +34,10 @@ import { SetupNotice } from './setup-notice';
 import type {
   IChatHistory,
   INotebookStatus,
-  IReadable,
   ISidebarActions,
   ISidebarConfig
 } from './sidebar-config';
+import type { IReadable } from '../agent/value-store';
 import { NotebookLine, WorkingElsewhere } from './notebook-line';
 import { SaveStatus } from './save-status';
 import { TranscriptItemView } from './transcript-item';

@@ -9,7 +9,7 @@ import {
   rulesTruncated,
   type IProjectRules
 } from '../agent/context/project-rules';
-import type { IReadable } from './sidebar-config';
+import type { IReadable } from '../agent/value-store';
 import { useTrans } from './trans';
 
 /** Props of `RulesLine`. */

@@ -6,6 +6,7 @@
  * views never import it.
  */
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { IReadable } from '../agent/value-store';
 import type { IProviderView } from './provider-bar';
 
 /** Where model requests go: the server's proxy, the endpoint directly, or a model in this browser. */
@@ -146,34 +147,6 @@ export interface IChatHistory {
   saveError: IReadable<string | null>;
   /** Save again what could not be saved. */
   retrySave: () => void;
-}
-
-/** A value to subscribe to (React's `useSyncExternalStore`). */
-export interface IReadable<T> {
-  subscribe: (listener: () => void) => () => void;
-  getSnapshot: () => T;
-}
-
-/** A value that tells its subscribers when it changes. */
-export class ValueStore<T> implements IReadable<T> {
-  constructor(private _value: T) {}
-
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
-
-  getSnapshot = (): T => this._value;
-
-  /** Replace the value (listeners run when it changed). */
-  set(value: T): void {
-    if (value !== this._value) {
-      this._value = value;
-      this._listeners.forEach(listener => listener());
-    }
-  }
-
-  private readonly _listeners = new Set<() => void>();
 }
 
 /** The configuration before the settings and the server have answered. */

@@ -9,7 +9,8 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { IChatRecord } from '../agent/chat-record';
 import type { AgentSession } from '../agent/session';
-import { ValueStore, type IChatHistory } from '../components/sidebar-config';
+import type { IChatHistory } from '../components/sidebar-config';
+import { ValueStore } from '../agent/value-store';
 import type { ChatStoreClient } from './chat-store';
 
 const SAVE_DELAY_MS = 800;

@@ -10,11 +10,8 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { KernelAPI, type ServerConnection } from '@jupyterlab/services';
 import type { AgentSession } from '../agent/session';
-import {
-  ValueStore,
-  type INotebookStatus,
-  type IReadable
-} from '../components/sidebar-config';
+import type { INotebookStatus } from '../components/sidebar-config';
+import { ValueStore, type IReadable } from '../agent/value-store';
 
 /** How often the kernel's state is asked while it is busy. */
 const POLL_MS = 1000;

@@ -6,7 +6,7 @@
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Contents, ServerConnection } from '@jupyterlab/services';
 import { RULES_FILE, type IProjectRules } from '../agent/context/project-rules';
-import { ValueStore } from '../components/sidebar-config';
+import { ValueStore } from '../agent/value-store';
 import { readProjectRules } from '../server-api/project-rules';
 
 /** Reads the project rules of notebooks and holds those of the shown one. */

@@ -8,9 +8,9 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import {
   INITIAL_CONFIG,
-  ValueStore,
   type ISidebarConfig
 } from '../components/sidebar-config';
+import { ValueStore } from '../agent/value-store';
 import type { AgentConfig } from './agent-config';
 import { fetchProviderModels } from './server-status';
 

@@ -20,10 +20,10 @@ import type { IMentionSource } from '../components/mentions';
 import type {
   IChatHistory,
   INotebookStatus,
-  IReadable,
   ISidebarActions,
   ISidebarConfig
 } from '../components/sidebar-config';
+import type { IReadable } from '../agent/value-store';
 import { TranslationContext, untranslated } from '../components/trans';
 
 /** The chat view of the sidebar. */

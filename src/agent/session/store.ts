@@ -18,6 +18,7 @@ import type { AgentEvent, ChatMessage, IAgentError } from '../types';
 import { settleInterruptedRun } from './interrupted-run';
 import { applyEvent } from './reducer';
 import type { ISessionState } from './types';
+import { ValueStore } from '../value-store';
 
 /** The state of a chat with nothing in it. */
 function emptyState(): ISessionState {
@@ -45,13 +46,11 @@ export class SessionStore {
   notebookPath = '';
 
   /** Register a listener; returns the function that removes it. */
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
+  subscribe = (listener: () => void): (() => void) =>
+    this._store.subscribe(listener);
 
   /** The current immutable snapshot. */
-  getSnapshot = (): ISessionState => this._state;
+  getSnapshot = (): ISessionState => this._store.getSnapshot();
 
   /** This chat's id (its file on the server). */
   get chatId(): string {
@@ -60,10 +59,7 @@ export class SessionStore {
 
   /** Change the state and tell the listeners. */
   set(patch: Partial<ISessionState>): void {
-    this._state = { ...this._state, ...patch };
-    for (const listener of this._listeners) {
-      listener();
-    }
+    this._store.patch(patch);
   }
 
   /**
@@ -213,8 +209,11 @@ export class SessionStore {
     }
   }
 
-  private _state: ISessionState = emptyState();
-  private readonly _listeners = new Set<() => void>();
+  private get _state(): ISessionState {
+    return this._store.getSnapshot();
+  }
+
+  private readonly _store = new ValueStore<ISessionState>(emptyState());
   private readonly _eventListeners = new Set<(event: AgentEvent) => void>();
   private _nextId = 0;
   private _chatId = newChatId();

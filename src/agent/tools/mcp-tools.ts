@@ -21,6 +21,7 @@ import type {
   IMcpServerInfo,
   IMcpToolInfo
 } from './mcp-types';
+import { ValueStore } from '../value-store';
 
 /** Tools a run gets besides the built-in ones, and those that always ask. */
 export interface IExtraTools {
@@ -133,13 +134,11 @@ export class McpToolSource {
   }
 
   /** The current state (a new object after each change). */
-  getSnapshot = (): IMcpSnapshot => this._snapshot;
+  getSnapshot = (): IMcpSnapshot => this._store.getSnapshot();
 
   /** Call `listener` after each change; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
+  subscribe = (listener: () => void): (() => void) =>
+    this._store.subscribe(listener);
 
   /** The tools, refreshing the listing after a failed call (a crash shows at once). */
   private _wrap(set: IExtraTools): IExtraTools {
@@ -157,15 +156,17 @@ export class McpToolSource {
   }
 
   private _set(snapshot: IMcpSnapshot): void {
-    this._snapshot = snapshot;
-    this._listeners.forEach(listener => listener());
+    this._store.set(snapshot);
   }
 
-  private _snapshot: IMcpSnapshot = {
+  private get _snapshot(): IMcpSnapshot {
+    return this._store.getSnapshot();
+  }
+
+  private readonly _store = new ValueStore<IMcpSnapshot>({
     listing: null,
     error: null,
     loading: false
-  };
+  });
   private _tools: IExtraTools | null = null;
-  private readonly _listeners = new Set<() => void>();
 }

@@ -4,6 +4,7 @@
  * which device, generating (tokens per second), or failed (and why).
  */
 import type { IRung } from './device-ladder';
+import { ValueStore } from '../../value-store';
 
 /** The local model's state. */
 export interface ILocalModelStatus {
@@ -50,21 +51,16 @@ export const IDLE_STATUS: ILocalModelStatus = {
 
 /** A subscribable status. */
 export class LocalModelStatusStore {
-  private _status: ILocalModelStatus = IDLE_STATUS;
-  private _listeners = new Set<() => void>();
+  private readonly _store = new ValueStore<ILocalModelStatus>(IDLE_STATUS);
 
   /** The current status (a new object after each change). */
-  getSnapshot = (): ILocalModelStatus => this._status;
+  readonly getSnapshot = this._store.getSnapshot;
 
   /** Listen to changes; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
+  readonly subscribe = this._store.subscribe;
 
   /** Change some fields. */
   update(patch: Partial<ILocalModelStatus>): void {
-    this._status = { ...this._status, ...patch };
-    this._listeners.forEach(listener => listener());
+    this._store.patch(patch);
   }
 }

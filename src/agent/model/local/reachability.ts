@@ -9,6 +9,7 @@
  * run the same code.
  */
 import type { IModelSource } from './worker-protocol';
+import { ValueStore } from '../../value-store';
 
 /** Where model files come from when no host is configured. */
 export const HUB_HOST = 'https://huggingface.co';
@@ -186,8 +187,7 @@ export async function checkModelReach(
  * a new URL (the settings changed) is checked afresh.
  */
 export class ModelReachStore {
-  private _state: ModelReach = { state: 'unchecked' };
-  private _listeners = new Set<() => void>();
+  private readonly _store = new ValueStore<ModelReach>({ state: 'unchecked' });
   private _url: string | null = null;
 
   constructor(
@@ -197,13 +197,10 @@ export class ModelReachStore {
   ) {}
 
   /** The current outcome. */
-  getSnapshot = (): ModelReach => this._state;
+  readonly getSnapshot = this._store.getSnapshot;
 
   /** Listen to changes; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) => {
-    this._listeners.add(listener);
-    return () => this._listeners.delete(listener);
-  };
+  readonly subscribe = this._store.subscribe;
 
   /**
    * Check `url` (null: nothing to check, e.g. downloads are off), the
@@ -234,15 +231,14 @@ export class ModelReachStore {
    * be reached, whatever the check said.
    */
   loaded(): void {
-    const state = this._state;
+    const state = this._store.getSnapshot();
     if (isUnreachable(state)) {
       this._set({ state: 'reachable', url: state.url, model: state.model });
     }
   }
 
   private _set(state: ModelReach): void {
-    this._state = state;
-    this._listeners.forEach(listener => listener());
+    this._store.set(state);
   }
 }
 
