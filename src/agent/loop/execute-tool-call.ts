@@ -31,7 +31,7 @@ export interface IExecuteCallOptions {
   signal: AbortSignal;
   state: RunState;
   approvalMode: ApprovalMode;
-  /** Tools that need approval whatever the mode (e.g. installs during a fix). */
+  /** Tools this run asks for whatever the mode (installs during a fix); tools `asksAlways` ask anyway. */
   alwaysAsk?: ToolFilter;
   /** Cells whose calls (of tools `approvedWithCell`) the user approved up front (the cell to fix). */
   approvedCells?: ReadonlySet<string>;
@@ -70,6 +70,7 @@ export async function executeToolCall(
   if (
     !(
       needsApproval(kind, options.approvalMode, later) ||
+      tool.asksAlways ||
       options.alwaysAsk?.(tool)
     ) ||
     // A cell the user asked to fix does not vouch for a file that runs later.

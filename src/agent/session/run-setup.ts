@@ -9,7 +9,7 @@ import { TextProtocolClient } from '../loop/text-protocol';
 import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
 import type { IModelClient } from '../model/types';
 import type { IExtraTools } from '../tools/mcp-tools';
-import { ToolRegistry, type ITool, type ToolFilter } from '../tools/registry';
+import { ToolRegistry, type ITool } from '../tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from '../tools/run-state';
 import type { ChatMessage } from '../types';
 import type { ISessionOptions } from './types';
@@ -21,8 +21,6 @@ export interface IRunSetup {
   tools: ToolRegistry;
   /** The conversation's first message for this run. */
   system: ChatMessage;
-  /** Tools that ask the user in every approval mode (MCP tools not auto-approved). */
-  alwaysAsk?: ToolFilter;
   /** Small models: data previews and the compute check (loop/compute-check.ts). */
   computeFirst?: { protocol: 'native' | 'text' };
   /** Why this run talks to the model differently from its settings, for the chat. */
@@ -81,9 +79,6 @@ export function prepareRun(
     tools,
     ...(options.profile?.() === 'small' ? { computeFirst: { protocol } } : {}),
     ...(fallback ? { notice: TEXT_FALLBACK_NOTICE } : {}),
-    alwaysAsk: extra?.alwaysAsk.size
-      ? tool => extra.alwaysAsk.has(tool.name)
-      : undefined,
     system: {
       role: 'system',
       content: small

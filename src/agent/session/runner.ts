@@ -13,7 +13,7 @@ import { withProjectRules, type IProjectRules } from '../context/project-rules';
 import { describeModelError } from '../model/errors';
 import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
-import { ToolRegistry, type ITool, type ToolFilter } from '../tools/registry';
+import { ToolRegistry, type ITool } from '../tools/registry';
 import type { IRunSettings } from '../tools/run-state';
 import type { IAgentError } from '../types';
 import type { ITurnOptions } from '../workflows/turn-runner';
@@ -146,7 +146,7 @@ export class TaskRunner {
 
   /** One turn of the agent loop on `prompt`, shown in the transcript. */
   private async _turn(
-    { model, tools, alwaysAsk, computeFirst }: IRunSetup,
+    { model, tools, computeFirst }: IRunSetup,
     notebook: INotebookPort,
     signal: AbortSignal,
     prompt: string,
@@ -191,7 +191,7 @@ export class TaskRunner {
       summary: store.context,
       vision: this._options.vision?.(),
       undoGroup,
-      alwaysAsk: either(options.alwaysAsk, alwaysAsk),
+      alwaysAsk: options.alwaysAsk,
       computeFirst,
       approvedCells: options.approvedCells,
       knownCells: options.knownCells,
@@ -263,12 +263,4 @@ export class TaskRunner {
   private readonly _textTools = new ToolRegistry([
     addAndRunCell
   ] as ITool<never>[]);
-}
-
-/** Either filter asks: a tool asks when `a` or `b` says it must. */
-function either(
-  a: ToolFilter | undefined,
-  b: ToolFilter | undefined
-): ToolFilter | undefined {
-  return a && b ? tool => a(tool) || b(tool) : (a ?? b);
 }

@@ -8,9 +8,9 @@
  * whole schema in a bounded worker. Calls go to
  * the Jupyter server (`IMcpClient`), which runs the MCP servers; Stop aborts
  * the request, which cancels the call there. Every call asks the user first
- * unless the server's config auto-approves the tool: the set of names that
- * ask is handed to the loop's `alwaysAsk` (tools are `read` for the
- * approval mode, so an auto-approved one never asks).
+ * unless the server's config auto-approves the tool: the tool says so itself
+ * (`asksAlways`; tools are `read` for the approval mode, so an
+ * auto-approved one never asks).
  */
 import { mcpObservation } from '../context/mcp-results';
 import { boundedSchema } from './bounded-schema';
@@ -23,15 +23,13 @@ import type {
 } from './mcp-types';
 import { ValueStore } from '../value-store';
 
-/** Tools a run gets besides the built-in ones, and those that always ask. */
+/** Tools a run gets besides the built-in ones. */
 export interface IExtraTools {
   tools: ReadonlyArray<ITool<never>>;
-  /** Names of the tools that need the user's approval in every mode. */
-  alwaysAsk: ReadonlySet<string>;
 }
 
 /** No extra tools. */
-export const NO_EXTRA_TOOLS: IExtraTools = { tools: [], alwaysAsk: new Set() };
+export const NO_EXTRA_TOOLS: IExtraTools = { tools: [] };
 
 /** The agent tool of one listed MCP tool. */
 export function mcpTool(
@@ -45,6 +43,7 @@ export function mcpTool(
     // Words, not the internal `<server>__<tool>` name.
     title: `Use ${info.tool} from ${server.name}`,
     kind: 'read',
+    asksAlways: !info.auto_approve,
     description: `${what} (tool "${info.tool}" of the MCP server "${server.name}")`,
     parameters: info.input_schema,
     // A hostile schema ("pattern": "^(a+)+$") must not freeze the tab.
@@ -80,19 +79,15 @@ export function mcpTools(
     return NO_EXTRA_TOOLS;
   }
   const tools: ITool<never>[] = [];
-  const alwaysAsk = new Set<string>();
   for (const server of listing.servers) {
     if (server.status !== 'connected') {
       continue;
     }
     for (const info of server.tools) {
       tools.push(mcpTool(server, info, client));
-      if (!info.auto_approve) {
-        alwaysAsk.add(info.name);
-      }
     }
   }
-  return { tools, alwaysAsk };
+  return { tools };
 }
 
 /** What the sidebar shows of the MCP servers. */
@@ -152,7 +147,7 @@ export class McpToolSource {
         return result;
       }
     }));
-    return { tools, alwaysAsk: set.alwaysAsk };
+    return { tools };
   }
 
   private _set(snapshot: IMcpSnapshot): void {

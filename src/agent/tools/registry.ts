@@ -84,6 +84,11 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    */
   reachesOutside?: boolean;
   /**
+   * Every call asks the user, whatever the approval mode (an MCP tool its
+   * server's config does not auto-approve: what it does is not known here).
+   */
+  asksAlways?: boolean;
+  /**
    * It waits for a cell left running: where such a tool is offered, an
    * answer given over cells still running is sent back once for it
    * (loop/left-running.ts).

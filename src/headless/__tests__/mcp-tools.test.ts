@@ -79,8 +79,9 @@ describe('MCP tools through the Jupyter server', () => {
       type: 'object',
       required: ['station']
     });
-    expect(set.alwaysAsk.has('demo__plot')).toBe(true);
-    expect(set.alwaysAsk.has('demo__station_reading')).toBe(false);
+    // Whether a call asks is the tool's own: the server's config says.
+    expect(set.tools.find(t => t.name === 'demo__plot')!.asksAlways).toBe(true);
+    expect(reading.asksAlways).toBe(false);
   });
 
   it('asks before a tool that is not auto-approved and sends the results to the model', async () => {
