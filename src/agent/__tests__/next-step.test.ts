@@ -12,6 +12,10 @@ import {
   shapeRequest
 } from '../loop/next-step';
 import { MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
+import { runAgent } from '../loop/run-agent';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { ScriptedModel } from '../testing/scripted-model';
+import * as lenientJson from '../tools/lenient-json';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import type { ChatMessage } from '../types';
@@ -180,5 +184,41 @@ describe('the registry answers by property', () => {
     expect(new ToolRegistry([]).offers(tool => !!tool.waitsForCells)).toBe(
       false
     );
+  });
+});
+
+describe('a call’s arguments', () => {
+  it('are parsed once through a run: title, kind, repeat check, approval and execution read one parse', async () => {
+    const spy = jest.spyOn(lenientJson, 'parseLenientJson');
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: 'insert_cell',
+            arguments: { source: 'print(6 * 7)', run: true }
+          }
+        ]
+      },
+      { text: 'It printed 42.' }
+    ]);
+    const outcome = await runAgent({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      notebook: new FakeNotebook({
+        execute: () => [{ type: 'stream', name: 'stdout', text: '42\n' }]
+      }),
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'Six times seven?' }
+      ],
+      signal: new AbortController().signal,
+      onEvent: () => undefined
+    });
+    expect(outcome.reason).toBe('completed');
+    const parses = spy.mock.calls.filter(([text]) =>
+      String(text).includes('print(6 * 7)')
+    );
+    expect(parses).toHaveLength(1);
+    spy.mockRestore();
   });
 });

@@ -175,6 +175,14 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  */
 export class ToolRegistry {
   private _tools = new Map<string, ITool<unknown>>();
+  /** Each call's parsed arguments, by the call object (see parseArguments). */
+  private readonly _parsed = new WeakMap<
+    object,
+    {
+      tool: ITool<unknown> | undefined;
+      parsed: { args: unknown } | { error: string };
+    }
+  >();
   /** Who registered each tool that is not built in (for clash messages). */
   private _owners = new Map<string, string>();
   private _validators = new Map<ITool<unknown>, Promise<ValidateFunction>>();
@@ -241,8 +249,29 @@ export class ToolRegistry {
     return toolTitle(tool, 'args' in parsed ? (parsed.args ?? {}) : {});
   }
 
-  /** Parse a call's arguments as its tool will receive them, or say why not. */
-  parseArguments(call: IToolCall): { args: unknown } | { error: string } {
+  /**
+   * Parse a call's arguments as its tool will receive them, or say why not.
+   * Once per call: its title, kind, repeat check and execution all read
+   * the same parse (a call is not changed after the model sent it; an
+   * edited one is a new object).
+   */
+  parseArguments(call: {
+    name: string;
+    arguments: string;
+  }): { args: unknown } | { error: string } {
+    const known = this._parsed.get(call);
+    if (known && known.tool === this._tools.get(call.name)) {
+      return known.parsed;
+    }
+    const parsed = this._parse(call);
+    this._parsed.set(call, { tool: this._tools.get(call.name), parsed });
+    return parsed;
+  }
+
+  private _parse(call: {
+    name: string;
+    arguments: string;
+  }): { args: unknown } | { error: string } {
     const tool = this._tools.get(call.name);
     if (!tool) {
       return { error: `there is no tool named "${call.name}"` };
@@ -278,7 +307,7 @@ export class ToolRegistry {
     if (typeof tool.kind !== 'function') {
       return tool.kind;
     }
-    const parsed = this.parseArguments({ id: '', ...call });
+    const parsed = this.parseArguments(call);
     return 'error' in parsed ? 'run' : toolKind(tool, parsed.args);
   }
 
