@@ -7,13 +7,13 @@
 import { Token } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import type { IModelClient } from './agent/model/types';
-import type { AgentSession, IModelChoice } from './agent/session';
+import type { IModelChoice, ISessionState } from './agent/session';
 import type {
   ExternalToolResult,
   IExternalTool,
   IExternalToolContext
 } from './agent/tools/external-tool';
-import type { IProviderInfo } from './components/sidebar-config';
+import type { IProviderInfo } from './agent/model/provider-info';
 
 /** The agent of the sidebar, for other extensions. */
 export interface INotebookAgent {
@@ -24,8 +24,8 @@ export interface INotebookAgent {
    * `myext__tool`). Dispose the result to take the tool back out.
    */
   registerTool(tool: INotebookAgent.ITool): IDisposable;
-  /** The sidebar's chat session: its state (`getSnapshot`, `subscribe`), `send`, `stop`… */
-  readonly session: AgentSession;
+  /** The sidebar's chat session: its state (`getSnapshot`, `subscribe`), `busy`, `stop`. */
+  readonly session: INotebookAgent.ISession;
   /** The models the agent can use. */
   readonly models: INotebookAgent.IModels;
 }
@@ -44,6 +44,20 @@ export namespace INotebookAgent {
   export type IToolContext = IExternalToolContext;
   /** A string, or `{ ok, output, images }`. */
   export type ToolResult = ExternalToolResult;
+
+  /** The sidebar's chat session, as other extensions see it. */
+  export interface ISession {
+    /** The chat's state (its transcript, status, usage…): a new object after each change. */
+    getSnapshot(): ISessionState;
+    /** Call `listener` after each change; returns the function that removes it. */
+    subscribe(listener: () => void): () => void;
+    /** This chat's id (its file on the server). */
+    readonly chatId: string;
+    /** Whether a task (a prompt, a generation, a fix) is running. */
+    readonly busy: boolean;
+    /** Stop the running task (the model stream, the running cell). */
+    stop(): void;
+  }
 
   /** The model registry, as the sidebar resolves it. */
   export interface IModels {

@@ -6,35 +6,12 @@
  * views never import it.
  */
 import type { ApprovalMode } from '../agent/loop/approval';
+import type { IProviderInfo } from '../agent/model/provider-info';
 import type { IReadable } from '../agent/value-store';
 import type { IProviderView } from './provider-bar';
 
 /** Where model requests go: the server's proxy, the endpoint directly, or a model in this browser. */
 export type EndpointMode = 'proxy' | 'direct' | 'local';
-
-/** One provider profile of the server, as the browser may see it. */
-export interface IProviderInfo {
-  name: string;
-  kind: string;
-  baseUrl: string;
-  models: string[];
-  defaultModel: string | null;
-  hasKey: boolean;
-  /** Where its key comes from: `user`, `config`, `env`, or null. */
-  keySource: string | null;
-  /** False for a key-less endpoint (a local server configured without a key): no "Set API key…". */
-  takesKey: boolean;
-  /** A model server the Jupyter server found on its machine (not configured), else null. */
-  found: IFoundServer | null;
-}
-
-/** A local model server the Jupyter server found on loopback (discovery). */
-export interface IFoundServer {
-  /** What it is: `Ollama`, `LM Studio`, `llama.cpp`, `vLLM`, or a description with its port. */
-  label: string;
-  port: number;
-  models: string[];
-}
 
 /** What the sidebar knows of the server's model configuration. */
 export type ServerStatus =

@@ -6,11 +6,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type {
-  IFoundServer,
-  IProviderInfo,
-  ServerStatus
-} from '../components/sidebar-config';
+import type { IFoundServer, IProviderInfo } from '../agent/model/provider-info';
+import type { ServerStatus } from '../components/sidebar-config';
 
 // The sidebar's views read these types; they are defined with the views.
 export type { IProviderInfo, ServerStatus };
