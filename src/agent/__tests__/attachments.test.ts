@@ -1,7 +1,9 @@
 import {
-  variableInspectionCode,
+  describeVariableRows,
+  mentionProbe,
   variableMentions
 } from '../context/attachments';
+import { variablesProbeCode } from '../tools/variables-probe';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
@@ -16,7 +18,9 @@ describe('prompt attachments', () => {
       )
     ).toEqual(['df', 'sales_2024']);
     // Only identifiers reach the Python code.
-    expect(variableInspectionCode(['df'])).toContain('for __n in ["df"]:');
+    expect(variablesProbeCode(mentionProbe(['df']))).toContain(
+      '_notebook_agent_probe(["df"], False, 300, 1)'
+    );
   });
 
   it('sends files, cells and what the kernel says about @variables with the request, and shows a short line', async () => {
@@ -28,7 +32,19 @@ describe('prompt attachments', () => {
           {
             type: 'stream',
             name: 'stdout',
-            text: '@df: pandas.core.frame.DataFrame; shape (3, 2); columns a (int64), b (object)\n'
+            text: `${JSON.stringify([
+              {
+                name: 'df',
+                type: 'pandas.DataFrame',
+                shape: [3, 2],
+                columns: [
+                  ['a', 'int64'],
+                  ['b', 'object']
+                ],
+                columnCount: 2,
+                repr: '   a  b'
+              }
+            ])}\n`
           }
         ];
       }
@@ -51,7 +67,9 @@ describe('prompt attachments', () => {
     expect(sent).toContain(
       'Cell 3 (cell_id c7), which the user points to:\n```python\ndf = load()\n```'
     );
-    expect(sent).toContain('@df: pandas.core.frame.DataFrame; shape (3, 2)');
+    expect(sent).toContain(
+      '@df: pandas.DataFrame; shape (3, 2); columns a (int64), b (object)'
+    );
     expect(executed[0]).toContain('"df"');
     const shown = session.getSnapshot().items[0];
     expect(shown).toMatchObject({
@@ -114,5 +132,19 @@ describe('retry', () => {
     expect(session.retry({ model: () => failing, notebook: null })).toBeNull();
     expect(session.history).toHaveLength(before);
     expect(session.getSnapshot().error?.kind).toBe('no-notebook');
+  });
+});
+
+describe('what the kernel says of mentioned variables', () => {
+  it('gives type, shape and columns, a repr for what has no shape, and names what is missing', () => {
+    expect(
+      describeVariableRows([
+        { name: 'n', type: 'builtins.int', repr: '42' },
+        { name: 's', type: 'pandas.Series', shape: [5], repr: '0 1' },
+        { name: 'gone', missing: true }
+      ])
+    ).toBe(
+      '@n: builtins.int; 42\n@s: pandas.Series; shape (5,)\n@gone: not defined in the kernel'
+    );
   });
 });

@@ -5,9 +5,22 @@
  */
 import {
   columnsNote,
-  FRAME_COLUMNS_CODE,
+  FRAME_PROBE,
   endedWithKeyError
 } from '../tools/frame-columns';
+import {
+  parseVariableRows,
+  variablesProbeCode
+} from '../tools/variables-probe';
+
+const FRAME_COLUMNS_CODE = variablesProbeCode(FRAME_PROBE);
+const note = (stdout: string) => columnsNote(parseVariableRows(stdout));
+const frame = (name: string, columns: string[], columnCount: number) => ({
+  name,
+  type: 'pandas.DataFrame',
+  columns: columns.map(c => [c, 'object']),
+  columnCount
+});
 import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
@@ -16,10 +29,10 @@ import { RunState } from '../tools/run-state';
 describe('the columns note', () => {
   it('names each frame’s columns, quoted, and how many there are when cut', () => {
     expect(
-      columnsNote(
+      note(
         JSON.stringify([
-          ['df', ['Units: mm'], 1],
-          ['wide', ['a', 'b'], 45]
+          frame('df', ['Units: mm'], 1),
+          frame('wide', ['a', 'b'], 45)
         ])
       )
     ).toBe(
@@ -28,10 +41,12 @@ describe('the columns note', () => {
   });
 
   it('is null for no frames or anything that is not the probe’s JSON', () => {
-    expect(columnsNote('[]')).toBeNull();
-    expect(columnsNote('not json')).toBeNull();
-    expect(columnsNote('[1, 2]')).toBeNull();
-    expect(columnsNote('{"df": 1}')).toBeNull();
+    expect(note('[]')).toBeNull();
+    expect(note('not json')).toBeNull();
+    expect(note('[1, 2]')).toBeNull();
+    expect(note('{"df": 1}')).toBeNull();
+    // A variable without columns (not a frame) is no frame.
+    expect(note('[{"name": "x", "type": "builtins.int"}]')).toBeNull();
   });
 
   it('is asked for after a KeyError only', () => {
@@ -57,7 +72,7 @@ describe('a cell the agent runs that raises a KeyError', () => {
               {
                 type: 'stream',
                 name: 'stdout',
-                text: '[["df", ["customer_id", "city"], 2]]\n'
+                text: `${JSON.stringify([frame('df', ['customer_id', 'city'], 2)])}\n`
               }
             ]
           : [

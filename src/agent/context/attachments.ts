@@ -4,6 +4,11 @@
  * `@name`. It travels with the user's message, after the request, so the
  * request itself stays first.
  */
+import {
+  shapeText,
+  type IProbeOptions,
+  type IVariableRow
+} from '../tools/variables-probe';
 import { formatBytes, truncateMiddle } from './text';
 
 /** A file the user attached, in the notebook's directory. */
@@ -40,34 +45,37 @@ export function variableMentions(prompt: string): string[] {
   return names.slice(0, 8);
 }
 
+/** The probe's question for `@name` mentions (tools/variables-probe.ts). */
+export function mentionProbe(names: readonly string[]): IProbeOptions {
+  return { names, reprChars: 300, limit: names.length };
+}
+
 /**
- * Python that prints a short description of each variable (type, shape,
- * columns and dtypes, or a clipped repr), or that it does not exist. The
- * names are identifiers (variableMentions), never arbitrary text.
+ * What the kernel says of each mentioned variable, a line each: its type,
+ * shape and columns (dtypes), or a clipped repr; or that it is not defined.
  */
-export function variableInspectionCode(names: readonly string[]): string {
-  return [
-    'def __na_describe(__name):',
-    '    __ns = globals()',
-    '    if __name not in __ns:',
-    "        return f'@{__name}: not defined in the kernel'",
-    '    __v = __ns[__name]',
-    "    __t = type(__v).__module__ + '.' + type(__v).__qualname__",
-    "    __parts = [f'@{__name}: {__t}']",
-    "    __shape = getattr(__v, 'shape', None)",
-    '    if __shape is not None:',
-    "        __parts.append(f'shape {tuple(__shape)}')",
-    "    __dtypes = getattr(__v, 'dtypes', None)",
-    '    if __dtypes is not None and hasattr(__dtypes, "items"):',
-    "        __parts.append('columns ' + ', '.join(f'{c} ({d})' for c, d in list(__dtypes.items())[:30]))",
-    '    elif __shape is None:',
-    '        __r = repr(__v)',
-    "        __parts.append(__r if len(__r) < 300 else __r[:300] + '…')",
-    "    return '; '.join(__parts)",
-    `for __n in ${JSON.stringify(names)}:`,
-    '    print(__na_describe(__n))',
-    'del __na_describe'
-  ].join('\n');
+export function describeVariableRows(
+  rows: ReadonlyArray<IVariableRow>
+): string {
+  return rows
+    .map(row => {
+      if (row.missing) {
+        return `@${row.name}: not defined in the kernel`;
+      }
+      const parts = [`@${row.name}: ${row.type ?? 'unknown'}`];
+      if (row.shape) {
+        parts.push(`shape ${shapeText(row.shape)}`);
+      }
+      if (row.columns) {
+        parts.push(
+          'columns ' + row.columns.map(([c, d]) => `${c} (${d})`).join(', ')
+        );
+      } else if (!row.shape && row.repr !== undefined) {
+        parts.push(row.repr);
+      }
+      return parts.join('; ');
+    })
+    .join('\n');
 }
 
 /** The context block appended to the user's message. */

@@ -5,12 +5,14 @@
  */
 import {
   attachmentContext,
-  variableInspectionCode,
+  describeVariableRows,
+  mentionProbe,
   variableMentions,
   type IAttachments
 } from '../context/attachments';
 import type { IRunOutcome } from '../loop/run-agent';
 import type { INotebookPort } from '../ports';
+import { probeVariables } from '../tools/variables-probe';
 import type { TaskWork } from './types';
 
 /** Starts the list of attachments on a prompt's transcript line. */
@@ -54,18 +56,13 @@ async function describeVariables(
   names: string[],
   signal: AbortSignal
 ): Promise<string> {
-  try {
-    const result = await notebook.executeCode(variableInspectionCode(names), {
-      silent: true,
-      signal,
-      hardTimeoutMs: 20_000
-    });
-    return result.outputs
-      .map(output => (output.type === 'stream' ? output.text : ''))
-      .join('')
-      .slice(0, 4000);
-  } catch {
-    // The prompt still goes out; the agent can inspect the variables itself.
-    return '';
-  }
+  // Without an answer the prompt still goes out; the agent can inspect the
+  // variables itself.
+  const rows = await probeVariables(
+    notebook,
+    mentionProbe(names),
+    signal,
+    20_000
+  );
+  return rows ? describeVariableRows(rows).slice(0, 4000) : '';
 }

@@ -13,6 +13,7 @@ import type { IToolResult } from '../types';
 import { defineTool } from './registry';
 import { endedWithKeyError, frameColumns } from './frame-columns';
 import type { RunState } from './run-state';
+import { parseVariableRows, variablesProbeCode } from './variables-probe';
 
 /** Longest single `wait` the model may ask for. */
 const MAX_WAIT_S = 300;
@@ -162,40 +163,11 @@ export const runCode = defineTool<{ code: string }>({
   }
 });
 
-/**
- * Python that prints the user's variables as JSON: names, types, shapes or
- * lengths, and a short repr. It defines nothing that outlives it.
- */
-export const INSPECT_VARIABLES_CODE = `
-def _notebook_agent_inspect():
-    import json, types
-    ip = get_ipython()
-    hidden = getattr(ip, 'user_ns_hidden', {})
-    rows = []
-    for name, value in list(ip.user_ns.items()):
-        if name.startswith('_') or name in hidden or name in ('In', 'Out', 'exit', 'quit', 'get_ipython'):
-            continue
-        if isinstance(value, (types.ModuleType, types.FunctionType, type)):
-            continue
-        row = {'name': name, 'type': type(value).__module__.split('.')[0] + '.' + type(value).__name__}
-        shape = getattr(value, 'shape', None)
-        if isinstance(shape, tuple):
-            row['shape'] = list(shape)
-        else:
-            try:
-                row['len'] = len(value)
-            except Exception:
-                pass
-        try:
-            text = repr(value)
-            row['repr'] = text if len(text) <= 80 else text[:77] + '...'
-        except Exception:
-            row['repr'] = '<unrepresentable>'
-        rows.append(row)
-    print(json.dumps(rows[:200]))
-_notebook_agent_inspect()
-del _notebook_agent_inspect
-`.trim();
+/** The probe's Python for the tool: the user's variables, a short repr each. */
+export const INSPECT_VARIABLES_CODE = variablesProbeCode({
+  reprChars: 80,
+  limit: 200
+});
 
 /** `inspect_variables`: what the kernel holds now. */
 export const inspectVariables = defineTool<Record<string, never>>({
@@ -212,11 +184,8 @@ export const inspectVariables = defineTool<Record<string, never>>({
       silent: true,
       hardTimeoutMs: 30_000
     });
-    const text = stdoutOf(result.outputs);
-    let rows: Array<Record<string, unknown>>;
-    try {
-      rows = JSON.parse(text.trim() || '[]');
-    } catch {
+    const rows = parseVariableRows(stdoutOf(result.outputs));
+    if (!rows) {
       return {
         ok: false,
         output: `Could not inspect variables:\n${formatOutputs(result.outputs)}`

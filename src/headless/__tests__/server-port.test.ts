@@ -17,6 +17,11 @@ import {
   endedWithKeyError,
   frameColumns
 } from '../../agent/tools/frame-columns';
+import {
+  describeVariableRows,
+  mentionProbe
+} from '../../agent/context/attachments';
+import { probeVariables } from '../../agent/tools/variables-probe';
 import { JupyterServerProcess } from '../jupyter-server';
 import { ServerNotebookPort } from '../server-port';
 
@@ -231,6 +236,48 @@ describe('ServerNotebookPort', () => {
     // Silent: the next run counts on from the failed cell.
     const next = await port.runCell(cell.id);
     expect(next.executionCount).toBe(failed.executionCount! + 1);
+  });
+
+  it('the variables probe, in a real kernel: the tool’s list, a mention’s description, missing names, no trace left', async () => {
+    const cell = await codeCell(
+      "import pandas as pd\nsales = pd.DataFrame({'units': [1, 2, 3], 'region': ['N', 'S', 'N']})\ntotal = 42\ndef helper(): pass"
+    );
+    await port.runCell(cell.id);
+    const signal = new AbortController().signal;
+    const all = await probeVariables(
+      port,
+      { reprChars: 80, limit: 200 },
+      signal,
+      30_000
+    );
+    // The user's variables (earlier tests' too), not modules or functions.
+    const names = all?.map(row => row.name) ?? [];
+    expect(names).toEqual(expect.arrayContaining(['sales', 'total']));
+    expect(names).not.toContain('pd');
+    expect(names).not.toContain('helper');
+    expect(all?.find(row => row.name === 'sales')).toMatchObject({
+      type: 'pandas.DataFrame',
+      shape: [3, 2],
+      columns: [
+        ['units', 'int64'],
+        ['region', expect.any(String)]
+      ],
+      columnCount: 2
+    });
+    const named = await probeVariables(
+      port,
+      mentionProbe(['total', 'nope']),
+      signal,
+      30_000
+    );
+    expect(describeVariableRows(named!)).toBe(
+      '@total: builtins.int; 42\n@nope: not defined in the kernel'
+    );
+    // It defines nothing that outlives it.
+    const left = await port.executeCode(
+      "print([n for n in globals() if 'notebook_agent' in n])"
+    );
+    expect(left.outputs[0]).toMatchObject({ text: '[]\n' });
   });
 
   it('lists and reads files relative to the server root', async () => {
