@@ -3,27 +3,16 @@
  * raw newlines and tabs inside strings (small models print code verbatim),
  * and a trailing comma before a closing brace.
  */
+import { jsonCharacters } from '../json-text';
 
 /** Escape raw control characters inside string literals, drop trailing commas. */
 export function repairJson(text: string): string {
   let out = '';
-  let inString = false;
-  let escaped = false;
-  for (const ch of text) {
-    if (inString) {
-      if (escaped) {
-        escaped = false;
-      } else if (ch === '\\') {
-        escaped = true;
-      } else if (ch === '"') {
-        inString = false;
-      } else if (ch < ' ') {
-        out +=
-          ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : ch === '\t' ? '\\t' : '';
-        continue;
-      }
-    } else if (ch === '"') {
-      inString = true;
+  for (const { ch, inString, escaped } of jsonCharacters(text)) {
+    if (inString && !escaped && ch < ' ') {
+      out +=
+        ch === '\n' ? '\\n' : ch === '\r' ? '\\r' : ch === '\t' ? '\\t' : '';
+      continue;
     }
     out += ch;
   }

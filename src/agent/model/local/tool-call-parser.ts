@@ -19,7 +19,7 @@ import {
   type ToolCallFamily
 } from './families';
 import { parseCallBody, type IParsedCall } from './call-body';
-import { scanJsonValue } from './json-scan';
+import { scanJsonValue } from '../../json-text';
 
 /** Options of one turn's parser. */
 export interface IToolCallParserOptions {
