@@ -33,13 +33,34 @@ describe('small-model profile', () => {
     );
   });
 
-  it('has a much shorter prompt than the remote one, naming the notebook and tools', () => {
+  it('has a much shorter first request than the remote one (prompt and tool schemas), naming the notebook and tools', () => {
     const small = smallModelSystemPrompt({
       notebookPath: 'work/a.ipynb',
       toolNames: SMALL_MODEL_TOOL_NAMES
     });
     const full = systemPrompt({ notebookPath: 'work/a.ipynb' });
-    expect(small.length).toBeLessThan(full.length / 2);
+    // What the server reads before the first token: the system prompt and
+    // the tools' schemas (the worked example makes the small prompt itself
+    // more than half the standard one's words, not of the request).
+    const request = (
+      prompt: string,
+      tools: ReadonlyArray<{
+        name: string;
+        description: string;
+        parameters: unknown;
+      }>
+    ) =>
+      prompt.length +
+      JSON.stringify(
+        tools.map(({ name, description, parameters }) => ({
+          name,
+          description,
+          parameters
+        }))
+      ).length;
+    expect(request(small, smallModelTools())).toBeLessThan(
+      request(full, agentTools()) / 3
+    );
     expect(small).toContain('"work/a.ipynb"');
     expect(small).toContain(
       'Tools: read_notebook, insert_cell, run_cell, edit_cell.'
@@ -60,6 +81,24 @@ describe('small-model profile', () => {
       expect(lastA).toBe('The notebook is "a.ipynb".');
       expect(lastB).toBe('The notebook is "work/other.ipynb".');
       expect(a.slice(0, -lastA!.length)).toBe(b.slice(0, -lastB!.length));
+    }
+  });
+
+  it('shows one worked example, on its own data, before the notebook line', () => {
+    for (const protocol of ['native', 'text'] as const) {
+      const prompt = smallModelSystemPrompt({
+        notebookPath: 'a.ipynb',
+        toolNames: SMALL_MODEL_TOOL_NAMES,
+        protocol
+      });
+      expect(prompt).toContain(
+        "df['cost'] = df['km'] * df['price_per_km']\nprint(df['cost'].sum())"
+      );
+      expect(prompt.indexOf('Example.')).toBeLessThan(
+        prompt.indexOf('The notebook is')
+      );
+      // The text protocol shows a fenced block, the native one a call.
+      expect(prompt.includes('```python')).toBe(protocol === 'text');
     }
   });
 

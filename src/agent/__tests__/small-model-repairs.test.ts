@@ -112,6 +112,23 @@ describe('the failure of an error output', () => {
       'import matplotlib.pyplot as plt'
     );
     expect(hint('ZeroDivisionError: division by zero')).toBe('');
+    // Dates and numbers read as text; a function that does not exist.
+    expect(
+      hint('AttributeError: Can only use .dt accessor with datetimelike values')
+    ).toMatch(/pd\.to_datetime/);
+    expect(
+      hint("ValueError: could not convert string to float: '$1,204.50'")
+    ).toMatch(/pd\.to_numeric/);
+    expect(
+      hint("TypeError: unsupported operand type(s) for *: 'int' and 'str'")
+    ).toMatch(/pd\.to_numeric/);
+    expect(
+      hint("AttributeError: module 'pandas' has no attribute 'stats'")
+    ).toMatch(/does not exist/);
+    // Not a module: a DataFrame attribute is likely a column name.
+    expect(
+      hint("AttributeError: 'DataFrame' object has no attribute 'revenue'")
+    ).toBe('');
   });
 
   it('passes on the fix an error message itself proposes', () => {
@@ -135,7 +152,7 @@ describe('the failure of an error output', () => {
     ).toContain("write 'columns'");
     // A known cause keeps its own hint.
     expect(hint("KeyError: 'x'. Did you mean 'y'?")).toMatch(/df\.columns/);
-    expect(hint('ValueError: could not convert string to float')).toBe('');
+    expect(hint('ValueError: math domain error')).toBe('');
   });
 
   it('is null for an output without an exception', () => {

@@ -53,6 +53,20 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
   [
     /^NameError/,
     'Each block must define what it uses: load the data again in the same block.'
+  ],
+  // Measured: Qwen2.5-Coder-1.5B sent the same block again after each of
+  // these (dates read as text; a made-up `pd.stats`).
+  [
+    /Can only use \.dt accessor with datetimelike values/,
+    "The column holds text, not dates: convert it first with pd.to_datetime(df['column'])."
+  ],
+  [
+    /could not convert string to float|Unable to parse string|invalid literal for int\(\)|unsupported operand type\(s\).*'str'/,
+    "A column holds text where numbers are expected: convert it with pd.to_numeric(df['column'], errors='coerce') (removing symbols such as $ or , first) before computing."
+  ],
+  [
+    /^AttributeError: module '[\w.]+' has no attribute/,
+    'That function does not exist: write it with functions that do (numpy, scipy.stats).'
   ]
 ];
 
