@@ -14,7 +14,7 @@ import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
 import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
-import type { ExitCode, ICliIO } from './cli';
+import type { ExitCode, ICliIO } from './cli-io';
 import { ServerNotebookPort } from './server-port';
 
 /** Run `fix`; resolves with the exit code. */

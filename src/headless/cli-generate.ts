@@ -23,7 +23,7 @@ import { conflictMessage, saveOrCopy } from './cli-save';
 import type { IExtraTools } from '../agent/tools/mcp-tools';
 import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
-import type { ExitCode, ICliIO } from './cli';
+import type { ExitCode, ICliIO } from './cli-io';
 import { NotebookConflictError } from './disk-version';
 import { emptyNotebook, toNotebookContent } from './notebook-file';
 import { ServerNotebookPort } from './server-port';

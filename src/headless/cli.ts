@@ -10,19 +10,9 @@
  * `--help` and a usage mistake answer without loading the Jupyter client.
  */
 import { CliUsageError, parseCli, USAGE, type CliCommand } from './cli-args';
+import type { ExitCode, ICliIO } from './cli-io';
 
 export { installSignalHandlers } from './cli-signals';
-
-/** Exit codes: 0 done (verified/fixed), 1 failed, 2 done but unverified/unfixed, 64 usage. */
-export type ExitCode = 0 | 1 | 2 | 64;
-
-/** Where output goes (tests capture it). */
-export interface ICliIO {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
 
 /** Run the command line; resolves with the exit code. */
 export async function main(

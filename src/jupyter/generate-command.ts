@@ -4,31 +4,14 @@
  * agent's generate workflow in it (generate-run). Loaded on first use by
  * agent-commands.ts, so none of this is in the start-up bundle.
  */
-import type { JupyterFrontEnd } from '@jupyterlab/application';
-import type { NotebookPanel } from '@jupyterlab/notebook';
-import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession, IRunTarget } from '../agent/session';
 import {
   notebookNameFor,
   type IGenerateRequest
 } from '../components/generate-form';
 import { refuseWhenBusy } from './busy';
 import { askForRequest } from './generate-dialog';
-import { generate } from './generate-run';
+import { generate, type IGenerateDeps } from './generate-run';
 import { checkTargets } from './generate-targets';
-
-/** What the command needs from the plugin. */
-export interface IGenerateDeps {
-  app: JupyterFrontEnd;
-  session: AgentSession;
-  /** The run target for a notebook panel (model + port). */
-  targetFor: (panel: NotebookPanel) => IRunTarget;
-  /** Directory new notebooks go to (the file browser's), '' for the root. */
-  directory: () => string;
-  showSidebar: () => void;
-  /** Translates the dialogs and messages. */
-  trans: TranslationBundle;
-}
 
 /** Run the command: `args` may carry `prompt`, `path`, `kernelName`, `cwd`. */
 export async function generateNotebookCommand(

@@ -11,9 +11,23 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IAttachedFile } from '../agent/workflows/generate-notebook';
 import type { IAgentError } from '../agent/types';
 import type { IGenerateRequest } from '../components/generate-form';
-import type { IGenerateDeps } from './generate-command';
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import type { AgentSession, IRunTarget } from '../agent/session';
 import { refuseWhenBusy } from './busy';
 import { toBase64 } from './upload';
+
+/** What the command needs from the plugin. */
+export interface IGenerateDeps {
+  app: JupyterFrontEnd;
+  session: AgentSession;
+  /** The run target for a notebook panel (model + port). */
+  targetFor: (panel: NotebookPanel) => IRunTarget;
+  /** Directory new notebooks go to (the file browser's), '' for the root. */
+  directory: () => string;
+  showSidebar: () => void;
+  /** Translates the dialogs and messages. */
+  trans: TranslationBundle;
+}
 
 /** Seconds between saves while the notebook grows. */
 const SAVE_EVERY_MS = 15_000;

@@ -9,7 +9,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { DirectFetchError, ModelConfigError } from '../agent/model/errors';
-import { OpenAIChatClient, type FetchLike } from '../agent/model/openai-client';
+import type { FetchLike } from '../agent/model/fetch-like';
+import { OpenAIChatClient } from '../agent/model/openai-client';
 import type { IModelClient } from '../agent/model/types';
 import { LazyLocalModel } from './lazy-local-model';
 import type { IAgentSettings } from './settings';

@@ -7,7 +7,7 @@
  * events took 1.6 s of main thread in Chromium. Splitting each network
  * chunk into pieces of at most 4 KB bounds that copy, making parsing linear.
  */
-import type { FetchLike } from './openai-client';
+import type { FetchLike } from './fetch-like';
 
 /** Largest piece, in bytes, handed to the SDK at once. */
 export const MAX_PIECE_BYTES = 4096;

@@ -11,7 +11,7 @@
  * a ModelIdleTimeoutError, which the loop reports to the user.
  */
 import { ModelIdleTimeoutError } from './stream-errors';
-import type { FetchLike } from './openai-client';
+import type { FetchLike } from './fetch-like';
 
 /** Default longest silence: long enough for a slow local model's prompt processing. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;

@@ -8,7 +8,7 @@
  * leaves. The key itself still goes in the Authorization header, which
  * this does not touch.
  */
-import type { FetchLike } from './openai-client';
+import type { FetchLike } from './fetch-like';
 
 /** What a removed key becomes. */
 export const REDACTED = '[redacted]';

@@ -18,6 +18,7 @@ import type {
   ChatCompletionToolChoiceOption
 } from 'openai/resources/chat/completions';
 import type { ChatMessage, IToolSpec } from '../types';
+import type { FetchLike } from './fetch-like';
 import { withBoundedChunks } from './bounded-chunks';
 import { withKeyOutOfRequests } from './key-out-of-requests';
 import { redactSecret } from './redact';
@@ -25,12 +26,6 @@ import { ModelProtocolError } from './stream-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, withIdleTimeout } from './idle-timeout';
 import { withRetries } from './retry';
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
-
-/** A fetch-compatible function (the browser's, Node's, or a wrapper). */
-export type FetchLike = (
-  input: string | URL | Request,
-  init?: RequestInit
-) => Promise<Response>;
 
 /** How to reach the endpoint. */
 export interface IOpenAIClientOptions {

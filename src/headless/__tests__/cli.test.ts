@@ -10,7 +10,8 @@ import {
   type IScriptedServer
 } from '../../agent/__tests__/fixtures/scripted-server';
 import { parseCli } from '../cli-args';
-import { main, type ICliIO } from '../cli';
+import { main } from '../cli';
+import type { ICliIO } from '../cli-io';
 
 jest.setTimeout(120_000);
 

@@ -12,7 +12,8 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../../agent/__tests__/fixtures/scripted-server';
-import { main, type ICliIO } from '../../cli';
+import { main } from '../../cli';
+import type { ICliIO } from '../../cli-io';
 import { FaultSummary } from './fault-summary';
 
 jest.setTimeout(90000);
