@@ -59,8 +59,8 @@ export function isUnreachable(reach: ModelReach): reach is ModelUnreachable {
   return reach.state === 'unreachable' || reach.state === 'missing';
 }
 
-/** The part of `fetch` the check uses. */
-export type FetchLike = (
+/** The part of `fetch` (model/fetch-like.ts) the check uses: it reads only the status. */
+export type ProbeFetch = (
   url: string,
   init: {
     method: string;
@@ -137,7 +137,7 @@ export function fileOfUrl(url: string, model?: string): string {
  */
 export async function checkModelReach(
   url: string,
-  fetchFn: FetchLike,
+  fetchFn: ProbeFetch,
   timeoutMs: number = REACH_TIMEOUT_MS,
   cached?: CachedLike
 ): Promise<CheckedReach> {
@@ -191,7 +191,7 @@ export class ModelReachStore {
   private _url: string | null = null;
 
   constructor(
-    private readonly _fetch: FetchLike,
+    private readonly _fetch: ProbeFetch,
     private readonly _timeoutMs: number = REACH_TIMEOUT_MS,
     private readonly _cached?: CachedLike
   ) {}

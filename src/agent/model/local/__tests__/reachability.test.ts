@@ -5,14 +5,14 @@ import {
   checkModelReach,
   fileOfUrl,
   modelFileUrl,
-  type FetchLike,
+  type ProbeFetch,
   type ModelReach
 } from '../reachability';
 
 const QWEN = { model: 'onnx-community/Qwen3-0.6B-ONNX', revision: 'main' };
 
 /** Node's fetch, as the check takes it. */
-const nodeFetch: FetchLike = (url, init) => fetch(url, init);
+const nodeFetch: ProbeFetch = (url, init) => fetch(url, init);
 
 describe('the URL the check asks for', () => {
   it('is the model’s config.json on the hub by default, on a mirror when one is set', () => {
@@ -169,7 +169,7 @@ describe('ModelReachStore', () => {
   function controlledFetch() {
     const calls: string[] = [];
     const answers: Array<(status: number | Error) => void> = [];
-    const fetchFn: FetchLike = url => {
+    const fetchFn: ProbeFetch = url => {
       calls.push(url);
       return new Promise((resolve, reject) =>
         answers.push(answer =>
