@@ -1,5 +1,12 @@
 import { agentTools } from '../tools/all-tools';
-import { smallModelSystemPrompt } from '../context/small-model-prompt';
+import {
+  smallModelSystemPrompt,
+  WORKED_EXAMPLE_MIN_B
+} from '../context/small-model-prompt';
+import { statedBillions } from '../model/capabilities';
+import { prepareRun } from '../session/run-setup';
+import { ScriptedModel } from '../testing/scripted-model';
+import { ToolRegistry } from '../tools/registry';
 import { systemPrompt } from '../context/system-prompt';
 import {
   SMALL_MODEL_TOOL_NAMES,
@@ -100,6 +107,33 @@ describe('small-model profile', () => {
       // The text protocol shows a fenced block, the native one a call.
       expect(prompt.includes('```python')).toBe(protocol === 'text');
     }
+  });
+
+  it('leaves the example out for models under WORKED_EXAMPLE_MIN_B, by the size their name states', () => {
+    const tools = new ToolRegistry(agentTools());
+    const systemFor = (name: string) => {
+      const model = Object.assign(new ScriptedModel([]), { model: name });
+      const setup = prepareRun(
+        {
+          tools,
+          smallTools: new ToolRegistry(smallModelTools()),
+          profile: () => 'small',
+          toolProtocol: () => 'text'
+        },
+        model,
+        'n.ipynb',
+        tools
+      );
+      return setup.system.role === 'system' ? setup.system.content : '';
+    };
+    expect(systemFor('smollm2-135m')).not.toContain('Example.');
+    expect(systemFor('qwen2.5-coder-0.5b-instruct')).toContain('Example.');
+    expect(systemFor('qwen2.5-coder:1.5b')).toContain('Example.');
+    // No size in the name: the example (the in-browser catalogue's are 0.5B and up).
+    expect(systemFor('my-local-model')).toContain('Example.');
+    expect(statedBillions('SmolLM2-135M-Instruct')).toBe(0.135);
+    expect(statedBillions('mixtral-8x7b')).toBeNull();
+    expect(WORKED_EXAMPLE_MIN_B).toBeGreaterThan(0.135);
   });
 
   it('cuts a description to its first sentence', () => {

@@ -108,17 +108,28 @@ export function profileOf(name: string): ModelProfile {
   if (/smollm|tinyllama|phi-?[23]-mini|qwen2?\.?5?-?0\.5b/.test(lower)) {
     return 'small';
   }
-  // A size: digits then b or m, not inside a longer word ("7b", "1.5b", "135m", "8x7b" is large).
+  const billions = statedBillions(lower);
+  return billions !== null && billions <= SMALL_MODEL_MAX_B
+    ? 'small'
+    : 'standard';
+}
+
+/**
+ * The size a model name states, in billions of parameters ("1.5b" → 1.5,
+ * "135m" → 0.135), or null when it states none. Digits then b or m, not
+ * inside a longer word ("8x7b" is not 7B).
+ */
+export function statedBillions(name: string): number | null {
   const sizes = [
-    ...lower.matchAll(/(?<![\w.])(\d+(?:\.\d+)?)([bm])(?![a-z])/g)
+    ...name.toLowerCase().matchAll(/(?<![\w.])(\d+(?:\.\d+)?)([bm])(?![a-z])/g)
   ];
   for (const [, digits, unit] of sizes) {
     const billions = unit === 'm' ? Number(digits) / 1000 : Number(digits);
     if (Number.isFinite(billions) && billions > 0) {
-      return billions <= SMALL_MODEL_MAX_B ? 'small' : 'standard';
+      return billions;
     }
   }
-  return 'standard';
+  return null;
 }
 
 function globMatches(pattern: string, name: string): boolean {

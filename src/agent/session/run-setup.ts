@@ -3,7 +3,11 @@
  * model client, tools and system prompt of a run (pure: it only reads the
  * options). The task runner (runner.ts) calls it when a task starts.
  */
-import { smallModelSystemPrompt } from '../context/small-model-prompt';
+import {
+  smallModelSystemPrompt,
+  WORKED_EXAMPLE_MIN_B
+} from '../context/small-model-prompt';
+import { statedBillions } from '../model/capabilities';
 import { systemPrompt } from '../context/system-prompt';
 import { TextProtocolClient } from '../loop/text-protocol';
 import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
@@ -82,7 +86,12 @@ export function prepareRun(
     system: {
       role: 'system',
       content: small
-        ? smallModelSystemPrompt({ notebookPath, toolNames, protocol })
+        ? smallModelSystemPrompt({
+            notebookPath,
+            toolNames,
+            protocol,
+            example: (statedBillions(model.model) ?? 1) >= WORKED_EXAMPLE_MIN_B
+          })
         : systemPrompt({
             notebookPath,
             protocol,
