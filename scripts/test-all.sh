@@ -176,7 +176,6 @@ jupyterhub="suite 'JupyterHub: two local users' $hub"
 pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
 # The local-model UI tests include the in-browser agent's real task with
 # Qwen2.5-Coder-0.5B (converted above, ~50 s; the test ~2 min).
-export LOCAL_MODEL_QWEN=1
 local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
 real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
 

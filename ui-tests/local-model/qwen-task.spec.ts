@@ -7,16 +7,15 @@
  *
  * About two minutes of CPU here (the 0.9 GB model loads into WebAssembly memory; on one thread
  * a 400-token prompt takes ~15 s to prefill and decoding runs at 6-8 tokens/s; the whole turn,
- * four model calls, took 83 and 98 s), so it runs only when asked:
+ * four model calls, took 83 and 98 s). It runs in the local-wasm project only (the build has the
+ * WebAssembly rung's q8 weights; playwright.local-model.config.js leaves it out of local-webgpu):
  *
- *   cd ui-tests && LOCAL_MODEL_QWEN=1 npx playwright test -c playwright.local-model.config.js \
- *     -g "Qwen2.5-Coder 0.5B" --project local-wasm
+ *   cd ui-tests && npx playwright test -c playwright.local-model.config.js -g "Qwen2.5-Coder 0.5B"
  *
- * (the webServer command builds the model first then; without the variable the test is skipped
- * and nothing is built or downloaded).
+ * (the webServer command builds the model first, skipped when built).
  */
 import * as fs from 'fs';
-import { expect, test as base } from '@jupyterlab/galata';
+import { expect, test } from '@jupyterlab/galata';
 import { ask, finished, openAgent, setAgentSettings } from '../tests/sidebar';
 import { SIDEBAR } from './local-model';
 
@@ -32,10 +31,6 @@ interface ICell {
   source: string;
   outputs: string;
 }
-
-const test = base.extend<{ expectedRung: string }>({
-  expectedRung: ['WebAssembly (q8)', { option: true }]
-});
 
 /** Its folder under build/local-models/ (c.NotebookAgent.local_models_dir). */
 const QWEN = 'qwen2.5-coder-0.5b';
@@ -58,14 +53,6 @@ test.describe('real model', () => {
   // random cell ids, so a later reply can differ between runs (passed 4 of
   // 4 here). A second try is allowed; two failures are a failure.
   test.describe.configure({ retries: 1 });
-  test.skip(
-    !process.env.LOCAL_MODEL_QWEN,
-    'set LOCAL_MODEL_QWEN=1 to run (minutes of CPU, a 0.9 GB model)'
-  );
-  test.skip(
-    ({ expectedRung }) => expectedRung !== 'WebAssembly (q8)',
-    'the build has the q8 weights of the WebAssembly rung only'
-  );
   test.setTimeout(TURN_MS + 5 * 60 * 1000);
 
   test('Qwen2.5-Coder 0.5B in the browser counts the rows of a CSV by running a cell in the kernel', async ({
