@@ -17,6 +17,11 @@ import type {
   ChatCompletionTool,
   ChatCompletionToolChoiceOption
 } from 'openai/resources/chat/completions';
+import type { Completion } from 'openai/resources/completions';
+import type {
+  ICompletionRequest,
+  ICompletionSource
+} from '../completion/types';
 import type { ChatMessage, IToolSpec } from '../types';
 import type { FetchLike } from './fetch-like';
 import { withBoundedChunks } from './bounded-chunks';
@@ -65,7 +70,7 @@ export interface IOpenAIClientOptions {
 type OpenAIClient = OpenAI;
 
 /** Streams chat turns from an OpenAI-compatible endpoint. */
-export class OpenAIChatClient implements IModelClient {
+export class OpenAIChatClient implements IModelClient, ICompletionSource {
   private _client: Promise<OpenAIClient> | null = null;
   private _includeUsage: boolean;
   private _forcesToolCalls: boolean | undefined;
@@ -157,6 +162,43 @@ export class OpenAIChatClient implements IModelClient {
     }
     if (forced && !signal.aborted) {
       this._forcesToolCalls = called;
+    }
+  }
+
+  /**
+   * Inline completion (`ICompletionSource`): the completions API
+   * (`/completions`), streamed, greedy, no retries (a suggestion that fails
+   * is simply not shown; the next keystroke asks again). Aborting `signal`
+   * closes the request, which the proxy passes on to the model server.
+   */
+  async *complete(
+    request: ICompletionRequest,
+    signal: AbortSignal
+  ): AsyncIterable<string> {
+    const client = await this._getClient();
+    const key = this._options.apiKey;
+    let stream: AsyncIterable<Completion>;
+    try {
+      stream = await client.completions.create(
+        {
+          model: this._options.model,
+          prompt: request.prompt,
+          ...(request.suffix !== undefined ? { suffix: request.suffix } : {}),
+          max_tokens: request.maxTokens,
+          temperature: 0,
+          ...(request.stop.length ? { stop: request.stop } : {}),
+          stream: true
+        },
+        { signal }
+      );
+      for await (const chunk of stream) {
+        const text = chunk.choices?.[0]?.text;
+        if (text) {
+          yield text;
+        }
+      }
+    } catch (error) {
+      throw redactSecret(error, key);
     }
   }
 

@@ -1,0 +1,87 @@
+import { suggest } from '../suggest';
+import type { ICompletionRequest, ICompletionSource } from '../types';
+
+/** A source that streams `pieces` one per tick and records what it saw. */
+class ScriptedSource implements ICompletionSource {
+  requests: ICompletionRequest[] = [];
+  sent = 0;
+  stoppedBy: 'abort' | 'end' | null = null;
+  constructor(
+    readonly model: string,
+    private readonly _pieces: string[]
+  ) {}
+  async *complete(
+    request: ICompletionRequest,
+    signal: AbortSignal
+  ): AsyncIterable<string> {
+    this.requests.push(request);
+    for (const piece of this._pieces) {
+      await new Promise(resolve => setImmediate(resolve));
+      if (signal.aborted) {
+        this.stoppedBy = 'abort';
+        return;
+      }
+      this.sent += 1;
+      yield piece;
+    }
+    this.stoppedBy = 'end';
+  }
+}
+
+const cursor = { before: 'rev = df.groupby(', after: ')\n', cellsAbove: [] };
+
+describe('one suggestion', () => {
+  it('streams the source, cleans the text and times it', async () => {
+    const source = new ScriptedSource('qwen2.5-coder-0.5b', [
+      "'region'",
+      ")['units'].sum()",
+      '\nprint(rev)'
+    ]);
+    let clock = 0;
+    const result = await suggest(
+      source,
+      cursor,
+      { maxTokens: 32 },
+      new AbortController().signal,
+      () => (clock += 10)
+    );
+    expect(result.text).toBe("'region')['units'].sum()\nprint(rev)");
+    expect(result.firstTextMs).toBe(10);
+    expect(source.requests[0].prompt).toContain('<|fim_prefix|>');
+  });
+
+  it('stops the source once a line is whole', async () => {
+    const source = new ScriptedSource('qwen2.5-coder', [
+      'units',
+      ", 'price'",
+      '\n',
+      'never needed',
+      'nor this'
+    ]);
+    const result = await suggest(
+      source,
+      { before: 'cols = [', after: 'x]\n', cellsAbove: [] },
+      { maxTokens: 32 },
+      new AbortController().signal
+    );
+    expect(result.text).toBe("units, 'price'");
+    expect(source.sent).toBe(3);
+  });
+
+  it('rejects when the caller aborts, and the source stops', async () => {
+    const source = new ScriptedSource('qwen2.5-coder', ['a', 'b', 'c', 'd']);
+    const controller = new AbortController();
+    const pending = suggest(
+      source,
+      cursor,
+      { maxTokens: 32 },
+      controller.signal
+    );
+    await new Promise(resolve => setImmediate(resolve));
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await new Promise(resolve => setImmediate(resolve));
+    expect(source.stoppedBy).toBe('abort');
+    expect(source.sent).toBeLessThan(4);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The completion request for the cursor in a notebook cell: the cells above
+ * as context (in the percent format, `# %%`, which code models have read in
+ * many scripts), the kernel's variable names when known, the cell's text
+ * before and after the cursor, in the model family's fill-in-the-middle
+ * format (fim-format.ts).
+ */
+import { fimFormatFor, type IFimFormat } from './fim-format';
+import type { ICompletionRequest } from './types';
+
+/** A cell above the cursor's, as context. */
+export interface IContextCell {
+  kind: 'code' | 'markdown';
+  source: string;
+  /** A short text of its last output, when it has one (code cells). */
+  output?: string;
+}
+
+/** Where the cursor is, and what surrounds it. */
+export interface ICursorContext {
+  /** The cell's text before the cursor. */
+  before: string;
+  /** The cell's text after the cursor. */
+  after: string;
+  /** The notebook's cells above this one, oldest first. */
+  cellsAbove: IContextCell[];
+  /** Names of the kernel's variables, when known. */
+  variables?: string[];
+}
+
+/**
+ * What the suggestion completes: the rest of the line (text follows the
+ * cursor on its line), a block (the cursor ends its line), or the next
+ * cell (an empty cell, after a run).
+ */
+export type CompletionMode = 'line' | 'block' | 'next-cell';
+
+/** The request and how to read its answer. */
+export interface IBuiltCompletion {
+  request: ICompletionRequest;
+  mode: CompletionMode;
+  format: IFimFormat;
+}
+
+/** Limits of a request. */
+export interface ICompletionLimits {
+  /** Most tokens a suggestion may have. */
+  maxTokens: number;
+  /** Characters of context before the cursor (cells above included). */
+  beforeChars?: number;
+  /** Characters after the cursor. */
+  afterChars?: number;
+}
+
+/** A marker between cells (Jupytext's percent format). */
+export const CELL_MARKER = '# %%';
+
+const BEFORE_CHARS = 4000;
+const AFTER_CHARS = 1000;
+/** The output lines kept per context cell. */
+const OUTPUT_LINES = 6;
+/** Output is shown for this many cells nearest the cursor. */
+const OUTPUT_CELLS = 2;
+/** Variable names listed, at most. */
+const VARIABLES = 40;
+
+/** Characters that may close what the line opened: they don't make it a middle-of-line edit. */
+const CLOSERS = /^[\s)\]}'":,;]*$/;
+
+/** Which kind of suggestion fits the cursor. */
+export function completionMode(before: string, after: string): CompletionMode {
+  if (!before.trim() && !after.trim()) {
+    return 'next-cell';
+  }
+  const restOfLine = after.split('\n', 1)[0];
+  return CLOSERS.test(restOfLine) ? 'block' : 'line';
+}
+
+/** Build the request for `model` at the cursor. */
+export function buildCompletion(
+  cursor: ICursorContext,
+  model: string,
+  limits: ICompletionLimits
+): IBuiltCompletion {
+  const format = fimFormatFor(model);
+  const mode = completionMode(cursor.before, cursor.after);
+  const before = contextBefore(cursor, limits.beforeChars ?? BEFORE_CHARS);
+  const after = cursor.after.slice(0, limits.afterChars ?? AFTER_CHARS);
+  // A line ends at its newline; a block at a blank line or a new cell.
+  const modeStop = mode === 'line' ? '\n' : '\n\n';
+  const stop = [...format.stop, modeStop, `\n${CELL_MARKER}`].slice(0, 4);
+  return {
+    request: {
+      prompt: format.prompt(before, after),
+      stop,
+      maxTokens:
+        mode === 'line' ? Math.min(limits.maxTokens, 32) : limits.maxTokens
+    },
+    mode,
+    format
+  };
+}
+
+/** The text before the cursor with as many whole cells above as fit. */
+function contextBefore(cursor: ICursorContext, budget: number): string {
+  const own = `${CELL_MARKER}\n${cursor.before}`;
+  const variables = cursor.variables?.length
+    ? `# Variables in the kernel: ${cursor.variables.slice(0, VARIABLES).join(', ')}\n`
+    : '';
+  let room = budget - own.length - variables.length;
+  const cells: string[] = [];
+  const above = cursor.cellsAbove;
+  for (let i = above.length - 1; i >= 0 && room > 0; i--) {
+    const text = cellText(above[i], above.length - i <= OUTPUT_CELLS);
+    if (text.length > room) {
+      break;
+    }
+    cells.unshift(text);
+    room -= text.length;
+  }
+  const whole = cells.join('') + variables + own;
+  // The cell itself may be longer than the budget: keep its end.
+  return whole.length > budget ? whole.slice(whole.length - budget) : whole;
+}
+
+function cellText(cell: IContextCell, withOutput: boolean): string {
+  if (cell.kind === 'markdown') {
+    const lines = cell.source.trim().split('\n');
+    return `${CELL_MARKER} [markdown]\n${lines.map(l => `# ${l}`.trimEnd()).join('\n')}\n\n`;
+  }
+  let text = `${CELL_MARKER}\n${cell.source.trimEnd()}\n`;
+  // Leading blank lines go; a table's leading spaces stay.
+  const output = withOutput ? cell.output?.replace(/^\s*\n/, '').trimEnd() : '';
+  if (output) {
+    const lines = output.split('\n').slice(0, OUTPUT_LINES);
+    text += `# Out:\n${lines.map(l => `# ${l}`.trimEnd()).join('\n')}\n`;
+  }
+  return `${text}\n`;
+}
