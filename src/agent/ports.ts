@@ -52,13 +52,18 @@ export interface IInsertOptions {
   afterCellId?: string;
 }
 
-/** How long to watch an execution. */
+/**
+ * How long to watch an execution. Every port watches with `watchRun`
+ * (./watch-run.ts), the fake included; the port contract holds them to it.
+ */
 export interface IRunOptions {
   /** Aborting interrupts the kernel and resolves as `aborted`. */
   signal?: AbortSignal;
   /**
    * After this long, resolve with status `running` and the outputs so far;
-   * the execution goes on and `waitForCell` can pick it up again.
+   * the execution goes on and `waitForCell` can pick it up again. Not while
+   * the execution is stopping (hard timeout, abort): then the watch waits
+   * for its end, which the stop's grace period bounds.
    */
   softTimeoutMs?: number;
   /** After this long (from the start of the execution), interrupt the kernel and resolve as `timeout`. */

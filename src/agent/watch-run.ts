@@ -3,9 +3,14 @@
  * until it ends, or until the soft timeout, when the result says `running`
  * and the execution goes on (the next watch picks it up). The hard timeout
  * and the caller's abort signal stop it; once stopping, the watch waits for
- * the end, which the execution's grace period bounds.
+ * the end, which the execution's grace period bounds (a soft timeout while
+ * stopping never answers `running`).
+ *
+ * Pure (timers and the execution's own promise): the engine's executions
+ * (src/kernel/watched-execution.ts) and the fake notebook's runs
+ * (./testing/fake-runs.ts) are watched by this one function.
  */
-import type { IRunOptions, IRunResult } from '../agent/ports';
+import type { IRunOptions, IRunResult } from './ports';
 
 /** What a watch needs of an execution. */
 export interface IWatchable {

@@ -16,12 +16,12 @@ import {
   type Kernel,
   type ServerConnection
 } from '@jupyterlab/services';
+import { outputsNotRestored } from '../agent/port-refusals';
 import {
   NotebookPortError,
   type CellOutput,
   type IInterruptOptions,
   type ICellSnapshot,
-  type IFileEntry,
   type IInsertOptions,
   type INotebookPort,
   type IRunOptions,
@@ -37,12 +37,7 @@ import {
   type IDiskVersion
 } from './disk-version';
 import { KernelRunner } from './kernel-runner';
-import {
-  deleteFile,
-  listFiles,
-  readTextFile,
-  writeTextFile
-} from '../kernel/files';
+import { ContentsFilesPort } from '../kernel/files';
 import {
   loadServerNotebook,
   saveServerNotebook,
@@ -51,15 +46,20 @@ import {
 import { UndoHistory } from './undo-history';
 
 /** A notebook file and its kernel session on a Jupyter server. */
-export class ServerNotebookPort implements INotebookPort {
+export class ServerNotebookPort
+  extends ContentsFilesPort
+  implements INotebookPort
+{
   readonly path: string;
 
+  // Its files are the engine's, over the contents API (ContentsFilesPort).
   private constructor(
     path: string,
     loaded: ILoadedNotebook,
     private readonly _contents: ContentsManager,
     serverSettings: ServerConnection.ISettings
   ) {
+    super(_contents);
     this.path = path;
     this._cells = new CellStore(loaded.doc, path);
     this._kernel = new KernelRunner(path, serverSettings);
@@ -134,9 +134,7 @@ export class ServerNotebookPort implements INotebookPort {
   ): Promise<void> {
     const cell = this._cells.get(cellId);
     if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
-      );
+      throw outputsNotRestored(cellId, cell.type);
     }
     this._cells.restoreOutputs(cellId, outputs, executionCount);
   }
@@ -176,22 +174,6 @@ export class ServerNotebookPort implements INotebookPort {
 
   kernelState(): KernelState {
     return this._kernel.state();
-  }
-
-  listFiles(path: string): Promise<IFileEntry[]> {
-    return listFiles(this._contents, path);
-  }
-
-  readFile(path: string): Promise<string> {
-    return readTextFile(this._contents, path);
-  }
-
-  writeFile(path: string, text: string): Promise<void> {
-    return writeTextFile(this._contents, path, text);
-  }
-
-  deleteFile(path: string): Promise<void> {
-    return deleteFile(this._contents, path);
   }
 
   // A file on a server has no undo history: the port keeps one in memory

@@ -26,7 +26,6 @@ import {
   NotebookPortError,
   type CellOutput,
   type ICellSnapshot,
-  type IFileEntry,
   type IInsertOptions,
   type IInterruptOptions,
   type INotebookPort,
@@ -34,12 +33,8 @@ import {
   type IRunResult,
   type KernelState
 } from '../agent/ports';
-import {
-  deleteFile,
-  listFiles,
-  readTextFile,
-  writeTextFile
-} from '../kernel/files';
+import { ContentsFilesPort } from '../kernel/files';
+import { notCodeCell, outputsNotRestored } from '../agent/port-refusals';
 import { nudgeIfSilent, until } from '../kernel/kernel-probes';
 import { toKernelState } from '../kernel/kernel-state';
 import { skipShutdownWait } from '../kernel/no-wait-restart';
@@ -52,11 +47,13 @@ import { LiveUndoGroup } from './live-undo-group';
 import { restoreCellOutputs } from './output-undo';
 
 /** The live notebook in `panel`. */
-export class LiveNotebookPort implements INotebookPort {
-  constructor(
-    panel: NotebookPanel,
-    private readonly _contents: Contents.IManager
-  ) {
+export class LiveNotebookPort
+  extends ContentsFilesPort
+  implements INotebookPort
+{
+  // Its files are the engine's, over the contents API (ContentsFilesPort).
+  constructor(panel: NotebookPanel, contents: Contents.IManager) {
+    super(contents);
     this._live = new LivePanel(panel);
     // Remember what each cell held when it last ran, whoever ran it. The
     // signal is static: connected for as long as the panel lives.
@@ -129,9 +126,7 @@ export class LiveNotebookPort implements INotebookPort {
   ): Promise<void> {
     const cell = this._live.model().cells.get(this._live.indexOf(cellId));
     if (cell.type !== 'code' || this._runs.runningCells().includes(cellId)) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
-      );
+      throw outputsNotRestored(cellId, cell.type);
     }
     restoreCellOutputs(cell as ICodeCellModel, outputs, executionCount);
   }
@@ -142,10 +137,7 @@ export class LiveNotebookPort implements INotebookPort {
   ): Promise<IRunResult> {
     const cell = this._live.panel.content.widgets[this._live.indexOf(cellId)];
     if (!(cell instanceof CodeCell)) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is a ${cell.model.type} cell; only code cells run. ` +
-          'Insert a code cell for the code you want to run.'
-      );
+      throw notCodeCell(cellId, cell.model.type);
     }
     this._runs.assertNotRunning(cellId);
     const kernel = await this._live.kernel();
@@ -239,22 +231,6 @@ export class LiveNotebookPort implements INotebookPort {
     // A restarted kernel shows `unknown` until asked (kernel-probes.ts).
     nudgeIfSilent(kernel);
     return toKernelState(kernel.status);
-  }
-
-  listFiles(path: string): Promise<IFileEntry[]> {
-    return listFiles(this._contents, path);
-  }
-
-  readFile(path: string): Promise<string> {
-    return readTextFile(this._contents, path);
-  }
-
-  writeFile(path: string, text: string): Promise<void> {
-    return writeTextFile(this._contents, path, text);
-  }
-
-  deleteFile(path: string): Promise<void> {
-    return deleteFile(this._contents, path);
   }
 
   beginUndoGroup(): void {

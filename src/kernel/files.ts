@@ -11,14 +11,44 @@ import {
   MAX_READ_BYTES,
   NoSuchFileError,
   NotebookPortError,
-  type IFileEntry
+  type IFileEntry,
+  type INotebookPort
 } from '../agent/ports';
+import { nothingAt } from '../agent/port-refusals';
 import { runsLater } from '../agent/tools/runs-later';
 import {
   assertInsideRoot,
   checkedPlace,
   withoutHiddenEntries
 } from '../server-api/path-check';
+
+/**
+ * INotebookPort's four file methods over a contents manager: the real
+ * ports (the live and the server port) extend it, so their files are
+ * these functions and nothing else.
+ */
+export abstract class ContentsFilesPort implements Pick<
+  INotebookPort,
+  'listFiles' | 'readFile' | 'writeFile' | 'deleteFile'
+> {
+  constructor(protected readonly contents: Contents.IManager) {}
+
+  listFiles(path: string): Promise<IFileEntry[]> {
+    return listFiles(this.contents, path);
+  }
+
+  readFile(path: string): Promise<string> {
+    return readTextFile(this.contents, path);
+  }
+
+  writeFile(path: string, text: string): Promise<void> {
+    return writeTextFile(this.contents, path, text);
+  }
+
+  deleteFile(path: string): Promise<void> {
+    return deleteFile(this.contents, path);
+  }
+}
 
 /**
  * Whether something (file, notebook or folder) is at `path`. Any failure
@@ -227,11 +257,7 @@ async function get(
   } catch (error) {
     if (error instanceof ServerConnection.ResponseError) {
       if (error.response.status === 404) {
-        throw new (what === 'file' ? NoSuchFileError : NotebookPortError)(
-          `There is no ${what} "${path}" (paths are relative to the Jupyter ` +
-            "server's root). Call list_files on its parent directory to see " +
-            'what exists.'
-        );
+        throw nothingAt(path, what);
       }
       throw new NotebookPortError(
         `Could not read "${path}": ${error.message} (HTTP ${error.response.status}).`

@@ -8,7 +8,7 @@
  * with one interrupt (the user's Stop, the notebook closing), or give up
  * on them all when the kernel is gone.
  */
-import { NotebookPortError } from '../agent/ports';
+import { neverRun, stillRunning } from '../agent/port-refusals';
 import type { WatchedExecution } from './watched-execution';
 
 /** The agent's executions on one kernel. */
@@ -30,10 +30,7 @@ export class RunTracker {
   /** Throws a NotebookPortError when `cellId` is still running from an earlier run. */
   assertNotRunning(cellId: string): void {
     if (this._byCell.get(cellId)?.finished === false) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is still running. Call wait to keep watching it, ` +
-          'or interrupt_kernel to stop it, before running it again.'
-      );
+      throw stillRunning(cellId);
     }
   }
 
@@ -41,10 +38,7 @@ export class RunTracker {
   runOf(cellId: string): WatchedExecution {
     const run = this._byCell.get(cellId);
     if (!run) {
-      throw new NotebookPortError(
-        `Cell ${cellId} has not been run by the agent, so there is nothing ` +
-          'to wait for. Call run_cell to run it.'
-      );
+      throw neverRun(cellId);
     }
     return run;
   }

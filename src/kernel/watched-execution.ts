@@ -27,7 +27,7 @@ import { CutStreamWriter } from './cut-stream-writer';
 import { isGoneStatus } from './kernel-state';
 import { watchKernel, type KernelGone } from './kernel-watch';
 import { RunRecord, type StopReason } from './run-record';
-import { watchRun } from './watch-run';
+import { watchRun } from '../agent/watch-run';
 
 /** How long to wait for the reply after interrupting, before giving up. */
 export const STOP_GRACE_MS = 3000;

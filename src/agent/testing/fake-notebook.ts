@@ -11,7 +11,6 @@
 import {
   FileTooLargeError,
   MAX_READ_BYTES,
-  NoSuchFileError,
   NotebookPortError,
   type CellOutput,
   type ICellSnapshot,
@@ -23,6 +22,7 @@ import {
   type IRunResult,
   type KernelState
 } from '../ports';
+import { notCodeCell, nothingAt, outputsNotRestored } from '../port-refusals';
 import { FakeRuns, type FakeExecutor } from './fake-runs';
 
 export type { FakeExecutor } from './fake-runs';
@@ -111,9 +111,7 @@ export class FakeNotebook implements INotebookPort {
   ): Promise<void> {
     const cell = this.cells[this._index(cellId)];
     if (cell.type !== 'code' || this.runningCells().includes(cellId)) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is ${cell.type === 'code' ? 'running' : `a ${cell.type} cell`}: its outputs were not restored.`
-      );
+      throw outputsNotRestored(cellId, cell.type);
     }
     cell.outputs = [...outputs];
     cell.executionCount = executionCount;
@@ -125,10 +123,7 @@ export class FakeNotebook implements INotebookPort {
   ): Promise<IRunResult> {
     const cell = this.cells[this._index(cellId)];
     if (cell.type !== 'code') {
-      throw new NotebookPortError(
-        `Cell ${cellId} is a ${cell.type} cell; only code cells run. ` +
-          'Insert a code cell for the code you want to run.'
-      );
+      throw notCodeCell(cellId, cell.type);
     }
     const flight = this._runs.start(
       cellId,
@@ -196,9 +191,7 @@ export class FakeNotebook implements INotebookPort {
   async readFile(path: string): Promise<string> {
     const text = this.files.get(path);
     if (text === undefined) {
-      throw new NoSuchFileError(
-        `There is no file "${path}". Call list_files on its parent directory to see what exists.`
-      );
+      throw nothingAt(path, 'file');
     }
     if (text.length > MAX_READ_BYTES) {
       throw new FileTooLargeError(path, text.length);

@@ -1,16 +1,14 @@
 /**
  * The runs of a FakeNotebook: code "runs" by asking the test's executor
- * for its outputs, watched with the same rules as the real ports' engine
- * (src/kernel/): a soft timeout returns `running` with the outputs so far,
- * a hard timeout or an abort interrupts, a run still going is refused, the
- * last run of each cell can be waited for after it ended.
+ * for its outputs, and is watched by the engine's own watch
+ * (../watch-run.ts, the one the real ports' executions use): a soft timeout
+ * returns `running` with the outputs so far (never while stopping), a hard
+ * timeout or an abort interrupts, a run still going is refused, the last
+ * run of each cell can be waited for after it ended.
  */
-import {
-  NotebookPortError,
-  type CellOutput,
-  type IRunOptions,
-  type IRunResult
-} from '../ports';
+import { neverRun, stillRunning } from '../port-refusals';
+import type { CellOutput, IRunOptions, IRunResult } from '../ports';
+import { watchRun, type IWatchable } from '../watch-run';
 
 /**
  * Decides what running some code outputs: what it returns comes after
@@ -23,14 +21,47 @@ export type FakeExecutor = (
   emit: (output: CellOutput) => void
 ) => Promise<CellOutput[]> | CellOutput[];
 
-interface IFlight {
-  done: Promise<void>;
-  controller: AbortController;
-  started: number;
-  result: IRunResult;
-  finished: boolean;
-  /** Set when the watch stopped it (the first reason wins). */
-  stopped: 'aborted' | 'timeout' | 'kernel-died' | null;
+/** One run of the fake kernel, as the watch sees an execution. */
+class FakeFlight implements IWatchable {
+  readonly controller = new AbortController();
+  readonly started = Date.now();
+  readonly result: IRunResult;
+  finished = false;
+  finishedAt: number | null = null;
+  /** Set when the run is stopped (the first reason wins). */
+  stopped: 'aborted' | 'timeout' | 'kernel-died' | null = null;
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    cellId: string | null,
+    executionCount: number | null,
+    /** Interrupts the fake kernel (which stops every run in flight). */
+    private readonly _interrupt: () => void
+  ) {
+    this.result = { cellId, status: 'running', executionCount, outputs: [] };
+  }
+
+  get stopping(): boolean {
+    return this.stopped !== null;
+  }
+
+  snapshot(): IRunResult {
+    return {
+      ...this.result,
+      outputs: [...this.result.outputs],
+      elapsedMs: (this.finishedAt ?? Date.now()) - this.started
+    };
+  }
+
+  stop(reason: 'aborted' | 'timeout', interrupted: boolean): void {
+    if (this.finished || this.stopping) {
+      return;
+    }
+    this.stopped = reason;
+    if (!interrupted) {
+      this._interrupt();
+    }
+  }
 }
 
 /** The fake kernel's runs. */
@@ -48,28 +79,12 @@ export class FakeRuns {
     source: string,
     executionCount: number | null,
     store: (outputs: CellOutput[]) => void
-  ): IFlight {
+  ): FakeFlight {
     if (cellId !== null && this._byCell.get(cellId)?.finished === false) {
-      throw new NotebookPortError(
-        `Cell ${cellId} is still running. Call wait to keep watching it, ` +
-          'or interrupt_kernel to stop it, before running it again.'
-      );
+      throw stillRunning(cellId);
     }
-    const controller = new AbortController();
-    const result: IRunResult = {
-      cellId,
-      status: 'running',
-      executionCount,
-      outputs: []
-    };
-    const flight: IFlight = {
-      controller,
-      started: Date.now(),
-      result,
-      finished: false,
-      stopped: null,
-      done: Promise.resolve()
-    };
+    const flight = new FakeFlight(cellId, executionCount, this._interrupt);
+    const { controller, result } = flight;
     const emit = (output: CellOutput) => {
       if (!flight.finished) {
         result.outputs = [...result.outputs, output];
@@ -87,6 +102,7 @@ export class FakeRuns {
         }
       } finally {
         flight.finished = true;
+        flight.finishedAt = Date.now();
         result.status =
           flight.stopped ??
           (result.outputs.some(o => o.type === 'error') ? 'error' : 'ok');
@@ -110,13 +126,10 @@ export class FakeRuns {
   }
 
   /** The last run of `cellId`; refuses one the fake never ran. */
-  lastRun(cellId: string): IFlight {
+  lastRun(cellId: string): FakeFlight {
     const flight = this._byCell.get(cellId);
     if (!flight) {
-      throw new NotebookPortError(
-        `Cell ${cellId} has not been run by the agent, so there is nothing ` +
-          'to wait for. Call run_cell to run it.'
-      );
+      throw neverRun(cellId);
     }
     return flight;
   }
@@ -141,47 +154,11 @@ export class FakeRuns {
     await Promise.all([...this._inFlight].map(flight => flight.done));
   }
 
-  /** Watch `flight` as `options` say. */
-  async watch(flight: IFlight, options: IRunOptions): Promise<IRunResult> {
-    const { signal, softTimeoutMs, hardTimeoutMs } = options;
-    const timers: Array<ReturnType<typeof setTimeout>> = [];
-    const stop = (reason: 'aborted' | 'timeout') => {
-      if (!flight.finished) {
-        flight.stopped ??= reason;
-        this._interrupt();
-      }
-    };
-    const onAbort = () => stop('aborted');
-    signal?.addEventListener('abort', onAbort);
-    if (signal?.aborted) {
-      onAbort();
-    }
-    try {
-      const soft = new Promise<'soft'>(resolve => {
-        if (softTimeoutMs !== undefined) {
-          timers.push(setTimeout(() => resolve('soft'), softTimeoutMs));
-        }
-      });
-      if (hardTimeoutMs !== undefined) {
-        const left = hardTimeoutMs - (Date.now() - flight.started);
-        timers.push(setTimeout(() => stop('timeout'), Math.max(0, left)));
-      }
-      const outcome = await Promise.race([
-        flight.done.then(() => 'done' as const),
-        soft
-      ]);
-      const result = { ...flight.result, outputs: [...flight.result.outputs] };
-      result.elapsedMs = Date.now() - flight.started;
-      if (outcome === 'soft' && !flight.finished) {
-        result.status = 'running';
-      }
-      return result;
-    } finally {
-      timers.forEach(clearTimeout);
-      signal?.removeEventListener('abort', onAbort);
-    }
+  /** Watch `flight` as `options` say (the engine's watch). */
+  watch(flight: FakeFlight, options: IRunOptions): Promise<IRunResult> {
+    return watchRun(flight, options);
   }
 
-  private readonly _inFlight = new Set<IFlight>();
-  private readonly _byCell = new Map<string, IFlight>();
+  private readonly _inFlight = new Set<FakeFlight>();
+  private readonly _byCell = new Map<string, FakeFlight>();
 }

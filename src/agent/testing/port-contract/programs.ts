@@ -18,6 +18,8 @@ export const PROGRAMS = {
   counter:
     'import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)',
   sleeper: "import time\nprint('sleeping', flush=True)\ntime.sleep(60)",
+  slowStop:
+    "import time\nprint('working', flush=True)\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    time.sleep(1.5)\n    print('cleaned up', flush=True)\n    raise",
   ignoresSigint:
     "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('ignoring', flush=True)\nwhile True:\n    time.sleep(0.05)",
   dies: "print('about to die', flush=True)\nimport os\nos._exit(1)",
@@ -115,14 +117,20 @@ export const FAKE_PLAYS: ReadonlyMap<string, FakePlay> = new Map<
     PROGRAMS.sleeper,
     async (signal, emit) => {
       emit(out('sleeping\n'));
-      await new Promise<void>(resolve => {
-        const timer = setTimeout(resolve, 60000);
-        signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await sleepUnlessAborted(60000, signal);
       return signal.aborted ? [error('KeyboardInterrupt')] : [];
+    }
+  ],
+  [
+    PROGRAMS.slowStop,
+    async (signal, emit) => {
+      emit(out('working\n'));
+      await sleepUnlessAborted(60000, signal);
+      if (!signal.aborted) {
+        return [];
+      }
+      await sleepMs(1500);
+      return [out('cleaned up\n'), error('KeyboardInterrupt')];
     }
   ],
   [
@@ -142,6 +150,17 @@ export const FAKE_PLAYS: ReadonlyMap<string, FakePlay> = new Map<
   [PROGRAMS.whoLeft, async () => (await sleepMs(1000), [out('left\n')])],
   [PROGRAMS.whoRight, async () => (await sleepMs(1000), [out('right\n')])]
 ]);
+
+/** Sleep `ms`, or until `signal` aborts. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>(resolve => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
 
 function sleepMs(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms));

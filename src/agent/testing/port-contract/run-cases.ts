@@ -171,6 +171,35 @@ export const RUN_CASES: IPortCase[] = [
       })
   },
   {
+    name: 'a soft timeout while stopping waits for the end: never running',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        // Interrupted at the hard timeout, the code takes 1.5 s to clean
+        // up: the soft timeout falls while the run is stopping, and the
+        // watch waits for the end (bounded by the grace period).
+        const id = await codeCell(port, PROGRAMS.slowStop);
+        const result = await port.runCell(id, {
+          hardTimeoutMs: 1000,
+          softTimeoutMs: 1500
+        });
+        check.equal(result.status, 'timeout', 'status');
+        check.matches(
+          check.streamText(result.outputs),
+          /working\n[\s\S]*cleaned up\n/,
+          'the output of the clean-up'
+        );
+        check.equal(
+          check.errorName(result.outputs),
+          'KeyboardInterrupt',
+          'ename'
+        );
+        check.equal(port.runningCells(), [], 'the running cells');
+        await cellShowsResult(port, result);
+        await idle(port, 5000);
+      })
+  },
+  {
     name: 'the user’s Stop (abort signal) interrupts and leaves the kernel idle',
     timeoutMs: 60000,
     run: harness =>
