@@ -15,6 +15,7 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { AgentSession, IRunTarget } from '../agent/session';
 import { refuseWhenBusy } from './busy';
 import { toBase64 } from './upload';
+import { notifyingSaver } from './save-agent-edits';
 
 /** What the command needs from the plugin. */
 export interface IGenerateDeps {
@@ -120,7 +121,16 @@ export async function generate(
     );
     return;
   }
-  const save = saver(panel, path, session, trans);
+  // A failed save must not turn a generation that worked into a failed command.
+  const save = notifyingSaver(panel, error =>
+    session.notice(
+      trans.__(
+        'Could not save %1: %2. The notebook stays open with its changes; save it yourself (Ctrl+S).',
+        path,
+        error
+      )
+    )
+  );
   const timer = window.setInterval(() => void save(), SAVE_EVERY_MS);
   try {
     await session.generate(request.prompt, deps.targetFor(panel), {
@@ -131,40 +141,6 @@ export async function generate(
     window.clearInterval(timer);
     await save();
   }
-}
-
-/**
- * Saves the notebook when it changed. A failed save is said once in the
- * transcript (again only after one succeeded), never thrown: it must not
- * turn a generation that worked into a failed command.
- */
-function saver(
-  panel: NotebookPanel,
-  path: string,
-  session: IGenerateDeps['session'],
-  trans: TranslationBundle
-): () => Promise<void> {
-  let failing = false;
-  return async () => {
-    if (panel.isDisposed || !panel.context.model.dirty) {
-      return;
-    }
-    try {
-      await panel.context.save();
-      failing = false;
-    } catch (error) {
-      if (!failing) {
-        session.notice(
-          trans.__(
-            'Could not save %1: %2. The notebook stays open with its changes; save it yourself (Ctrl+S).',
-            path,
-            (error as Error)?.message ?? String(error)
-          )
-        );
-      }
-      failing = true;
-    }
-  };
 }
 
 /** Null when the kernel is up; else why not (waits up to a minute). */

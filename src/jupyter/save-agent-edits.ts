@@ -76,6 +76,33 @@ export function saveAgentEdits(
 }
 
 /**
+ * Saves `panel` when it has unsaved changes, and tells the user when that
+ * fails: `notify` gets the error's message once, again only after a save
+ * succeeded. Never throws (a failed save must not fail the agent's work).
+ * The one save-and-notify of the agent's runs and of Generate notebook.
+ */
+export function notifyingSaver(
+  panel: NotebookPanel,
+  notify: (error: string) => void
+): () => Promise<void> {
+  let failing = false;
+  return async () => {
+    if (panel.isDisposed || !panel.context.model.dirty) {
+      return;
+    }
+    try {
+      await panel.context.save();
+      failing = false;
+    } catch (error) {
+      if (!failing) {
+        notify((error as Error)?.message ?? String(error));
+      }
+      failing = true;
+    }
+  };
+}
+
+/**
  * Saves `panel` one save at a time (a save asked for while one is in
  * flight, ours or JupyterLab's, runs after it); a failure is said once in
  * the transcript until a save succeeds again.
@@ -87,7 +114,6 @@ function serialSaver(
 ): () => void {
   let inFlight = false;
   let again = false;
-  let failing = false;
   panel.context.saveState.connect((_, state) => {
     inFlight = state === 'started';
     if (!inFlight && again) {
@@ -95,6 +121,15 @@ function serialSaver(
       void run();
     }
   });
+  const save = notifyingSaver(panel, error =>
+    session.notice(
+      trans.__(
+        'Could not save %1 after the agent’s change: %2. Save it yourself (Ctrl+S) before leaving the page.',
+        panel.context.path,
+        error
+      )
+    )
+  );
   const run = async () => {
     if (panel.isDisposed || !panel.context.model.dirty) {
       return;
@@ -103,21 +138,7 @@ function serialSaver(
       again = true;
       return;
     }
-    try {
-      await panel.context.save();
-      failing = false;
-    } catch (error) {
-      if (!failing) {
-        session.notice(
-          trans.__(
-            'Could not save %1 after the agent’s change: %2. Save it yourself (Ctrl+S) before leaving the page.',
-            panel.context.path,
-            (error as Error)?.message ?? String(error)
-          )
-        );
-      }
-      failing = true;
-    }
+    await save();
   };
   return () => void run();
 }
