@@ -7,8 +7,15 @@
 import { apiPlugin } from './jupyter/plugins/api-plugin';
 import { commandsPlugin } from './jupyter/plugins/commands-plugin';
 import { corePlugin } from './jupyter/plugins/core-plugin';
+import { completionPlugin } from './jupyter/completion/completion-plugin';
 import { sidebarPlugin } from './jupyter/plugins/sidebar-plugin';
 
 export * from './tokens';
 
-export default [corePlugin, apiPlugin, sidebarPlugin, commandsPlugin];
+export default [
+  corePlugin,
+  apiPlugin,
+  sidebarPlugin,
+  commandsPlugin,
+  completionPlugin
+];

@@ -1,0 +1,96 @@
+/**
+ * The inline completion plugin: registers Notebook Agent's inline provider
+ * with JupyterLab's completer (4.1 and later; on 4.0 the completer has no
+ * inline API and this plugin does nothing) and suggests the next cell after
+ * a run. Nothing model-related loads at start: the `openai` package and the
+ * local model's code load with the first suggestion.
+ */
+import type {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
+import { PageConfig } from '@jupyterlab/coreutils';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { chooseCompletionSource } from '../../agent/completion/source-choice';
+import type { AgentHost } from '../agent-host';
+import { localModelStatus } from '../local-model-status';
+import { IAgentHost } from '../plugins/host-tokens';
+import { PLUGIN_ID } from '../settings';
+import {
+  DEFAULT_COMPLETION_SETTINGS,
+  readCompletionSettings,
+  type ICompletionSettings
+} from './completion-settings';
+import { CompletionSources } from './completion-sources';
+import { AgentInlineProvider, type IInlineProvider } from './inline-provider';
+import { suggestNextCells } from './next-cell';
+
+/** The completer manager as this plugin uses it (4.0's has no inline API). */
+type ManagerWithInline = {
+  registerInlineProvider?(provider: IInlineProvider): void;
+};
+
+/** Adds inline completion and next-cell suggestions. */
+export const completionPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-notebook-agent:inline-completion',
+  description:
+    'Notebook Agent: code suggestions as you type, from the endpoint or the in-browser model.',
+  autoStart: true,
+  requires: [IAgentHost],
+  optional: [ICompletionProviderManager, ISettingRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    host: AgentHost,
+    manager: ICompletionProviderManager | null,
+    registry: ISettingRegistry | null
+  ) => {
+    const inline = manager as ManagerWithInline | null;
+    if (!inline?.registerInlineProvider) {
+      return;
+    }
+    let settings: ICompletionSettings = DEFAULT_COMPLETION_SETTINGS;
+    void registry?.load(PLUGIN_ID).then(loaded => {
+      const apply = () => (settings = readCompletionSettings(loaded));
+      apply();
+      loaded.changed.connect(apply);
+    });
+    const config = host.config;
+    const sources = new CompletionSources(
+      () => config.settings,
+      app.serviceManager.serverSettings
+    );
+    const choice = () =>
+      chooseCompletionSource({
+        setting: settings.source,
+        settingModel: settings.model,
+        endpointMode: config.settings.endpointMode,
+        agentModel: config.modelName(),
+        agentProvider: config.selectedProvider()?.name ?? '',
+        providers:
+          config.serverStatus.kind === 'configured'
+            ? config.serverStatus.providers
+            : [],
+        localLoaded: ['ready', 'generating'].includes(
+          localModelStatus.getSnapshot().stage
+        )
+      });
+    const provider = new AgentInlineProvider({
+      settings: () => settings,
+      choice,
+      source: usable => sources.get(usable),
+      agentBusy: () => host.session.busy
+    });
+    inline.registerInlineProvider(provider);
+    suggestNextCells(
+      app.commands,
+      () => settings.nextCell && choice().kind !== 'none'
+    );
+    // The UI tests and the typing benchmark read what it did last.
+    if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {
+      (
+        window as { notebookAgentInline?: AgentInlineProvider }
+      ).notebookAgentInline = provider;
+    }
+  }
+};

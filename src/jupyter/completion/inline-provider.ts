@@ -1,0 +1,174 @@
+/**
+ * Notebook Agent as a JupyterLab inline completion provider (the completer's
+ * inline API, JupyterLab ≥ 4.1): ghost text in code cells, accepted with Tab.
+ * It asks once typing pauses (our own debounce: JupyterLab's is set to 0 so
+ * every keystroke reaches us and aborts the request before it), stays quiet
+ * while the agent or the kernel needs the machine more (completion-policy),
+ * and says why it cannot suggest only when asked explicitly (Alt+\).
+ *
+ * The completer's types are declared here structurally: JupyterLab 4.0,
+ * which the extension still supports, has no inline API to import.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+import type { Widget } from '@lumino/widgets';
+import { CompletionScheduler } from '../../agent/completion/completion-scheduler';
+import { quietReason } from '../../agent/completion/completion-policy';
+import type { SourceChoice } from '../../agent/completion/source-choice';
+import { suggest, type ISuggestion } from '../../agent/completion/suggest';
+import type { ICompletionSource } from '../../agent/completion/types';
+import type { ICompletionSettings } from './completion-settings';
+import { notebookCursor } from './notebook-cursor';
+
+/** The completer's request (CompletionHandler.IRequest). */
+export interface IInlineRequest {
+  text: string;
+  offset: number;
+}
+
+/** The completer's context (IInlineCompletionContext). */
+export interface IInlineContext {
+  widget: Widget;
+  /** 0: invoked by the user (Alt+\, or a next-cell suggestion), 1: while typing. */
+  triggerKind: number;
+}
+
+/** One suggestion (IInlineCompletionItem). */
+export interface IInlineItem {
+  insertText: string;
+  error?: { message: string };
+}
+
+/** The completer's provider interface (IInlineCompletionProvider). */
+export interface IInlineProvider {
+  readonly name: string;
+  readonly identifier: string;
+  readonly schema?: { default?: Record<string, unknown> };
+  fetch(
+    request: IInlineRequest,
+    context: IInlineContext
+  ): Promise<{ items: IInlineItem[] }>;
+}
+
+/** InlineCompletionTriggerKind.Invoke. */
+const INVOKED = 0;
+
+/** What the provider needs from the rest of the extension. */
+export interface IInlineProviderDeps {
+  settings(): ICompletionSettings;
+  /** Where suggestions come from now. */
+  choice(): SourceChoice;
+  /** The source for an endpoint or local choice (kept per choice). */
+  source(choice: Exclude<SourceChoice, { kind: 'none' }>): ICompletionSource;
+  agentBusy(): boolean;
+}
+
+/** The last request's outcome, for the UI tests and the benchmark. */
+export interface IInlineOutcome {
+  kind: 'suggested' | 'empty' | 'quiet' | 'cancelled' | 'failed';
+  detail: string;
+  suggestion?: ISuggestion;
+}
+
+/** Notebook Agent's inline completion provider. */
+export class AgentInlineProvider implements IInlineProvider {
+  readonly name = 'Notebook Agent';
+  readonly identifier = 'notebook-agent';
+  /**
+   * JupyterLab's own settings for this provider: no debounce of its own
+   * (ours aborts the previous request), suggestions in the middle of a
+   * line too (fill-in-the-middle is what the models are for), and a
+   * timeout long enough for a local model's first, uncached prompt.
+   */
+  readonly schema = {
+    default: { debouncerDelay: 0, autoFillInMiddle: true, timeout: 30000 }
+  };
+  /** The last outcome. */
+  last: IInlineOutcome | null = null;
+
+  private readonly _scheduler: CompletionScheduler;
+
+  constructor(private readonly _deps: IInlineProviderDeps) {
+    this._scheduler = new CompletionScheduler(
+      () => _deps.settings().debounceMs
+    );
+  }
+
+  async fetch(
+    request: IInlineRequest,
+    context: IInlineContext
+  ): Promise<{ items: IInlineItem[] }> {
+    const invoked = context.triggerKind === INVOKED;
+    const panel =
+      context.widget instanceof NotebookPanel ? context.widget : null;
+    const cursor = panel
+      ? notebookCursor(panel, request.text, request.offset)
+      : null;
+    // Typing in an emptied cell asks nothing; a next cell is suggested when invoked.
+    if (!panel || !cursor || (!invoked && !request.text.trim())) {
+      return this._done({ kind: 'empty', detail: 'not a code cell with text' });
+    }
+    const choice = this._deps.choice();
+    if (choice.kind === 'none') {
+      return this._quiet(choice.reason, invoked);
+    }
+    const reason = quietReason({
+      agentBusy: this._deps.agentBusy(),
+      kernelBusy: panel.sessionContext.session?.kernel?.status === 'busy',
+      sharesAgentModel: choice.sharesAgentModel,
+      onThisMachine: choice.onThisMachine
+    });
+    if (reason) {
+      this._scheduler.cancel();
+      return this._quiet(`No suggestion while ${reason}.`, invoked);
+    }
+    const source = this._deps.source(choice);
+    const { maxTokens } = this._deps.settings();
+    try {
+      const result = await this._scheduler.schedule(signal =>
+        suggest(source, cursor, { maxTokens }, signal)
+      );
+      if (!result) {
+        return this._done({ kind: 'cancelled', detail: 'a later keystroke' });
+      }
+      if (!result.text) {
+        return this._done({
+          kind: 'empty',
+          detail: 'the model suggested nothing new',
+          suggestion: result
+        });
+      }
+      this.last = {
+        kind: 'suggested',
+        detail: source.model,
+        suggestion: result
+      };
+      return { items: [{ insertText: result.text }] };
+    } catch (error) {
+      const message = `Inline completion from ${source.model || 'the model'} failed: ${
+        error instanceof Error ? error.message : String(error)
+      }`;
+      this.last = { kind: 'failed', detail: message };
+      return invoked
+        ? { items: [{ insertText: '', error: { message } }] }
+        : { items: [] };
+    }
+  }
+
+  /** Stop what waits or runs (the notebook closed, the setting changed). */
+  cancel(): void {
+    this._scheduler.cancel();
+  }
+
+  private _quiet(reason: string, invoked: boolean): { items: IInlineItem[] } {
+    this.last = { kind: 'quiet', detail: reason };
+    // Said only when the user asked: while typing, a reason per keystroke is noise.
+    return invoked
+      ? { items: [{ insertText: '', error: { message: reason } }] }
+      : { items: [] };
+  }
+
+  private _done(outcome: IInlineOutcome): { items: IInlineItem[] } {
+    this.last = outcome;
+    return { items: [] };
+  }
+}
