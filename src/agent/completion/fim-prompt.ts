@@ -54,6 +54,8 @@ export interface ICompletionLimits {
 
 /** A marker between cells (Jupytext's percent format). */
 export const CELL_MARKER = '# %%';
+/** The comment line before a context cell's output. */
+export const OUTPUT_MARKER = '# Out:';
 
 const BEFORE_CHARS = 4000;
 const AFTER_CHARS = 1000;
@@ -64,16 +66,14 @@ const OUTPUT_CELLS = 2;
 /** Variable names listed, at most. */
 const VARIABLES = 40;
 
-/** Characters that may close what the line opened: they don't make it a middle-of-line edit. */
-const CLOSERS = /^[\s)\]}'":,;]*$/;
-
 /** Which kind of suggestion fits the cursor. */
 export function completionMode(before: string, after: string): CompletionMode {
   if (!before.trim() && !after.trim()) {
     return 'next-cell';
   }
-  const restOfLine = after.split('\n', 1)[0];
-  return CLOSERS.test(restOfLine) ? 'block' : 'line';
+  // Text after the cursor on its line (a closing bracket too) stays after
+  // the suggestion: only the rest of the line fits between them.
+  return after.split('\n', 1)[0].trim() ? 'line' : 'block';
 }
 
 /** Build the request for `model` at the cursor. */
@@ -133,7 +133,7 @@ function cellText(cell: IContextCell, withOutput: boolean): string {
   const output = withOutput ? cell.output?.replace(/^\s*\n/, '').trimEnd() : '';
   if (output) {
     const lines = output.split('\n').slice(0, OUTPUT_LINES);
-    text += `# Out:\n${lines.map(l => `# ${l}`.trimEnd()).join('\n')}\n`;
+    text += `${OUTPUT_MARKER}\n${lines.map(l => `# ${l}`.trimEnd()).join('\n')}\n`;
   }
   return `${text}\n`;
 }

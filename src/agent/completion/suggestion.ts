@@ -4,10 +4,10 @@
  * models often run past the hole and rewrite the text after the cursor, or
  * start the next cell: that part is cut.
  */
-import { CELL_MARKER, type CompletionMode } from './fim-prompt';
+import { CELL_MARKER, OUTPUT_MARKER, type CompletionMode } from './fim-prompt';
 
 /** Lines a block suggestion may have. */
-export const MAX_SUGGESTION_LINES = 12;
+export const MAX_SUGGESTION_LINES = 8;
 
 /** Special tokens some servers leave in the text (any family's). */
 const LEFTOVER_TOKEN =
@@ -25,9 +25,12 @@ export function cleanSuggestion(
   if (leftover >= 0) {
     text = text.slice(0, leftover);
   }
-  const nextCell = text.indexOf(`\n${CELL_MARKER}`);
-  if (nextCell >= 0) {
-    text = text.slice(0, nextCell);
+  // A new cell, or an output written the way the prompt shows outputs: not code.
+  for (const end of [`\n${CELL_MARKER}`, `\n${OUTPUT_MARKER}`]) {
+    const at = text.indexOf(end);
+    if (at >= 0) {
+      text = text.slice(0, at);
+    }
   }
   if (mode === 'line') {
     text = text.split('\n', 1)[0];

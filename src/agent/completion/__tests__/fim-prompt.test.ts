@@ -8,7 +8,7 @@ import {
 
 const cursor = (over: Partial<ICursorContext> = {}): ICursorContext => ({
   before: 'df.groupby(',
-  after: ')\nprint(df)',
+  after: '\nprint(df)',
   cellsAbove: [],
   ...over
 });
@@ -47,9 +47,10 @@ describe('fill-in-the-middle formats', () => {
 });
 
 describe('the completion request', () => {
-  it('completes the rest of a line when text follows the cursor, a block when only closers do', () => {
+  it('completes the rest of a line when text follows the cursor on it, else a block', () => {
     expect(completionMode('x = f(', 'a, b)\n')).toBe('line');
-    expect(completionMode('x = f(', ')\n')).toBe('block');
+    expect(completionMode('x = f(', ')\n')).toBe('line');
+    expect(completionMode('x = f(', '  \nprint(x)')).toBe('block');
     expect(completionMode('for i in range(3):\n', '')).toBe('block');
     expect(completionMode('', '')).toBe('next-cell');
     expect(completionMode('\n  ', '\n')).toBe('next-cell');
@@ -100,7 +101,7 @@ describe('the completion request', () => {
     expect(prompt).toContain('# Variables in the kernel: df, pd');
     // The cursor's own cell comes last, then the hole, then the text after.
     expect(prompt).toContain(
-      `${CELL_MARKER}\ndf.groupby(<|fim_suffix|>)\nprint(df)<|fim_middle|>`
+      `${CELL_MARKER}\ndf.groupby(<|fim_suffix|>\nprint(df)<|fim_middle|>`
     );
     expect(prompt.indexOf('import pandas')).toBeLessThan(
       prompt.indexOf('read_csv')

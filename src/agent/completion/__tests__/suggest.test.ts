@@ -28,7 +28,7 @@ class ScriptedSource implements ICompletionSource {
   }
 }
 
-const cursor = { before: 'rev = df.groupby(', after: ')\n', cellsAbove: [] };
+const cursor = { before: 'rev = df.groupby(', after: '\n', cellsAbove: [] };
 
 describe('one suggestion', () => {
   it('streams the source, cleans the text and times it', async () => {

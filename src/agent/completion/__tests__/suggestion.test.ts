@@ -26,6 +26,10 @@ describe('cleaning a suggestion', () => {
     );
     expect(cleanSuggestion('a + b<|fim_pad|>', 'block', '')).toBe('a + b');
     expect(cleanSuggestion('a + b\n# %%\nmore()', 'block', '')).toBe('a + b');
+    // Measured: the 0.5B continues a next cell with an output in the prompt's own form.
+    expect(
+      cleanSuggestion("# %%\ndf['units'].max()\n# Out:\n# 3", 'next-cell', '')
+    ).toBe("df['units'].max()");
   });
 
   it('completes only the line in line mode, without what already closes it', () => {
