@@ -8,7 +8,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { uncomputedNumbers } from '../../src/agent/context/claims';
+import { arrayConversation } from '../../src/agent/loop/conversation';
 import { runAgent } from '../../src/agent/loop/run-agent';
+import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/loop/run-config';
 import { addAndRunCell } from '../../src/agent/loop/text-protocol';
 import type { ModelProfile } from '../../src/agent/model/capabilities';
 import type { IModelClient } from '../../src/agent/model/types';
@@ -249,7 +251,7 @@ async function runAgentOnTask(
     port.path,
     new ToolRegistry([addAndRunCell] as ITool<never>[])
   );
-  const { model, tools } = setup;
+  const { tools } = setup;
   const messages: ChatMessage[] = [
     setup.system,
     { role: 'user', content: taskPrompt(task) }
@@ -281,32 +283,35 @@ async function runAgentOnTask(
         end: timedOut ? 'timeout' : 'completed'
       });
     } else {
-      const outcome = await runAgent({
-        model,
-        tools,
-        notebook: port,
-        messages,
-        signal: controller.signal,
-        computeFirst: setup.computeFirst && {
-          ...setup.computeFirst,
-          forceFirstCall: options.forceFirstCall
+      const outcome = await runAgent(
+        {
+          ...setup,
+          computeFirst: setup.computeFirst && {
+            ...setup.computeFirst,
+            forceFirstCall: options.forceFirstCall
+          },
+          approvalMode: 'run-everything',
+          maxSteps: task.max_steps ?? options.maxSteps ?? 20,
+          contextTokens: options.contextTokens ?? DEFAULT_CONTEXT_TOKENS
         },
-        approvalMode: 'run-everything',
-        maxSteps: task.max_steps ?? options.maxSteps ?? 20,
-        contextTokens: options.contextTokens,
-        onEvent: event => {
-          if (event.type === 'tool-call') {
-            result.toolCalls += 1;
-            calls.set(event.call.id, event.call);
-          } else if (event.type === 'tool-result') {
-            const call = calls.get(event.callId);
-            // A cell ran: a call that runs code, on a cell (not scratch code).
-            if (call && event.result.cellId && tools.runsCode(call)) {
-              result.cellsRun += 1;
+        {
+          notebook: port,
+          conversation: arrayConversation(messages),
+          signal: controller.signal,
+          onEvent: event => {
+            if (event.type === 'tool-call') {
+              result.toolCalls += 1;
+              calls.set(event.call.id, event.call);
+            } else if (event.type === 'tool-result') {
+              const call = calls.get(event.callId);
+              // A cell ran: a call that runs code, on a cell (not scratch code).
+              if (call && event.result.cellId && tools.runsCode(call)) {
+                result.cellsRun += 1;
+              }
             }
           }
         }
-      });
+      );
       result.steps = outcome.steps;
       result.toolSteps = messages.filter(
         m => m.role === 'assistant' && !!m.toolCalls?.length

@@ -15,6 +15,8 @@ import {
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
 import { COMPUTE_REPAIR_NOTICE } from '../loop/next-step';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { profileOf, capabilitiesFor } from '../model/capabilities';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
@@ -201,15 +203,15 @@ describe('the loop with computeFirst', () => {
       { role: 'user', content: 'Total units in sales.csv?' }
     ];
     const events: AgentEvent[] = [];
-    const outcome = await runAgent({
-      model,
-      tools,
-      notebook,
-      messages,
-      signal: new AbortController().signal,
-      onEvent: e => events.push(e),
-      computeFirst: { protocol: 'native' }
-    });
+    const outcome = await runAgent(
+      runConfig({ model, tools, computeFirst: { protocol: 'native' } }),
+      {
+        notebook,
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: e => events.push(e)
+      }
+    );
     expect(outcome.reason).toBe('completed');
     expect(outcome.steps).toBe(3);
     // The first request already carries the file's first lines.
@@ -258,18 +260,18 @@ describe('the loop with computeFirst', () => {
       call('print(5)'),
       { text: 'It is 5.' }
     ]);
-    await runAgent({
-      model,
-      tools,
-      notebook,
-      messages: [
-        { role: 'system', content: 's' },
-        { role: 'user', content: 'What is x?' }
-      ],
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      computeFirst: { protocol: 'native' }
-    });
+    await runAgent(
+      runConfig({ model, tools, computeFirst: { protocol: 'native' } }),
+      {
+        notebook,
+        conversation: arrayConversation([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'What is x?' }
+        ]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     expect(model.requests.map(r => r.toolChoice)).toEqual([
       undefined,
       undefined,
@@ -284,11 +286,9 @@ describe('the loop with computeFirst', () => {
       { role: 'system', content: 's' },
       { role: 'user', content: 'Total units in sales.csv?' }
     ];
-    const outcome = await runAgent({
-      model,
-      tools,
+    const outcome = await runAgent(runConfig({ model, tools }), {
       notebook,
-      messages,
+      conversation: arrayConversation(messages),
       signal: new AbortController().signal,
       onEvent: () => undefined
     });

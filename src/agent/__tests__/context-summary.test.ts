@@ -8,6 +8,8 @@ import {
 } from '../context/summary';
 import { systemPrompt } from '../context/system-prompt';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { BUILTIN_MODELS } from '../model/local/catalogue';
 import { LocalModelClient } from '../model/local/local-client';
 import type {
@@ -70,17 +72,21 @@ function setup(turns: ScriptedTurn[], nb = notebook()) {
   const controller = new AbortController();
   const slot = { summary: null };
   const run = () =>
-    runAgent({
-      model,
-      tools: new ToolRegistry(agentTools()),
-      notebook: nb,
-      messages,
-      signal: controller.signal,
-      onEvent: e => events.push(e),
-      approvalMode: 'run-everything',
-      contextTokens: WINDOW,
-      summary: slot
-    });
+    runAgent(
+      runConfig({
+        model,
+        tools: new ToolRegistry(agentTools()),
+        approvalMode: 'run-everything',
+        contextTokens: WINDOW
+      }),
+      {
+        notebook: nb,
+        conversation: arrayConversation(messages),
+        signal: controller.signal,
+        onEvent: e => events.push(e),
+        summary: slot
+      }
+    );
   return { model, events, messages, controller, slot, run, nb };
 }
 
@@ -381,18 +387,22 @@ describe('the in-browser model', () => {
       })
     });
     const { events, messages, slot } = setup([]);
-    const outcome = await runAgent({
-      model,
-      tools: new ToolRegistry(agentTools()),
-      notebook: notebook(),
-      messages,
-      signal: new AbortController().signal,
-      onEvent: e => events.push(e),
-      approvalMode: 'run-everything',
-      // The small local models' window (SmolLM2 in the catalogue).
-      contextTokens: 8192,
-      summary: slot
-    });
+    const outcome = await runAgent(
+      runConfig({
+        model,
+        tools: new ToolRegistry(agentTools()),
+        approvalMode: 'run-everything',
+        // The small local models' window (SmolLM2 in the catalogue).
+        contextTokens: 8192
+      }),
+      {
+        notebook: notebook(),
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: e => events.push(e),
+        summary: slot
+      }
+    );
     expect(outcome.reason).toBe('completed');
     expect(generated).toHaveLength(4);
     expect(generated.map(g => g.tools.length > 0)).toEqual([

@@ -6,6 +6,8 @@
  */
 import type { IApprovalRequest } from '../loop/approval';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import type { CellOutput } from '../ports';
 import { FakeNotebook, type FakeExecutor } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
@@ -145,16 +147,20 @@ describe('insert_cell with run: true', () => {
 function run(turns: ScriptedTurn[], notebook: FakeNotebook) {
   const requests: IApprovalRequest[] = [];
   const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
-  const done = runAgent({
-    model: new ScriptedModel(turns),
-    tools: new ToolRegistry(agentTools()),
-    notebook,
-    messages,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    approvalMode: 'ask-before-running',
-    approve: async request => (requests.push(request), { approved: true })
-  });
+  const done = runAgent(
+    runConfig({
+      model: new ScriptedModel(turns),
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: 'ask-before-running'
+    }),
+    {
+      notebook,
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      approve: async request => (requests.push(request), { approved: true })
+    }
+  );
   return { done, requests, messages };
 }
 
@@ -192,22 +198,26 @@ describe('approval of insert_cell', () => {
     const notebook = new FakeNotebook({
       execute: source => [stdout(`ran ${source}\n`)]
     });
-    const done = runAgent({
-      model: new ScriptedModel([
-        {
-          toolCalls: [
-            { name: 'insert_cell', arguments: { source: 'rm()', run: true } }
-          ]
-        },
-        { text: 'done' }
-      ]),
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages: [{ role: 'user', content: 'go' }],
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      approve: async () => ({ approved: true, code: 'print(1)' })
-    });
+    const done = runAgent(
+      runConfig({
+        model: new ScriptedModel([
+          {
+            toolCalls: [
+              { name: 'insert_cell', arguments: { source: 'rm()', run: true } }
+            ]
+          },
+          { text: 'done' }
+        ]),
+        tools: new ToolRegistry(agentTools())
+      }),
+      {
+        notebook,
+        conversation: arrayConversation([{ role: 'user', content: 'go' }]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined,
+        approve: async () => ({ approved: true, code: 'print(1)' })
+      }
+    );
     await done;
     expect(notebook.cells[0].source).toBe('print(1)');
     expect(notebook.cells[0].outputs).toEqual([stdout('ran print(1)\n')]);
@@ -231,22 +241,26 @@ describe('approval of insert_cell', () => {
 
   it('a rejected insert-and-run inserts nothing', async () => {
     const notebook = new FakeNotebook({ execute: () => [stdout('x\n')] });
-    await runAgent({
-      model: new ScriptedModel([
-        {
-          toolCalls: [
-            { name: 'insert_cell', arguments: { source: 'x', run: true } }
-          ]
-        },
-        { text: 'ok' }
-      ]),
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages: [{ role: 'user', content: 'go' }],
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      approve: async () => ({ approved: false, reason: 'no' })
-    });
+    await runAgent(
+      runConfig({
+        model: new ScriptedModel([
+          {
+            toolCalls: [
+              { name: 'insert_cell', arguments: { source: 'x', run: true } }
+            ]
+          },
+          { text: 'ok' }
+        ]),
+        tools: new ToolRegistry(agentTools())
+      }),
+      {
+        notebook,
+        conversation: arrayConversation([{ role: 'user', content: 'go' }]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined,
+        approve: async () => ({ approved: false, reason: 'no' })
+      }
+    );
     expect(notebook.cells).toHaveLength(0);
   });
 });

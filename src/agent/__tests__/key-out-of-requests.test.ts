@@ -4,6 +4,8 @@
  * the scripted model server, with a cell whose output prints the key.
  */
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { keyPattern, withKeyOutOfRequests } from '../model/key-out-of-requests';
 import { OpenAIChatClient } from '../model/openai-client';
 import { FakeNotebook } from '../testing/fake-notebook';
@@ -101,14 +103,15 @@ describe('the client’s own key in requests', () => {
       model: 'scripted-model',
       apiKey: KEY
     });
-    const outcome = await runAgent({
-      model: client,
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages: [{ role: 'user', content: 'run it' }],
-      signal: new AbortController().signal,
-      onEvent: () => undefined
-    });
+    const outcome = await runAgent(
+      runConfig({ model: client, tools: new ToolRegistry(agentTools()) }),
+      {
+        notebook,
+        conversation: arrayConversation([{ role: 'user', content: 'run it' }]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     expect(outcome).toEqual({ reason: 'completed', steps: 3 });
     const requests = await server.received<{
       headers: Record<string, string>;

@@ -6,6 +6,8 @@
  * a conversation the next request can use.
  */
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { AgentSession } from '../session';
 import {
   INTERRUPTED_NOTICE,
@@ -48,20 +50,24 @@ function run(turns: ScriptedTurn[], notebook: FakeNotebook) {
     { role: 'system', content: 'system' },
     { role: 'user', content: 'run the long cell' }
   ];
-  const outcome = runAgent({
-    model,
-    tools: new ToolRegistry(agentTools()),
-    notebook,
-    messages,
-    signal: new AbortController().signal,
-    onEvent: event => events.push(event),
-    approvalMode: 'run-everything',
-    runSettings: {
-      softTimeoutMs: 20,
-      hardTimeoutMs: 60_000,
-      allowDeleteAnyCell: false
+  const outcome = runAgent(
+    runConfig({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: 'run-everything',
+      runSettings: {
+        softTimeoutMs: 20,
+        hardTimeoutMs: 60_000,
+        allowDeleteAnyCell: false
+      }
+    }),
+    {
+      notebook,
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: event => events.push(event)
     }
-  });
+  );
   return { model, events, messages, outcome };
 }
 

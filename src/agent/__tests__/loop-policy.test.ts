@@ -5,6 +5,8 @@ import {
 } from '../loop/approval';
 import { isSummaryRequest } from '../context/summary';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { failureSignature, RepeatedSteps } from '../loop/stop-conditions';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
@@ -23,16 +25,20 @@ function run(
   const model = new ScriptedModel(turns);
   const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
   const events: AgentEvent[] = [];
-  const done = runAgent({
-    model,
-    tools: new ToolRegistry(agentTools()),
-    notebook,
-    messages,
-    signal: new AbortController().signal,
-    onEvent: e => events.push(e),
-    approvalMode: options.mode,
-    approve: options.approve
-  });
+  const done = runAgent(
+    runConfig({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: options.mode
+    }),
+    {
+      notebook,
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: e => events.push(e),
+      approve: options.approve
+    }
+  );
   return { done, model, messages, events };
 }
 
@@ -274,16 +280,20 @@ describe('context budget', () => {
       { role: 'system', content: 'system prompt' },
       { role: 'user', content: 'please look' }
     ];
-    await runAgent({
-      model,
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages,
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      approvalMode: 'run-everything',
-      contextTokens: 8600
-    });
+    await runAgent(
+      runConfig({
+        model,
+        tools: new ToolRegistry(agentTools()),
+        approvalMode: 'run-everything',
+        contextTokens: 8600
+      }),
+      {
+        notebook,
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     expect(isSummaryRequest(model.requests[2])).toBe(true);
     const last = model.requests[3].messages;
     expect(last[0]).toEqual({ role: 'system', content: 'system prompt' });

@@ -13,6 +13,8 @@ import {
 } from '../loop/next-step';
 import { MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
 import * as lenientJson from '../tools/lenient-json';
@@ -201,19 +203,20 @@ describe('a call’s arguments', () => {
       },
       { text: 'It printed 42.' }
     ]);
-    const outcome = await runAgent({
-      model,
-      tools: new ToolRegistry(agentTools()),
-      notebook: new FakeNotebook({
-        execute: () => [{ type: 'stream', name: 'stdout', text: '42\n' }]
-      }),
-      messages: [
-        { role: 'system', content: 's' },
-        { role: 'user', content: 'Six times seven?' }
-      ],
-      signal: new AbortController().signal,
-      onEvent: () => undefined
-    });
+    const outcome = await runAgent(
+      runConfig({ model, tools: new ToolRegistry(agentTools()) }),
+      {
+        notebook: new FakeNotebook({
+          execute: () => [{ type: 'stream', name: 'stdout', text: '42\n' }]
+        }),
+        conversation: arrayConversation([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'Six times seven?' }
+        ]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     expect(outcome.reason).toBe('completed');
     const parses = spy.mock.calls.filter(([text]) =>
       String(text).includes('print(6 * 7)')

@@ -4,6 +4,8 @@
  * chunks, and the requests the server received.
  */
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
 import { OpenAIChatClient } from '../model/openai-client';
@@ -75,14 +77,15 @@ describe('OpenAIChatClient over HTTP', () => {
       model: 'scripted-model',
       apiKey: 'sk-test'
     });
-    const outcome = await runAgent({
-      model: client,
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages,
-      signal: new AbortController().signal,
-      onEvent: () => undefined
-    });
+    const outcome = await runAgent(
+      runConfig({ model: client, tools: new ToolRegistry(agentTools()) }),
+      {
+        notebook,
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     expect(outcome).toEqual({ reason: 'completed', steps: 3 });
     expect(notebook.cells[0]).toMatchObject({
       source: 'print(6 * 7)',

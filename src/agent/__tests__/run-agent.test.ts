@@ -1,4 +1,6 @@
-import { runAgent, type IRunAgentOptions } from '../loop/run-agent';
+import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig, type RunConfig } from '../loop/run-config';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -32,7 +34,7 @@ function arithmeticKernel(vars: Record<string, number>) {
 function setup(
   turns: ScriptedTurn[],
   notebook = new FakeNotebook(),
-  extra: Partial<IRunAgentOptions> = {}
+  extra: Partial<RunConfig> = {}
 ) {
   const model = new ScriptedModel(turns);
   const events: AgentEvent[] = [];
@@ -42,15 +44,15 @@ function setup(
   ];
   const controller = new AbortController();
   const run = () =>
-    runAgent({
-      model,
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      messages,
-      signal: controller.signal,
-      onEvent: e => events.push(e),
-      ...extra
-    });
+    runAgent(
+      runConfig({ model, tools: new ToolRegistry(agentTools()), ...extra }),
+      {
+        notebook,
+        conversation: arrayConversation(messages),
+        signal: controller.signal,
+        onEvent: e => events.push(e)
+      }
+    );
   return { model, events, messages, controller, notebook, run };
 }
 

@@ -174,17 +174,15 @@ async function create(
       arguments: JSON.stringify({ path, content: 'import os\n' })
     },
     {
-      tools: new ToolRegistry(agentTools()),
-      notebook,
-      signal: new AbortController().signal,
-      state: new RunState(),
-      approvalMode: mode,
-      approve: async request => {
-        asked.push(request);
-        return options.approve === false
-          ? { approved: false, reason: 'no' }
-          : { approved: true };
-      }
+      config: { tools: new ToolRegistry(agentTools()), approvalMode: mode },
+      turn: { notebook, signal: new AbortController().signal },
+      state: new RunState()
+    },
+    async request => {
+      asked.push(request);
+      return options.approve === false
+        ? { approved: false, reason: 'no' }
+        : { approved: true };
     }
   );
   return { result, asked, notebook };

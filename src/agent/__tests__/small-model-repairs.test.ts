@@ -6,6 +6,8 @@
 import { askedForm, followsForm, formRepair } from '../loop/answer-form';
 import { FORM_REPAIR_NOTICE } from '../loop/next-step';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import {
   REPEATED_STEP_MESSAGE,
   isRepeatRefusal,
@@ -209,15 +211,21 @@ describe('the loop asks once for the form the request spelled out', () => {
       { role: 'user', content: ASK }
     ];
     const events: AgentEvent[] = [];
-    const outcome = await runAgent({
-      model,
-      tools,
-      notebook,
-      messages,
-      signal: new AbortController().signal,
-      onEvent: e => events.push(e),
-      ...(computeFirst ? { computeFirst: { protocol: 'native' as const } } : {})
-    });
+    const outcome = await runAgent(
+      runConfig({
+        model,
+        tools,
+        ...(computeFirst
+          ? { computeFirst: { protocol: 'native' as const } }
+          : {})
+      }),
+      {
+        notebook,
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: e => events.push(e)
+      }
+    );
     return { outcome, model, messages, events };
   };
   const compute = {
@@ -270,18 +278,22 @@ describe('the reply after a refused repeat (small profile)', () => {
     request = ASK
   ) => {
     const model = new ScriptedModel([same, same, { text: 'ANSWER: 3.5' }]);
-    const outcome = await runAgent({
-      model,
-      tools,
-      notebook: new FakeNotebook({ execute: outputs }),
-      messages: [
-        { role: 'system', content: 's' },
-        { role: 'user', content: request }
-      ],
-      signal: new AbortController().signal,
-      onEvent: () => undefined,
-      ...(computeFirst ? { computeFirst: { protocol: 'text' as const } } : {})
-    });
+    const outcome = await runAgent(
+      runConfig({
+        model,
+        tools,
+        ...(computeFirst ? { computeFirst: { protocol: 'text' as const } } : {})
+      }),
+      {
+        notebook: new FakeNotebook({ execute: outputs }),
+        conversation: arrayConversation([
+          { role: 'system', content: 's' },
+          { role: 'user', content: request }
+        ]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
     const last = model.requests[2];
     return { outcome, temperature: last?.temperature, prefill: last?.prefill };
   };

@@ -5,6 +5,8 @@
  * the test-side parser the quirk tests use is checked against it.
  */
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { TurnAccumulator } from '../model/accumulator';
 import { describeModelError } from '../model/errors';
 import { OpenAIChatClient } from '../model/openai-client';
@@ -122,14 +124,15 @@ describe('recorded streams through the openai SDK', () => {
     await serveRaw(readFixture('midstream-error'), 16);
     const events: AgentEvent[] = [];
     const messages: ChatMessage[] = [{ role: 'user', content: 'show rows' }];
-    const outcome = await runAgent({
-      model: client(),
-      tools: new ToolRegistry(agentTools()),
-      notebook: new FakeNotebook(),
-      messages,
-      signal: new AbortController().signal,
-      onEvent: event => events.push(event)
-    });
+    const outcome = await runAgent(
+      runConfig({ model: client(), tools: new ToolRegistry(agentTools()) }),
+      {
+        notebook: new FakeNotebook(),
+        conversation: arrayConversation(messages),
+        signal: new AbortController().signal,
+        onEvent: event => events.push(event)
+      }
+    );
     expect(outcome.reason).toBe('error');
     const text = events
       .map(event => (event.type === 'text-delta' ? event.text : ''))

@@ -6,6 +6,8 @@
  */
 import type { IApprovalRequest } from '../loop/approval';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -38,20 +40,20 @@ async function run(
   const model = new ScriptedModel(turns);
   const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
   const requests: IApprovalRequest[] = [];
-  const outcome = await runAgent({
-    model,
-    tools,
-    notebook: new FakeNotebook({ path: 'work/a.ipynb' }),
-    messages,
-    signal: options.signal ?? new AbortController().signal,
-    onEvent: () => undefined,
-    approvalMode: 'ask-before-running',
-    approve: async request => {
-      requests.push(request);
-      options.onApproval?.();
-      return { approved: true };
+  const outcome = await runAgent(
+    runConfig({ model, tools, approvalMode: 'ask-before-running' }),
+    {
+      notebook: new FakeNotebook({ path: 'work/a.ipynb' }),
+      conversation: arrayConversation(messages),
+      signal: options.signal ?? new AbortController().signal,
+      onEvent: () => undefined,
+      approve: async request => {
+        requests.push(request);
+        options.onApproval?.();
+        return { approved: true };
+      }
     }
-  });
+  );
   const observations = messages
     .filter(m => m.role === 'tool')
     .map(m => m.content as string);

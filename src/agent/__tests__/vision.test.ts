@@ -1,5 +1,7 @@
 import type { IImageResizer } from '../context/images';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { withLatestImagesOnly } from '../loop/vision';
 import { toOpenAIMessages } from '../model/openai-client';
 import { FakeNotebook } from '../testing/fake-notebook';
@@ -18,16 +20,20 @@ async function runWithPlots(vision: boolean, resizer?: IImageResizer) {
     { text: 'The histogram is skewed.' }
   ]);
   const messages: ChatMessage[] = [{ role: 'user', content: 'plot it' }];
-  await runAgent({
-    model,
-    tools: new ToolRegistry(agentTools()),
-    notebook: new FakeNotebook({ execute: () => plot }),
-    messages,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    approvalMode: 'run-everything',
-    vision: { enabled: vision, maxSide: 256, resizer }
-  });
+  await runAgent(
+    runConfig({
+      model,
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: 'run-everything',
+      vision: { enabled: vision, maxSide: 256, resizer }
+    }),
+    {
+      notebook: new FakeNotebook({ execute: () => plot }),
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: () => undefined
+    }
+  );
   return model;
 }
 

@@ -9,6 +9,8 @@
  */
 import type { IApprovalRequest } from '../loop/approval';
 import { runAgent } from '../loop/run-agent';
+import { arrayConversation } from '../loop/conversation';
+import { runConfig } from '../loop/run-config';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
@@ -30,21 +32,25 @@ function run(
 ) {
   const requests: IApprovalRequest[] = [];
   const messages: ChatMessage[] = [{ role: 'user', content: 'go' }];
-  const done = runAgent({
-    model: new ScriptedModel(turns),
-    tools: new ToolRegistry(agentTools()),
-    notebook,
-    messages,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    approvalMode: mode,
-    approve: async request => {
-      requests.push(request);
-      return answer(request)
-        ? { approved: true }
-        : { approved: false, reason: 'keep mine' };
+  const done = runAgent(
+    runConfig({
+      model: new ScriptedModel(turns),
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: mode
+    }),
+    {
+      notebook,
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      approve: async request => {
+        requests.push(request);
+        return answer(request)
+          ? { approved: true }
+          : { approved: false, reason: 'keep mine' };
+      }
     }
-  });
+  );
   const tools = () =>
     messages.filter(m => m.role === 'tool').map(m => m.content as string);
   return { done, requests, tools };

@@ -10,41 +10,43 @@ import {
   toolTitle,
   type ITool,
   type IToolPreview,
-  type ToolFilter,
-  type ToolKind,
-  type ToolRegistry
+  type ToolKind
 } from '../tools/registry';
 import type { RunState } from '../tools/run-state';
 import type { IToolCall, IToolResult } from '../types';
 import {
   needsApproval,
   rejectionMessage,
-  type ApprovalMode,
   type Approver,
   type IApprovalRequest
 } from './approval';
+import type { RunConfig } from './run-config';
+import type { ITurn } from './turn';
 
-/** What executing one call needs. */
-export interface IExecuteCallOptions {
-  tools: ToolRegistry;
-  notebook: INotebookPort;
-  signal: AbortSignal;
+/**
+ * What executing one call reads of its run: the tools and approval mode
+ * (the run's configuration, passed whole), where it works and the turn's
+ * approval scope.
+ */
+export interface ICallRun {
+  config: Pick<RunConfig, 'tools' | 'approvalMode'>;
+  turn: Pick<ITurn, 'notebook' | 'signal' | 'scope'>;
   state: RunState;
-  approvalMode: ApprovalMode;
-  /** Tools this run asks for whatever the mode (installs during a fix); tools `asksAlways` ask anyway. */
-  alwaysAsk?: ToolFilter;
-  /** Cells whose calls (of tools `approvedWithCell`) the user approved up front (the cell to fix). */
-  approvedCells?: ReadonlySet<string>;
-  /** Asks the user: the one approval channel (the session shows the request). */
-  approve?: Approver;
 }
 
-/** Run one call, asking first when needed; never throws for tool failures. */
+/**
+ * Run one call, asking first when needed; never throws for tool failures.
+ * `approve` asks the user (the one approval channel: the session shows the
+ * request); without it every call is approved (headless use).
+ */
 export async function executeToolCall(
   call: IToolCall,
-  options: IExecuteCallOptions
+  run: ICallRun,
+  approve?: Approver
 ): Promise<IToolResult> {
-  const { tools, notebook, signal, state } = options;
+  const { tools } = run.config;
+  const { notebook, signal, scope } = run.turn;
+  const { state } = run;
   // An invalid call is refused before the user is asked to approve it.
   const checked = await tools.check(call);
   if ('refused' in checked) {
@@ -69,12 +71,16 @@ export async function executeToolCall(
   const later = preview.runsLater ?? null;
   if (
     !(
-      needsApproval(kind, options.approvalMode, later) ||
+      needsApproval(
+        kind,
+        scope?.approvalMode ?? run.config.approvalMode,
+        later
+      ) ||
       tool.asksAlways ||
-      options.alwaysAsk?.(tool)
+      scope?.alwaysAsk?.(tool)
     ) ||
     // A cell the user asked to fix does not vouch for a file that runs later.
-    (!later && preApproved(tool, checked.args, options.approvedCells))
+    (!later && preApproved(tool, checked.args, scope?.approvedCells))
   ) {
     return tools.call(call, { notebook, signal, state });
   }
@@ -83,8 +89,8 @@ export async function executeToolCall(
     ...preview,
     kind
   });
-  const decision = options.approve
-    ? await options.approve(request, signal)
+  const decision = approve
+    ? await approve(request, signal)
     : { approved: true as const };
   if (signal.aborted) {
     return { ok: false, output: 'Not run: the user stopped the agent.' };

@@ -1,115 +1,43 @@
 /**
  * The agent loop: plan, act, observe, refine.
  *
- * Call the model with the conversation and the tools; run every tool call it
- * asks for (asking the user first where the approval policy says so) and
- * append the observations as tool messages; repeat until it answers without
- * tool calls, the user stops it, the same failure or the same step repeats,
- * or the step limit is hit. All cell changes of a run are one undo step.
+ * A small driver over typed steps (steps.ts `NextStep`): it carries out
+ * each step (call the model, run or refuse tool calls, send an answer back,
+ * remind of cells left running, stop) and asks the pure functions of
+ * steps.ts and next-step.ts which step comes next. The conversation is
+ * changed only through the turn's `IConversation`; the run's configuration
+ * comes whole (`RunConfig`). All cell changes of a turn are one undo step.
  */
-import type { ISummarySlot } from '../context/summary';
-import { TurnAccumulator } from '../model/accumulator';
-import { describeModelError, isAbortError } from '../model/errors';
-import { RETRY_TEMPERATURE } from '../model/sampling';
-import type { IModelClient } from '../model/types';
-import type { INotebookPort } from '../ports';
-import type { ToolFilter, ToolRegistry } from '../tools/registry';
-import { RunState, type IRunSettings } from '../tools/run-state';
-import type {
-  AgentEvent,
-  ChatMessage,
-  IAgentError,
-  IImageAttachment,
-  IRunningCell,
-  IToolCall,
-  RunEndReason
-} from '../types';
-import {
-  DEFAULT_APPROVAL_MODE,
-  type ApprovalMode,
-  type Approver
-} from './approval';
 import { dataPreview } from '../context/data-preview';
+import { RunState } from '../tools/run-state';
+import type { IRunningCell, RunEndReason, IAgentError } from '../types';
 import { ContextKeeper } from './context-keeper';
-import { executeToolCall } from './execute-tool-call';
 import {
   cellsLeftRunning,
   reminderNotice,
   stillRunningReminder
 } from './left-running';
+import { assistantMessage, callModel } from './model-turn';
 import {
   afterAnswer,
-  afterRefusal,
   FRESH_MEMORY,
-  lastOutput,
   shapeRequest,
   userText,
-  type IComputeFirst,
-  type IRequestShape
+  type ILoopMemory
 } from './next-step';
-import { imageObservation, type IVisionOptions } from './vision';
+import { refuseCalls, runCalls } from './run-calls';
+import type { RunConfig } from './run-config';
 import {
-  DEFAULT_MAX_STEPS,
-  FailureStreak,
-  isFinalAnswer,
-  reachedStepLimit,
-  RepeatedSteps,
-  repeatedStepMessage
-} from './stop-conditions';
+  afterCalls,
+  afterRunningCheck,
+  afterTurn,
+  nextRound,
+  type NextStep
+} from './steps';
+import { FailureStreak, RepeatedSteps } from './stop-conditions';
+import type { IRunContext, ITurn } from './turn';
 
-/** Everything one run needs. */
-export interface IRunAgentOptions {
-  model: IModelClient;
-  tools: ToolRegistry;
-  notebook: INotebookPort;
-  /** The conversation so far, ending with the user's new message. Appended to in place. */
-  messages: ChatMessage[];
-  /** Aborting stops the model stream and interrupts a running cell. */
-  signal: AbortSignal;
-  /** Receives progress as it happens. */
-  onEvent: (event: AgentEvent) => void;
-  maxSteps?: number;
-  approvalMode?: ApprovalMode;
-  /** Asks the user; without one, every call is approved (headless use). */
-  approve?: Approver;
-  runSettings?: IRunSettings;
-  /** Whether and how images reach the model (default: not at all). */
-  vision?: IVisionOptions;
-  /** The model's context window in tokens (default 32768). */
-  contextTokens?: number;
-  /**
-   * Where the conversation's summary lives (the session's, saved with the
-   * chat); updated in place when older steps are summarised. Default: this
-   * run's own.
-   */
-  summary?: ISummarySlot;
-  /** Clock for tool durations (tests inject one). */
-  now?: () => number;
-  /**
-   * False when the caller groups several runs into one undo step itself
-   * (a workflow of several turns); default true: this run is one undo step.
-   */
-  undoGroup?: boolean;
-  /** Tools that always need the user's approval in this run, whatever the mode. */
-  alwaysAsk?: ToolFilter;
-  /** Cells the user asked to have edited and run: calls of tools `approvedWithCell` on them need no approval. */
-  approvedCells?: ReadonlySet<string>;
-  /** Cells whose current source the model was given (it may edit them without reading first). */
-  knownCells?: ReadonlyArray<{ id: string; source: string }>;
-  /**
-   * Small models: show the start of the data files the request names
-   * before the first model call, and send an answer back (at most twice)
-   * when it was not computed (compute-check.ts). `protocol` is how the
-   * model runs code, for the wording of the repair request.
-   */
-  computeFirst?: IComputeFirst;
-}
-
-/** Default context window, in tokens, when the model's is not known. */
-export const DEFAULT_CONTEXT_TOKENS = 32768;
-
-/** Longest stretch of stream handling before giving the event loop a turn. */
-const YIELD_EVERY_MS = 25;
+export { DEFAULT_CONTEXT_TOKENS } from './run-config';
 
 /** Tokens kept free for the tool schemas and the model's answer. */
 const RESERVED_TOKENS = 6000;
@@ -125,354 +53,197 @@ export interface IRunOutcome {
   leftRunning?: IRunningCell[];
 }
 
-/** Run the agent until it answers, is stopped, or runs out of steps. */
+/** Run one turn of the agent until it answers, is stopped, or runs out of steps. */
 export async function runAgent(
-  options: IRunAgentOptions
+  config: RunConfig,
+  turn: ITurn
 ): Promise<IRunOutcome> {
-  const { notebook } = options;
-  if (options.undoGroup === false) {
-    return loop(options);
+  if (turn.undoGroup === false) {
+    return loop(config, turn);
   }
-  notebook.beginUndoGroup();
+  turn.notebook.beginUndoGroup();
   try {
-    return await loop(options);
+    return await loop(config, turn);
   } finally {
-    notebook.endUndoGroup();
+    turn.notebook.endUndoGroup();
   }
 }
 
-async function loop(options: IRunAgentOptions): Promise<IRunOutcome> {
-  const { model, tools, notebook, messages, signal, onEvent } = options;
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const now = options.now ?? (() => Date.now());
-  const state = new RunState(options.runSettings);
-  // The request this run works on: kept verbatim when older steps are summarised.
-  const prompt = messages.length - 1;
-  state.seen.position = prompt;
-  for (const cell of options.knownCells ?? []) {
-    state.seen.set(cell.id, cell.source);
-  }
-  const failures = new FailureStreak();
-  const repeats = new RepeatedSteps();
-  // However it ends, the run names the cells it leaves running.
-  const end = async (outcome: IRunOutcome): Promise<IRunOutcome> => {
-    const left = await cellsLeftRunning(notebook, state);
-    onEvent({
-      type: 'end',
-      reason: outcome.reason,
-      error: outcome.error,
-      detail: outcome.detail,
-      ...(left.length ? { leftRunning: left } : {})
-    });
-    return left.length ? { ...outcome, leftRunning: left } : outcome;
+async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
+  const { tools, computeFirst } = config;
+  const { notebook, conversation, signal, onEvent } = turn;
+  const run: IRunContext = {
+    config,
+    turn,
+    state: new RunState(config.runSettings),
+    failures: new FailureStreak(),
+    now: turn.now ?? (() => Date.now())
   };
-  let memory = FRESH_MEMORY;
-  let namesData = false;
-  if (options.computeFirst) {
-    const request = messages[prompt];
-    const preview =
-      request?.role === 'user'
-        ? await dataPreview(request.content, notebook)
-        : null;
-    if (preview) {
-      namesData = true;
-      messages.push({ role: 'user', content: preview, observation: true });
-    }
+  // The request this run works on: kept verbatim when older steps are summarised.
+  const prompt = conversation.messages.length - 1;
+  run.state.seen.position = prompt;
+  for (const cell of turn.scope?.knownCells ?? []) {
+    run.state.seen.set(cell.id, cell.source);
   }
-  const window = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+  const namesData = computeFirst ? await previewData(turn, prompt) : false;
   const context = new ContextKeeper({
-    model,
+    model: config.model,
     tools: tools.specs,
-    window,
-    budget: Math.max(2000, window - RESERVED_TOKENS),
-    slot: options.summary ?? { summary: null },
+    window: config.contextTokens,
+    budget: Math.max(2000, config.contextTokens - RESERVED_TOKENS),
+    slot: turn.summary ?? { summary: null },
     prompt,
-    state,
+    state: run.state,
     signal,
     onEvent
   });
-
-  const run: IRunContext = { options, state, failures, now };
-  let step = 0;
-  while (!reachedStepLimit(step, maxSteps)) {
-    if (signal.aborted) {
-      return end({ reason: 'stopped', steps: step });
-    }
-    step += 1;
-
-    // Call the model. Within the window, the request is the history itself
-    // (a stable prefix for prompt caching); near it, older steps are
-    // summarised once; past it, older tool outputs are elided.
-    const next = shapeRequest(
-      memory,
-      options.computeFirst,
-      userText(messages[prompt])
-    );
-    memory = next.memory;
-    const called = await callModel(
-      run,
-      () => context.request(messages),
-      next.shape
-    );
-    if (called.kind !== 'turn') {
-      return end({ ...called.outcome, steps: step });
-    }
-    const { turn } = called;
-    messages.push({
-      role: 'assistant',
-      content: turn.text || null,
-      ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
-    });
-
-    // An answer: sent back (small models), a reminder of cells left
-    // running, or the end of the run.
-    if (isFinalAnswer(turn)) {
-      const answered = signal.aborted
-        ? ({ kind: 'check-running' } as const)
-        : afterAnswer(memory, {
-            messages,
-            prompt,
-            runsCode: call => tools.runsCode(call),
-            namesData,
-            computeFirst: options.computeFirst
-          });
-      if (answered.kind === 'send-back') {
-        memory = answered.memory;
-        const answer = messages[messages.length - 1];
-        if (answered.guess && answer.role === 'assistant') {
-          messages[messages.length - 1] = { ...answer, guess: true };
+  const repeats = new RepeatedSteps();
+  const round = () => ({
+    steps,
+    maxSteps: config.maxSteps,
+    aborted: signal.aborted
+  });
+  let memory: ILoopMemory = FRESH_MEMORY;
+  let steps = 0;
+  let next: NextStep = nextRound(round());
+  for (;;) {
+    switch (next.kind) {
+      case 'call-model': {
+        // Within the window, the request is the history itself (a stable
+        // prefix for prompt caching); near it, older steps are summarised
+        // once; past it, older tool outputs are elided.
+        steps += 1;
+        const shaped = shapeRequest(
+          memory,
+          computeFirst,
+          userText(conversation.messages[prompt])
+        );
+        memory = shaped.memory;
+        const called = await callModel(
+          run,
+          () => context.request(conversation.messages),
+          shaped.shape
+        );
+        if (called.kind === 'end') {
+          next = called.stop;
+          break;
         }
-        onEvent({ type: 'notice', text: answered.notice });
-        messages.push({
+        conversation.appendMessages(assistantMessage(called.turn));
+        const { toolCalls } = called.turn;
+        next = afterTurn({
+          turn: called.turn,
+          verdict: toolCalls.length
+            ? repeats.record(toolCalls, call => tools.runsCode(call))
+            : null,
+          messages: conversation.messages,
+          memory,
+          computeFirst
+        });
+        break;
+      }
+      case 'answer':
+        next = signal.aborted
+          ? { kind: 'check-running' }
+          : afterAnswer(memory, {
+              messages: conversation.messages,
+              prompt,
+              runsCode: call => tools.runsCode(call),
+              namesData,
+              computeFirst
+            });
+        break;
+      case 'send-back':
+        memory = next.memory;
+        if (next.guess) {
+          conversation.markLastAsGuess();
+        }
+        onEvent({ type: 'notice', text: next.notice });
+        conversation.appendMessages({
           role: 'user',
-          content: answered.text,
+          content: next.text,
           observation: true
         });
-        continue;
+        next = nextRound(round());
+        break;
+      case 'check-running': {
+        // Looked for where a tool to wait with is offered, once.
+        const cells =
+          memory.reminded || !tools.offers(tool => !!tool.waitsForCells)
+            ? []
+            : await cellsLeftRunning(notebook, run.state);
+        next = afterRunningCheck(cells, memory, signal.aborted);
+        break;
       }
-      // An answer over code still running is given from partial output:
-      // once, the model is asked to wait for it or stop it first (where a
-      // tool to wait with is offered).
-      const left =
-        memory.reminded || !tools.offers(tool => !!tool.waitsForCells)
-          ? []
-          : await cellsLeftRunning(notebook, state);
-      if (left.length && !signal.aborted) {
-        memory = { ...memory, reminded: true };
-        onEvent({ type: 'notice', text: reminderNotice(left) });
-        messages.push({
+      case 'remind':
+        memory = next.memory;
+        onEvent({ type: 'notice', text: reminderNotice(next.cells) });
+        conversation.appendMessages({
           role: 'user',
-          content: stillRunningReminder(left),
+          content: stillRunningReminder(next.cells),
           observation: true
         });
-        continue;
+        next = nextRound(round());
+        break;
+      case 'refuse-calls':
+        refuseCalls(run, next.calls, next.refusal);
+        if (next.stop) {
+          next = { kind: 'stop', reason: 'repeated-step' };
+        } else {
+          memory = next.memory;
+          next = nextRound(round());
+        }
+        break;
+      case 'run-calls': {
+        const repeated = await runCalls(run, next.calls);
+        next = afterCalls(repeated, run.failures.signature, round());
+        break;
       }
-      return end({ reason: 'completed', steps: step });
+      case 'stop':
+        return end(run, { ...next, steps });
     }
-
-    // A step sent again: refused with what it gave, or the end of the run.
-    const verdict = repeats.record(turn.toolCalls, call =>
-      tools.runsCode(call)
-    );
-    if (verdict !== 'run') {
-      const previous = lastOutput(messages);
-      refuseCalls(run, turn.toolCalls, repeatedStepMessage(previous));
-      if (verdict === 'stop') {
-        return end({ reason: 'repeated-step', steps: step });
-      }
-      memory = afterRefusal(memory, previous, options.computeFirst);
-      continue;
-    }
-
-    // The calls, one after another; their observations.
-    const repeated = await runCalls(run, turn.toolCalls);
-    if (repeated) {
-      return end({
-        reason: 'repeated-failure',
-        steps: step,
-        detail: failures.signature
-      });
-    }
-  }
-  return end({ reason: 'step-limit', steps: step });
-}
-
-/** What the steps of one run share. */
-interface IRunContext {
-  options: IRunAgentOptions;
-  state: RunState;
-  failures: FailureStreak;
-  now: () => number;
-}
-
-/** A model call's result: its turn, or how the run ends (steps left to the caller). */
-type ModelStep =
-  | { kind: 'turn'; turn: ReturnType<TurnAccumulator['result']> }
-  | { kind: 'end'; outcome: Omit<IRunOutcome, 'steps'> };
-
-/** Stream one turn of the model, showing its text as it comes. */
-async function callModel(
-  run: IRunContext,
-  request: () => Promise<ChatMessage[]>,
-  shape: IRequestShape
-): Promise<ModelStep> {
-  const { model, tools, messages, signal, onEvent } = run.options;
-  const accumulator = new TurnAccumulator();
-  const stopped = (): ModelStep => {
-    keepPartialAnswer(messages, accumulator.result().text);
-    return { kind: 'end', outcome: { reason: 'stopped' } };
-  };
-  try {
-    const sent = await request();
-    if (signal.aborted) {
-      return { kind: 'end', outcome: { reason: 'stopped' } };
-    }
-    const stream = model.streamChat(
-      {
-        messages: sent,
-        tools: tools.specs,
-        ...(shape.forceCall ? { toolChoice: 'required' as const } : {}),
-        ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
-        ...(shape.prefill ? { prefill: shape.prefill } : {})
-      },
-      signal
-    );
-    let busySince = Date.now();
-    for await (const chunk of stream) {
-      const text = accumulator.add(chunk);
-      if (text) {
-        onEvent({ type: 'text-delta', text });
-      }
-      // A burst of chunks is processed without leaving the microtask queue;
-      // yield now and then so the page can paint and stay responsive.
-      if (Date.now() - busySince > YIELD_EVERY_MS) {
-        await new Promise(resolve => setTimeout(resolve, 0));
-        busySince = Date.now();
-      }
-    }
-  } catch (error) {
-    if (signal.aborted || isAbortError(error)) {
-      return stopped();
-    }
-    const described = describeModelError(error);
-    keepPartialAnswer(messages, accumulator.result().text, described.message);
-    return { kind: 'end', outcome: { reason: 'error', error: described } };
-  }
-  if (signal.aborted) {
-    // The SDK ends a stream quietly when it is aborted: what came so far
-    // is a cut-off answer, not a final one, and its calls must not run.
-    return stopped();
-  }
-  const turn = accumulator.result();
-  if (turn.usage) {
-    onEvent({ type: 'usage', usage: turn.usage });
-  }
-  return { kind: 'turn', turn };
-}
-
-/** Answer each call with `refusal` (shown as a failed card), running none. */
-function refuseCalls(
-  run: IRunContext,
-  calls: ReadonlyArray<IToolCall>,
-  refusal: string
-): void {
-  const { tools, messages, onEvent } = run.options;
-  for (const call of calls) {
-    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
-    onEvent({
-      type: 'tool-result',
-      callId: call.id,
-      result: { ok: false, output: refusal },
-      durationMs: 0
-    });
-    messages.push({ role: 'tool', toolCallId: call.id, content: refusal });
   }
 }
 
 /**
- * Run the calls in order, each answered by a tool message (calls after a
- * stop or a repeated failure with why they did not run), then attach the
- * images they gave for a vision model. True when a failure repeated.
+ * Small models: the start of the data files the request names goes into
+ * the conversation before the first model call. True when there were some.
  */
-async function runCalls(
-  run: IRunContext,
-  calls: ReadonlyArray<IToolCall>
-): Promise<boolean> {
-  const { options, state, failures, now } = run;
-  const { tools, notebook, messages, signal, onEvent } = options;
-  let repeated = false;
-  const images: IImageAttachment[] = [];
-  // Cells these calls read or write were seen at this step of the history.
-  state.seen.position = messages.length - 1;
-  for (const call of calls) {
-    // Every tool call must get a tool message, even when stopped, or the
-    // conversation is invalid for the next request.
-    if (signal.aborted || repeated) {
-      const why = repeated
-        ? 'the same error repeated'
-        : 'the user stopped the agent';
-      messages.push({
-        role: 'tool',
-        toolCallId: call.id,
-        content: `Not run: ${why}.`
-      });
-      continue;
-    }
-    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
-    const started = now();
-    // The card's duration is the call's own: the time the user took to
-    // approve it is not part of it.
-    let waited = 0;
-    const ask = options.approve;
-    const result = await executeToolCall(call, {
-      tools,
-      notebook,
-      signal,
-      state,
-      approvalMode: options.approvalMode ?? DEFAULT_APPROVAL_MODE,
-      alwaysAsk: options.alwaysAsk,
-      approvedCells: options.approvedCells,
-      approve:
-        ask &&
-        (async (request, abort) => {
-          const asked = now();
-          try {
-            return await ask(request, abort);
-          } finally {
-            waited += now() - asked;
-          }
-        })
-    });
-    onEvent({
-      type: 'tool-result',
-      callId: call.id,
-      result,
-      durationMs: Math.max(0, now() - started - waited)
-    });
-    messages.push({
-      role: 'tool',
-      toolCallId: call.id,
-      content: result.output
-    });
-    images.push(...(result.images ?? []));
-    repeated = failures.record(result.ok, result.output, tools.runsCode(call));
+async function previewData(turn: ITurn, prompt: number): Promise<boolean> {
+  const request = turn.conversation.messages[prompt];
+  const preview =
+    request?.role === 'user'
+      ? await dataPreview(request.content, turn.notebook)
+      : null;
+  if (!preview) {
+    return false;
   }
-  const observation = options.vision
-    ? await imageObservation(images, options.vision)
-    : null;
-  if (observation) {
-    messages.push(observation);
-  }
-  return repeated;
+  turn.conversation.appendMessages({
+    role: 'user',
+    content: preview,
+    observation: true
+  });
+  return true;
 }
 
-/** Keep what the model said before it was cut off, with why, in the history. */
-function keepPartialAnswer(
-  messages: ChatMessage[],
-  text: string,
-  why = 'stopped by the user'
-): void {
-  if (text) {
-    messages.push({ role: 'assistant', content: `${text}\n\n[${why}]` });
-  }
+/** However it ends, the run names the cells it leaves running. */
+async function end(
+  run: IRunContext,
+  stop: Extract<NextStep, { kind: 'stop' }> & { steps: number }
+): Promise<IRunOutcome> {
+  const { reason, error, detail, steps } = stop;
+  const outcome: IRunOutcome = {
+    reason,
+    steps,
+    ...(error ? { error } : {}),
+    ...(detail !== undefined ? { detail } : {})
+  };
+  const left = await cellsLeftRunning(run.turn.notebook, run.state);
+  run.turn.onEvent({
+    type: 'end',
+    reason,
+    error,
+    detail,
+    ...(left.length ? { leftRunning: left } : {})
+  });
+  return left.length ? { ...outcome, leftRunning: left } : outcome;
 }

@@ -144,6 +144,9 @@ function canonicalArguments(raw: string): string {
   }
 }
 
+/** What becomes of a step's calls: `run`, `skip` (a repeat, refused), or `stop` the run. */
+export type RepeatVerdict = 'run' | 'skip' | 'stop';
+
 /**
  * Small models loop: they write the same code again after seeing its output.
  * A step that runs code and asks for exactly the calls of the step before it
@@ -159,7 +162,7 @@ export class RepeatedSteps {
   record(
     calls: ReadonlyArray<{ name: string; arguments: string }>,
     runsCode: (call: { name: string; arguments: string }) => boolean
-  ): 'run' | 'skip' | 'stop' {
+  ): RepeatVerdict {
     const signature = JSON.stringify(
       calls.map(call => [call.name, canonicalArguments(call.arguments)])
     );

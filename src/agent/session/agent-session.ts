@@ -104,7 +104,7 @@ export class AgentSession {
     const run = this._runner.task(target, promptTask(text, {}, true));
     if (run && unanswered) {
       // Taken out once the retry has started (it may not start: no notebook).
-      history.splice(history.lastIndexOf(tail), 1);
+      this._store.removeMessage(tail);
     }
     return run;
   }

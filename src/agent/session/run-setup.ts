@@ -1,7 +1,9 @@
 /**
- * How a session's run is set up: the session's options, and from them the
- * model client, tools and system prompt of a run (pure: it only reads the
- * options). The task runner (runner.ts) calls it when a task starts.
+ * How a session's run is set up: the session's options (live getters) read
+ * once into the run's `RunConfig` (loop/run-config.ts) — its model client,
+ * tools, protocol, system prompt and settings — which is then passed whole
+ * (pure: it only reads the options). The task runner (runner.ts) calls it
+ * when a task starts.
  */
 import {
   smallModelSystemPrompt,
@@ -9,27 +11,16 @@ import {
 } from '../context/small-model-prompt';
 import { statedBillions } from '../model/capabilities';
 import { systemPrompt } from '../context/system-prompt';
+import { DEFAULT_APPROVAL_MODE } from '../loop/approval';
+import { DEFAULT_CONTEXT_TOKENS, type RunConfig } from '../loop/run-config';
+import { DEFAULT_MAX_STEPS } from '../loop/stop-conditions';
 import { TextProtocolClient } from '../loop/text-protocol';
 import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
 import type { IModelClient } from '../model/types';
 import type { IExtraTools } from '../tools/mcp-tools';
 import { ToolRegistry, type ITool } from '../tools/registry';
 import { DEFAULT_RUN_SETTINGS, type IRunSettings } from '../tools/run-state';
-import type { ChatMessage } from '../types';
 import type { ISessionOptions } from './types';
-
-/** The model, tools and system prompt of one run. */
-export interface IRunSetup {
-  /** The configured client, wrapped for the text protocol when it needs it. */
-  model: IModelClient;
-  tools: ToolRegistry;
-  /** The conversation's first message for this run. */
-  system: ChatMessage;
-  /** Small models: data previews and the compute check (loop/compute-check.ts). */
-  computeFirst?: { protocol: 'native' | 'text' };
-  /** Why this run talks to the model differently from its settings, for the chat. */
-  notice?: string;
-}
 
 /**
  * The chat's notice when a small model's server was seen to answer a
@@ -41,24 +32,26 @@ export const TEXT_FALLBACK_NOTICE =
   'To keep tool calls, set "Tool calling" to "native" in the settings.';
 
 /**
- * Choose the protocol, tools and system prompt of a run in `notebookPath`
- * with `model`; `textTools` are the tools of the text protocol.
+ * The configuration of a run in `notebookPath` with `model`: its protocol,
+ * tools and system prompt chosen, its settings read; `textTools` are the
+ * tools of the text protocol.
  */
 export function prepareRun(
   options: ISessionOptions,
   model: IModelClient,
   notebookPath: string,
   textTools: ToolRegistry
-): IRunSetup {
+): RunConfig {
   const stated = options.toolProtocol?.() ?? 'native';
-  const small = options.profile?.() === 'small' && !!options.smallTools;
+  const profile = options.profile?.() ?? 'standard';
+  const small = profile === 'small' && !!options.smallTools;
   // The small profile depends on a forced call after a guess; a server that
   // does not enforce one (seen on an earlier task of this client) gets the
   // text protocol, whose reply is begun as code (loop/text-protocol.ts).
   // A protocol the user chose in the settings is kept.
   const fallback =
     stated === 'native' &&
-    options.profile?.() === 'small' &&
+    profile === 'small' &&
     !options.toolProtocolChosen?.() &&
     model.forcesToolCalls?.() === false;
   const protocol = fallback ? 'text' : stated;
@@ -71,17 +64,25 @@ export function prepareRun(
         ? options.smallTools!
         : options.tools;
   const tools = extra?.tools.length ? withTools(base, extra) : base;
-  if (options.profile?.() === 'small') {
+  if (profile === 'small') {
     model = new SamplingClient(model, SMALL_MODEL_TEMPERATURE);
   }
   if (protocol === 'text') {
     model = new TextProtocolClient(model, { restateRequest: small });
   }
   const toolNames = tools.specs.map(t => t.name);
+  const vision = options.vision?.();
   return {
     model,
     tools,
-    ...(options.profile?.() === 'small' ? { computeFirst: { protocol } } : {}),
+    profile,
+    protocol,
+    approvalMode: options.approvalMode?.() ?? DEFAULT_APPROVAL_MODE,
+    maxSteps: options.maxSteps?.() ?? DEFAULT_MAX_STEPS,
+    runSettings: runSettingsOf(options),
+    contextTokens: options.contextTokens?.() ?? DEFAULT_CONTEXT_TOKENS,
+    ...(vision ? { vision } : {}),
+    ...(profile === 'small' ? { computeFirst: { protocol } } : {}),
     ...(fallback ? { notice: TEXT_FALLBACK_NOTICE } : {}),
     system: {
       role: 'system',
@@ -102,7 +103,7 @@ export function prepareRun(
   };
 }
 
-/** The run settings the options give, or the defaults. */
+/** The run settings the options give now, or the defaults. */
 export function runSettingsOf(options: ISessionOptions): IRunSettings {
   return options.runSettings?.() ?? DEFAULT_RUN_SETTINGS;
 }

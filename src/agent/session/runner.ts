@@ -5,8 +5,9 @@
  * session's state only through the store (store.ts); the facade
  * (agent-session.ts) starts the tasks.
  */
-import { DEFAULT_APPROVAL_MODE, type ApprovalDecision } from '../loop/approval';
+import type { ApprovalDecision } from '../loop/approval';
 import { runAgent, type IRunOutcome } from '../loop/run-agent';
+import type { RunConfig } from '../loop/run-config';
 import { addAndRunCell } from '../loop/text-protocol';
 import { uncomputedNumbers } from '../context/claims';
 import { withProjectRules, type IProjectRules } from '../context/project-rules';
@@ -19,7 +20,7 @@ import type { IAgentError } from '../types';
 import type { ITurnOptions } from '../workflows/turn-runner';
 import { ApprovalGate } from './approval-gate';
 import { FileUndo } from './file-undo';
-import { prepareRun, runSettingsOf, type IRunSetup } from './run-setup';
+import { prepareRun, runSettingsOf } from './run-setup';
 import type { SessionStore } from './store';
 import type { IRunTarget, ISessionOptions, TaskTurn, TaskWork } from './types';
 
@@ -85,23 +86,24 @@ export class TaskRunner {
     }
     const notebook = target.notebook;
     store.notebookPath = notebook.path;
-    const setup = prepareRun(
+    // The run's configuration, read once from the options and passed whole.
+    const config = prepareRun(
       this._options,
       model,
       notebook.path,
       this._textTools
     );
-    store.history[0] = setup.system;
-    if (setup.notice) {
-      store.notice(setup.notice);
+    store.setSystemMessage(config.system);
+    if (config.notice) {
+      store.notice(config.notice);
     }
     // The rules are read afresh for each task: the first turn waits for them.
     const rulesRead = this._readRules(notebook.path).then(rules => {
-      if (setup.system.role === 'system' && rules) {
-        store.history[0] = {
+      if (config.system.role === 'system' && rules) {
+        store.setSystemMessage({
           role: 'system',
-          content: withProjectRules(setup.system.content, rules)
-        };
+          content: withProjectRules(config.system.content, rules)
+        });
       }
     });
     const controller = new AbortController();
@@ -112,7 +114,7 @@ export class TaskRunner {
     const turn: TaskTurn = async (prompt, options = {}, undoGroup = true) => {
       await rulesRead;
       return this._turn(
-        setup,
+        config,
         notebook,
         controller.signal,
         prompt,
@@ -146,7 +148,7 @@ export class TaskRunner {
 
   /** One turn of the agent loop on `prompt`, shown in the transcript. */
   private async _turn(
-    { model, tools, computeFirst }: IRunSetup,
+    config: RunConfig,
     notebook: INotebookPort,
     signal: AbortSignal,
     prompt: string,
@@ -155,7 +157,7 @@ export class TaskRunner {
   ): Promise<IRunOutcome> {
     const store = this._store;
     const start = store.history.length;
-    store.history.push({ role: 'user', content: prompt });
+    store.appendMessages({ role: 'user', content: prompt });
     // A Retry sends the prompt again under the line the transcript has; a
     // workflow's own line (status) is a notice, not the user's message.
     store.set(
@@ -175,26 +177,13 @@ export class TaskRunner {
             ]
           }
     );
-    const outcome = await runAgent({
-      model,
-      tools,
+    const outcome = await runAgent(config, {
       notebook,
-      messages: store.history,
+      conversation: store,
       signal,
-      maxSteps: this._options.maxSteps?.(),
-      approvalMode:
-        options.approvalMode ??
-        this._options.approvalMode?.() ??
-        DEFAULT_APPROVAL_MODE,
-      runSettings: this.runSettings(),
-      contextTokens: this._options.contextTokens?.(),
       summary: store.context,
-      vision: this._options.vision?.(),
       undoGroup,
-      alwaysAsk: options.alwaysAsk,
-      computeFirst,
-      approvedCells: options.approvedCells,
-      knownCells: options.knownCells,
+      scope: options,
       approve: (request, approvalSignal) =>
         this._approvals.ask(request, approvalSignal),
       onEvent: event => {
@@ -204,6 +193,7 @@ export class TaskRunner {
         store.dispatch(event);
       }
     });
+    const { model, tools } = config;
     if (outcome.reason === 'completed') {
       this._markUncomputed(start, tools);
     }

@@ -3,7 +3,9 @@
  * (`subscribe()` / `getSnapshot()`, React's `useSyncExternalStore`), the
  * model conversation, the chat's identity, and saving/reopening it
  * (chat-record.ts). The loop's events change it through the reducer
- * (reducer.ts); the task runner (runner.ts) is what dispatches them.
+ * (reducer.ts); the task runner (runner.ts) is what dispatches them. The
+ * conversation is owned here: read-only outside, changed only through the
+ * named methods below (the loop gets them as its `IConversation`).
  */
 import {
   CHAT_RECORD_VERSION,
@@ -14,6 +16,7 @@ import {
 } from '../chat-record';
 import { isUsableSummary, type ISummarySlot } from '../context/summary';
 import { dropImages } from '../tool-images';
+import { markLastAsGuess, type IConversation } from '../loop/conversation';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';
 import { settleInterruptedRun } from './interrupted-run';
 import { applyEvent } from './reducer';
@@ -37,9 +40,11 @@ function emptyState(): ISessionState {
 }
 
 /** A chat's state, its conversation and its identity. */
-export class SessionStore {
-  /** The model conversation; the runner appends to it in place. */
-  readonly history: ChatMessage[] = [];
+export class SessionStore implements IConversation {
+  /** The model conversation (read-only: changed through the methods below). */
+  get history(): ReadonlyArray<ChatMessage> {
+    return this._history;
+  }
   /** The summary of the history's older messages, as the model reads them (saved too). */
   readonly context: ISummarySlot = { summary: null };
   /** The notebook this chat belongs to ('' before its first run). */
@@ -71,6 +76,34 @@ export class SessionStore {
     this._eventListeners.add(listener);
     return () => this._eventListeners.delete(listener);
   };
+
+  /** The conversation, as the loop reads it (`IConversation`). */
+  get messages(): ReadonlyArray<ChatMessage> {
+    return this._history;
+  }
+
+  /** Set the conversation's first message (the run's system prompt). */
+  setSystemMessage(message: ChatMessage): void {
+    this._history[0] = message;
+  }
+
+  /** Add messages at the end of the conversation. */
+  appendMessages(...messages: ChatMessage[]): void {
+    this._history.push(...messages);
+  }
+
+  /** Mark the last message, an answer sent back for want of code, a guess (see `IConversation`). */
+  markLastAsGuess(): void {
+    markLastAsGuess(this._history);
+  }
+
+  /** Take `message` (its last occurrence) back out of the conversation: a request a Retry sends again. */
+  removeMessage(message: ChatMessage): void {
+    const index = this._history.lastIndexOf(message);
+    if (index >= 0) {
+      this._history.splice(index, 1);
+    }
+  }
 
   /** Apply one of the loop's events (the reducer decides what it changes). */
   dispatch(event: AgentEvent): void {
@@ -144,12 +177,12 @@ export class SessionStore {
     );
     // Saved mid-run by a page that went away: that run is over.
     const settled = settleInterruptedRun(record, () => this.newId());
-    this.history.splice(
+    this._history.splice(
       0,
-      this.history.length,
+      this._history.length,
       ...(settled?.history ?? record.history)
     );
-    this.context.summary = isUsableSummary(record.summary, this.history.length)
+    this.context.summary = isUsableSummary(record.summary, this._history.length)
       ? record.summary
       : null;
     this.set({
@@ -177,7 +210,7 @@ export class SessionStore {
     this._chatId = newChatId();
     this._created = Date.now();
     this.notebookPath = notebook;
-    this.history.length = 0;
+    this._history.length = 0;
     this.context.summary = null;
     this.set(emptyState());
   }
@@ -214,6 +247,8 @@ export class SessionStore {
   }
 
   private readonly _store = new ValueStore<ISessionState>(emptyState());
+  /** The model conversation, changed only by the methods above. */
+  private readonly _history: ChatMessage[] = [];
   private readonly _eventListeners = new Set<(event: AgentEvent) => void>();
   private _nextId = 0;
   private _chatId = newChatId();

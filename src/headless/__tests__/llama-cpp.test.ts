@@ -12,6 +12,8 @@ import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { createServer, type AddressInfo } from 'net';
 import { join } from 'path';
 import { runAgent } from '../../agent/loop/run-agent';
+import { arrayConversation } from '../../agent/loop/conversation';
+import { runConfig } from '../../agent/loop/run-config';
 import { TurnAccumulator } from '../../agent/model/accumulator';
 import { OpenAIChatClient } from '../../agent/model/openai-client';
 import type { IChatRequest, IModelClient } from '../../agent/model/types';
@@ -163,17 +165,21 @@ describe('a real llama.cpp server through the proxy', () => {
         },
         { role: 'user', content: 'Compute 6 * 7 with Python.' }
       ];
-      const outcome = await runAgent({
-        model: forcing,
-        tools: new ToolRegistry(agentTools()),
-        notebook: port,
-        messages,
-        signal: new AbortController().signal,
-        onEvent: () => undefined,
-        approvalMode: 'run-everything',
-        maxSteps: 2,
-        contextTokens: 4096
-      });
+      const outcome = await runAgent(
+        runConfig({
+          model: forcing,
+          tools: new ToolRegistry(agentTools()),
+          approvalMode: 'run-everything',
+          maxSteps: 2,
+          contextTokens: 4096
+        }),
+        {
+          notebook: port,
+          conversation: arrayConversation(messages),
+          signal: new AbortController().signal,
+          onEvent: () => undefined
+        }
+      );
       expect(outcome.error).toBeUndefined();
       expect(outcome.reason).toBe('completed');
       expect(requests[0].tools.map(t => t.name)).toContain('run_code');

@@ -199,15 +199,13 @@ describe('write_file through the headless port', () => {
           arguments: JSON.stringify({ path, content: 'second write\n' })
         },
         {
-          tools,
-          notebook: port,
-          signal: new AbortController().signal,
-          state: new RunState(),
-          approvalMode: 'run-everything',
-          approve: async request => {
-            asked.push(`${request.kind} ${request.title}`);
-            return { approved: true };
-          }
+          config: { tools, approvalMode: 'run-everything' },
+          turn: { notebook: port, signal: new AbortController().signal },
+          state: new RunState()
+        },
+        async request => {
+          asked.push(`${request.kind} ${request.title}`);
+          return { approved: true };
         }
       );
       results.push(result.output);

@@ -6,6 +6,8 @@
  */
 import type { Approver } from '../../loop/approval';
 import { runAgent } from '../../loop/run-agent';
+import { arrayConversation } from '../../loop/conversation';
+import { runConfig } from '../../loop/run-config';
 import { TEXT_PROTOCOL_TOOL, withoutCodeBlock } from '../../loop/text-protocol';
 import { FakeNotebook } from '../../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../../testing/scripted-model';
@@ -49,11 +51,9 @@ async function transcript(
     usage: { promptTokens: 0, completionTokens: 0 },
     plan: null
   };
-  await runAgent({
-    model: new ScriptedModel(turns),
-    tools,
+  await runAgent(runConfig({ model: new ScriptedModel(turns), tools }), {
     notebook,
-    messages,
+    conversation: arrayConversation(messages),
     signal: new AbortController().signal,
     now: () => clock,
     approve: async (request, signal) => {
