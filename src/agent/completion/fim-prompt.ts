@@ -88,7 +88,10 @@ export function buildCompletion(
   const after = cursor.after.slice(0, limits.afterChars ?? AFTER_CHARS);
   // A line ends at its newline; a block at a blank line or a new cell.
   const modeStop = mode === 'line' ? '\n' : '\n\n';
-  const stop = [...format.stop, modeStop, `\n${CELL_MARKER}`].slice(0, 4);
+  // A next cell tends to go on with an output in the prompt's form; other
+  // suggestions with a new cell.
+  const marker = mode === 'next-cell' ? OUTPUT_MARKER : CELL_MARKER;
+  const stop = [...format.stop, modeStop, `\n${marker}`].slice(0, 4);
   return {
     request: {
       prompt: format.prompt(before, after),

@@ -5,6 +5,8 @@
  */
 import {
   buildCompletion,
+  CELL_MARKER,
+  OUTPUT_MARKER,
   type ICompletionLimits,
   type ICursorContext
 } from './fim-prompt';
@@ -68,5 +70,9 @@ function isWhole(raw: string, mode: string): boolean {
   if (mode === 'line') {
     return raw.includes('\n');
   }
-  return raw.split('\n').length > MAX_SUGGESTION_LINES;
+  return (
+    raw.includes(`\n${CELL_MARKER}`) ||
+    raw.includes(`\n${OUTPUT_MARKER}`) ||
+    raw.split('\n').length > MAX_SUGGESTION_LINES + 1
+  );
 }

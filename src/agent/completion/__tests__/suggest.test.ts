@@ -84,4 +84,22 @@ describe('one suggestion', () => {
     expect(source.stoppedBy).toBe('abort');
     expect(source.sent).toBeLessThan(4);
   });
+
+  it('stops a next cell once the model writes an output comment', async () => {
+    const source = new ScriptedSource('qwen2.5-coder', [
+      "df['units'].max()",
+      '\n# Out:',
+      '\n# 3',
+      '\nmore'
+    ]);
+    const result = await suggest(
+      source,
+      { before: '', after: '', cellsAbove: [{ kind: 'code', source: 'df' }] },
+      { maxTokens: 64 },
+      new AbortController().signal
+    );
+    expect(result.text).toBe("df['units'].max()");
+    expect(source.sent).toBe(2);
+    expect(source.requests[0].stop).toContain('\n# Out:');
+  });
 });
