@@ -1,7 +1,8 @@
 /**
  * The local model's worker logic: load (down the device ladder, with
- * progress), generate (streaming text, special tokens kept), interrupt,
- * reset, dispose. One model per worker.
+ * progress), generate (streaming text, special tokens kept), complete (raw
+ * text, for inline completion), interrupt, reset, dispose. One model per
+ * worker, one generation at a time.
  *
  * It receives the transformers.js module and a `post` function, so the Web
  * Worker (worker.ts) and Node tests run the same code.
@@ -19,6 +20,7 @@ import type {
 import { failedUrl } from './fetch-failure';
 import { applySource, describeSource } from './model-source';
 import { ProgressTracker, type IProgressInfo } from './progress-tracker';
+import { StopStringCutter } from './stop-strings';
 import type {
   ICausalLMLike,
   IEncodedPrompt,
@@ -33,14 +35,26 @@ const MIN_REUSED_TOKENS = 8;
 
 type LoadRequest = Extract<WorkerRequest, { type: 'load' }>;
 type GenerateRequest = Extract<WorkerRequest, { type: 'generate' }>;
+type CompleteRequest = Extract<WorkerRequest, { type: 'complete' }>;
+
+/** The generation that runs now. */
+interface IRunning {
+  id: number;
+  kind: 'chat' | 'complete';
+  /** Stop it after the current token (as `interrupted`). */
+  interrupt(): void;
+}
 
 /** Handles the messages of one worker. */
 export class LocalModelWorker {
   private _tokenizer: ITokenizerLike | null = null;
   private _model: ICausalLMLike | null = null;
-  private _stopping: InstanceType<
-    ITransformersLike['InterruptableStoppingCriteria']
-  > | null = null;
+  private _running: IRunning | null = null;
+  /** Chat turns asked for and not finished (waiting or running). */
+  private _chatTurns = 0;
+  /** Completions waiting in the queue, and those of them interrupted. */
+  private _waiting = new Set<number>();
+  private _cancelled = new Set<number>();
   private _queue: Promise<void> = Promise.resolve();
   /** The token ids whose keys and values `_cache` holds. */
   private _cachedIds: bigint[] = [];
@@ -59,14 +73,44 @@ export class LocalModelWorker {
   handle(request: WorkerRequest): Promise<void> {
     switch (request.type) {
       case 'interrupt':
-        this._stopping?.interrupt();
+        if (request.id === undefined || request.id === this._running?.id) {
+          this._running?.interrupt();
+        } else if (this._waiting.has(request.id)) {
+          this._cancelled.add(request.id);
+        }
         return Promise.resolve();
       case 'reset':
         return this._enqueue(0, () => this._dropCache());
       case 'load':
         return this._enqueue(request.id, () => this._load(request));
       case 'generate':
-        return this._enqueue(request.id, () => this._generate(request));
+        // The agent's turn goes first: a completion that runs stops.
+        this._chatTurns++;
+        if (this._running?.kind === 'complete') {
+          this._running.interrupt();
+        }
+        return this._enqueue(request.id, async () => {
+          try {
+            await this._generate(request);
+          } finally {
+            this._chatTurns--;
+          }
+        });
+      case 'complete':
+        if (this._chatTurns > 0) {
+          this._refuse(request.id);
+          return Promise.resolve();
+        }
+        this._waiting.add(request.id);
+        return this._enqueue(request.id, () => {
+          this._waiting.delete(request.id);
+          const cancelled = this._cancelled.delete(request.id);
+          if (cancelled || this._chatTurns > 0) {
+            this._refuse(request.id);
+            return Promise.resolve();
+          }
+          return this._complete(request);
+        });
       case 'dispose':
         return this._enqueue(request.id, async () => {
           await this._dropCache();
@@ -188,12 +232,14 @@ export class LocalModelWorker {
       reusedTokens: reused
     });
     const stopping = new this._lib.InterruptableStoppingCriteria();
-    this._stopping = stopping;
     let interrupted = false;
-    const interrupt = stopping.interrupt.bind(stopping);
-    stopping.interrupt = () => {
-      interrupted = true;
-      interrupt();
+    this._running = {
+      id: request.id,
+      kind: 'chat',
+      interrupt: () => {
+        interrupted = true;
+        stopping.interrupt();
+      }
     };
     let generated = 0;
     let firstToken = 0;
@@ -229,7 +275,7 @@ export class LocalModelWorker {
       // The last token was sampled but never run through the model.
       this._cachedIds = sequence.slice(0, this._cache.get_seq_length());
     } finally {
-      this._stopping = null;
+      this._running = null;
     }
     const seconds = (Date.now() - started) / 1000;
     this._post({
@@ -245,6 +291,128 @@ export class LocalModelWorker {
       reusedTokens: reused,
       seconds,
       firstTokenSeconds: firstToken ? (firstToken - started) / 1000 : seconds
+    });
+  }
+
+  /**
+   * A raw-text completion. The chat's KV cache is neither used nor changed:
+   * the completion runs from an empty cache, and generate() disposes the
+   * one it built (no `past_key_values` in, no `return_dict_in_generate`).
+   * A completion's prompt (code around the cursor) shares no prefix with
+   * the chat's (the template's system prompt), so the chat cache could not
+   * serve it; and resetting it instead would make the agent's next turn read
+   * its whole prompt again (seconds, on the CPU) after every keystroke's
+   * completion. Kept apart, the next turn reuses its cache as if no
+   * completion had run.
+   */
+  private async _complete(request: CompleteRequest): Promise<void> {
+    const tokenizer = this._tokenizer;
+    const model = this._model;
+    if (!tokenizer || !model) {
+      throw new Error('No model is loaded.');
+    }
+    const started = Date.now();
+    const inputs = encodeRaw(tokenizer, request.prompt);
+    const promptTokens =
+      inputs.input_ids.dims[inputs.input_ids.dims.length - 1];
+    this._post({
+      type: 'prompt',
+      id: request.id,
+      promptTokens,
+      reusedTokens: 0
+    });
+    const stopping = new this._lib.InterruptableStoppingCriteria();
+    let interrupted = false;
+    this._running = {
+      id: request.id,
+      kind: 'complete',
+      interrupt: () => {
+        interrupted = true;
+        stopping.interrupt();
+      }
+    };
+    const ends = endTokenIds(tokenizer, model);
+    const cutter = new StopStringCutter(request.stop);
+    const ids: bigint[] = [];
+    let ended = false;
+    let generated = 0;
+    let firstToken = 0;
+    const send = (text: string) =>
+      text && this._post({ type: 'token', id: request.id, text });
+    let prompt = true;
+    // generate() calls put() with the prompt, then with each new token,
+    // before it checks the stopping criteria: a stop found here stops it
+    // after this token.
+    const streamer = {
+      put: (value: bigint[][]) => {
+        if (prompt) {
+          prompt = false;
+          return;
+        }
+        generated++;
+        firstToken ||= Date.now();
+        const token = value[0]?.[0];
+        if (ended || token === undefined) {
+          return;
+        }
+        if (ends.has(Number(token))) {
+          ended = true;
+          stopping.interrupt();
+          return;
+        }
+        ids.push(token);
+        send(
+          cutter.update(tokenizer.decode(ids, { skip_special_tokens: false }))
+        );
+        if (cutter.stopped) {
+          ended = true;
+          stopping.interrupt();
+        }
+      },
+      end: () => undefined
+    };
+    try {
+      await model.generate({
+        ...inputs,
+        max_new_tokens: request.maxNewTokens,
+        do_sample: false,
+        streamer,
+        stopping_criteria: [stopping]
+      });
+    } finally {
+      this._running = null;
+    }
+    if (!interrupted) {
+      send(cutter.finish());
+    }
+    const seconds = (Date.now() - started) / 1000;
+    this._post({
+      type: 'done',
+      id: request.id,
+      reason: interrupted
+        ? 'interrupted'
+        : ended || generated < request.maxNewTokens
+          ? 'stop'
+          : 'length',
+      promptTokens,
+      completionTokens: generated,
+      reusedTokens: 0,
+      seconds,
+      firstTokenSeconds: firstToken ? (firstToken - started) / 1000 : seconds
+    });
+  }
+
+  /** A completion that does not run: answered at once, with no tokens. */
+  private _refuse(id: number): void {
+    this._post({
+      type: 'done',
+      id,
+      reason: 'interrupted',
+      promptTokens: 0,
+      completionTokens: 0,
+      reusedTokens: 0,
+      seconds: 0,
+      firstTokenSeconds: 0
     });
   }
 
@@ -361,6 +529,47 @@ function defaultYield(): Promise<void> {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A completion's prompt, tokenized as plain text: no chat template. The
+ * tokenizer splits out the added tokens written in it (`<|fim_prefix|>`
+ * becomes its one id, not the characters' pieces), and its post-processor
+ * adds what it adds to any plain text: a BOS for tokenizers that begin every
+ * text with one (Llama 3's), nothing for byte-level ones without (Qwen's,
+ * SmolLM2's), as `tokenizer(text)` does in Python.
+ */
+export function encodeRaw(
+  tokenizer: ITokenizerLike,
+  prompt: string
+): IEncodedPrompt {
+  return tokenizer(prompt, { add_special_tokens: true, return_tensor: true });
+}
+
+/**
+ * The tokens that end a completion, none of which is shown: the model's end
+ * tokens (generation_config.json, where generate() stops too), the
+ * tokenizer's, and every special token (code has none, and a FIM model ends
+ * its middle with one: Qwen's `<|endoftext|>`, `<|fim_pad|>`, `<|file_sep|>`).
+ */
+export function endTokenIds(
+  tokenizer: ITokenizerLike,
+  model: ICausalLMLike
+): Set<number> {
+  const eos = model.generation_config?.eos_token_id;
+  return new Set(
+    [
+      ...(Array.isArray(eos)
+        ? eos
+        : eos === undefined || eos === null
+          ? []
+          : [eos]),
+      ...(typeof tokenizer.eos_token_id === 'number'
+        ? [tokenizer.eos_token_id]
+        : []),
+      ...(tokenizer.all_special_ids ?? [])
+    ].map(Number)
+  );
 }
 
 /**

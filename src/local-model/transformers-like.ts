@@ -31,6 +31,9 @@ export interface ITokenizerLike {
     options?: Record<string, unknown>
   ): string;
   eos_token?: string | null;
+  eos_token_id?: number | null;
+  /** The ids of the added tokens marked special. */
+  all_special_ids?: number[];
 }
 
 /** The cache `generate` returns with `return_dict_in_generate`. */
@@ -44,6 +47,10 @@ export interface ICausalLMLike {
   generate(options: Record<string, unknown>): Promise<unknown>;
   forward(inputs: Record<string, unknown>): Promise<unknown>;
   dispose(): Promise<unknown>;
+  /** generation_config.json, as loaded. */
+  readonly generation_config?: {
+    eos_token_id?: number | number[] | null;
+  } | null;
 }
 
 /** The library. */

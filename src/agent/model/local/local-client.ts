@@ -3,11 +3,16 @@
  * transformers.js. It loads the model on first use (down the device
  * ladder), sends each turn through the model's chat template, and turns
  * the streamed text into OpenAI-shaped chunks with the family's parser, so
- * the agent loop cannot tell it from a remote model.
+ * the agent loop cannot tell it from a remote model. It is also a source of
+ * inline completions (`complete`: the prompt as raw text, no template).
  *
  * The worker is reached through `IWorkerPort`, so tests can run the real
  * worker logic in-process.
  */
+import type {
+  ICompletionRequest,
+  ICompletionSource
+} from '../../completion/types';
 import type { IChatChunk, IChatRequest, IModelClient } from '../types';
 import type { ILocalModelEntry } from './catalogue';
 import { rungName, type IDevicePlan, type IRung } from './device-ladder';
@@ -58,7 +63,7 @@ export interface ILocalLoadInfo {
 }
 
 /** A local model behind the `IModelClient` interface. */
-export class LocalModelClient implements IModelClient {
+export class LocalModelClient implements IModelClient, ICompletionSource {
   readonly status: LocalModelStatusStore;
   private _port: IWorkerPort | null = null;
   private _loading: Promise<ILocalLoadInfo> | null = null;
@@ -176,6 +181,81 @@ export class LocalModelClient implements IModelClient {
       this._nextCallId = parser.nextId;
       if (this.status.getSnapshot().stage === 'generating') {
         this.status.update({ stage: 'ready', prompt: undefined });
+      }
+    }
+  }
+
+  /**
+   * Stream a completion of `request.prompt`, tokenized as raw text (the
+   * fill-in-the-middle tokens written in it become the model's own), after
+   * loading the model if it is not loaded (the same load as chat's).
+   * `request.suffix` is not read: the in-browser model has no separate
+   * field for it, so a FIM prompt for it holds the suffix.
+   *
+   * Aborting `signal` (or leaving the loop early) interrupts the worker's
+   * generation and ends the stream at once, without an error; so does the
+   * worker's refusal while a chat turn runs (the stream is then empty). A
+   * failed load or generation throws.
+   */
+  async *complete(
+    request: ICompletionRequest,
+    signal: AbortSignal
+  ): AsyncIterable<string> {
+    if (signal.aborted) {
+      return;
+    }
+    // A load under way goes on for the next request; this one ends now.
+    let onLoadAbort = () => {};
+    const aborted = new Promise<void>(resolve => {
+      onLoadAbort = resolve;
+      signal.addEventListener('abort', onLoadAbort);
+    });
+    try {
+      await Promise.race([this.load(), aborted]);
+    } finally {
+      signal.removeEventListener('abort', onLoadAbort);
+    }
+    if (signal.aborted) {
+      return;
+    }
+    const id = this._nextRequest++;
+    const events = new AsyncQueue<WorkerEvent>();
+    const off = this._listen(event => {
+      if (event.id === id || event.id === WORKER_FAILED) {
+        events.push(event);
+      }
+    });
+    let finished = false;
+    const onAbort = () => events.close();
+    signal.addEventListener('abort', onAbort);
+    this._port?.post({
+      type: 'complete',
+      id,
+      prompt: request.prompt,
+      maxNewTokens: request.maxTokens,
+      stop: request.stop
+    });
+    try {
+      for await (const event of events) {
+        if (signal.aborted) {
+          return;
+        }
+        if (event.type === 'token') {
+          yield event.text;
+        } else if (event.type === 'done') {
+          finished = true;
+          return;
+        } else if (event.type === 'error') {
+          finished = true;
+          throw this._error(event);
+        }
+      }
+    } finally {
+      off();
+      signal.removeEventListener('abort', onAbort);
+      if (!finished) {
+        // Aborted, or the caller stopped reading: the worker stops too.
+        this._port?.post({ type: 'interrupt', id });
       }
     }
   }

@@ -42,8 +42,36 @@ export type WorkerRequest =
       /** Sampling temperature; absent or 0: greedy. */
       temperature?: number;
     }
-  /** Stop the running generation after the current token. */
-  | { type: 'interrupt' }
+  /**
+   * A raw-text completion (inline code completion, fill-in-the-middle).
+   * `prompt` is tokenized as it is, with no chat template: the special
+   * tokens written in it (Qwen's `<|fim_prefix|>`, `<|fim_suffix|>`,
+   * `<|fim_middle|>`, …) become their ids, and the tokenizer's own
+   * post-processor adds a BOS only where it adds one to any plain text.
+   * Generated greedily, streamed as `token` events and ended with `done`:
+   * `stop` at the first of the `stop` strings (which the text does not
+   * include), at an end-of-text token (the model's end tokens and any
+   * special token, none of which the text includes) or after `maxNewTokens`.
+   *
+   * One generation at a time, and the agent needs the model more: while a
+   * chat turn (`generate`) runs or waits, a `complete` is answered at once
+   * with `done`, reason `interrupted`, and no tokens; a `generate` that
+   * arrives while a completion runs interrupts the completion. A
+   * completion leaves the chat's KV cache as it was (model-worker.ts).
+   */
+  | {
+      type: 'complete';
+      id: number;
+      prompt: string;
+      maxNewTokens: number;
+      stop: string[];
+    }
+  /**
+   * Stop a generation after the current token. With an `id`, only that
+   * request's (running, or still waiting: it then ends at once as
+   * `interrupted`); without one, whichever runs.
+   */
+  | { type: 'interrupt'; id?: number }
   /** Forget the cached prompt (KV cache). */
   | { type: 'reset' }
   /** Free the model; the worker is then ended. */

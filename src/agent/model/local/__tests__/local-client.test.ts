@@ -326,3 +326,179 @@ describe('LocalModelClient', () => {
     );
   });
 });
+
+describe('LocalModelClient.complete (inline completion)', () => {
+  const FIM = {
+    prompt: '<|fim_prefix|>x = <|fim_suffix|>\n<|fim_middle|>',
+    stop: ['\n\n'],
+    maxTokens: 16
+  };
+
+  async function texts(stream: AsyncIterable<string>) {
+    const out: string[] = [];
+    for await (const text of stream) {
+      out.push(text);
+    }
+    return out;
+  }
+
+  const done = (id: number): WorkerEvent => ({
+    type: 'done',
+    id,
+    reason: 'stop',
+    promptTokens: 9,
+    completionTokens: 2,
+    reusedTokens: 0,
+    seconds: 0.1,
+    firstTokenSeconds: 0.05
+  });
+
+  it('loads once, posts the raw prompt and streams the texts', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'complete'
+          ? [
+              {
+                type: 'prompt',
+                id: request.id,
+                promptTokens: 9,
+                reusedTokens: 0
+              },
+              { type: 'token', id: request.id, text: '1' },
+              { type: 'token', id: request.id, text: ' + 2' },
+              done(request.id)
+            ]
+          : []
+    );
+    const model = client(port);
+    const signal = new AbortController().signal;
+    expect(await texts(model.complete(FIM, signal))).toEqual(['1', ' + 2']);
+    expect(await texts(model.complete(FIM, signal))).toEqual(['1', ' + 2']);
+    expect(port.requests).toEqual([
+      expect.objectContaining({ type: 'load' }),
+      {
+        type: 'complete',
+        id: 2,
+        prompt: FIM.prompt,
+        maxNewTokens: 16,
+        stop: ['\n\n']
+      },
+      expect.objectContaining({ type: 'complete', id: 3 })
+    ]);
+    // A completion does not touch the chat's progress display.
+    expect(model.status.getSnapshot()).toMatchObject({ stage: 'ready' });
+  });
+
+  it('on abort posts an interrupt for its request and ends at once, without an error', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'complete'
+          ? // Tokens and no end: only the abort ends this stream.
+            ['a', 'b', 'c'].map(text => ({
+              type: 'token' as const,
+              id: request.id,
+              text
+            }))
+          : []
+    );
+    const controller = new AbortController();
+    const model = client(port);
+    const seen: string[] = [];
+    for await (const text of model.complete(FIM, controller.signal)) {
+      seen.push(text);
+      controller.abort();
+    }
+    expect(seen).toEqual(['a']);
+    expect(port.requests[port.requests.length - 1]).toEqual({
+      type: 'interrupt',
+      id: 2
+    });
+  });
+
+  it('interrupts the worker when the caller stops reading', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'complete'
+          ? [{ type: 'token', id: request.id, text: 'a' }]
+          : []
+    );
+    const model = client(port);
+    for await (const text of model.complete(
+      FIM,
+      new AbortController().signal
+    )) {
+      expect(text).toBe('a');
+      break;
+    }
+    expect(port.requests.map(r => r.type)).toEqual([
+      'load',
+      'complete',
+      'interrupt'
+    ]);
+  });
+
+  it('ends empty when the worker refuses (a chat turn runs), and posts nothing more', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'complete'
+          ? [
+              {
+                ...done(request.id),
+                reason: 'interrupted' as const,
+                promptTokens: 0,
+                completionTokens: 0
+              }
+            ]
+          : []
+    );
+    const model = client(port);
+    expect(
+      await texts(model.complete(FIM, new AbortController().signal))
+    ).toEqual([]);
+    expect(port.requests.map(r => r.type)).toEqual(['load', 'complete']);
+  });
+
+  it('aborted while the model loads: ends at once, and the load goes on for later', async () => {
+    let release: () => void = () => undefined;
+    const port = scriptedWorker(() => []);
+    const controller = new AbortController();
+    const model = new LocalModelClient({
+      entry: QWEN,
+      source: { allowRemote: true },
+      createWorker: () => port,
+      plan: () =>
+        new Promise(resolve => {
+          release = () =>
+            resolve({
+              rungs: [{ device: 'wasm', dtype: 'q4' }],
+              warning: null
+            });
+        })
+    });
+    const stream = texts(model.complete(FIM, controller.signal));
+    await new Promise(resolve => setTimeout(resolve, 0));
+    controller.abort();
+    expect(await stream).toEqual([]);
+    release();
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(port.requests.map(r => r.type)).toEqual(['load']);
+  });
+
+  it('throws the worker’s error, in words', async () => {
+    const port = scriptedWorker(request =>
+      request.type === 'load'
+        ? loaded(request.id)
+        : request.type === 'complete'
+          ? [{ type: 'error', id: request.id, message: 'No model is loaded.' }]
+          : []
+    );
+    const model = client(port);
+    await expect(
+      texts(model.complete(FIM, new AbortController().signal))
+    ).rejects.toMatchObject({ name: 'LocalModelError' });
+  });
+});
