@@ -8,6 +8,8 @@
  * running in the kernel are named so the sidebar can offer Interrupt.
  */
 import type { IChatRecord } from '../chat-record';
+import { agentTools } from '../tools/all-tools';
+import type { ITool } from '../tools/registry';
 import type { ChatMessage } from '../types';
 import type { TranscriptItem } from './types';
 
@@ -19,8 +21,35 @@ export const INTERRUPTED_NOTICE =
 export const NOT_RUN_RELOADED =
   'Not finished: the page was reloaded during this call, so the run stopped.';
 
-/** Tools whose `cell_id` argument names a cell they run. */
-const RUNS_A_CELL = new Set(['run_cell', 'wait']);
+/**
+ * Whether a call of `tool` runs or watches the cell its `cell_id` argument
+ * names, read from its properties (no tool is named here): one that runs
+ * code on the cell it is approved with (`run_cell`), or one that waits for
+ * a cell left running (`wait`). A finished call of it means that cell is
+ * no longer running.
+ */
+export function runsNamedCell(tool: ITool<unknown>): boolean {
+  return (
+    !!tool.waitsForCells || (!!tool.approvedWithCell && tool.kind === 'run')
+  );
+}
+
+/**
+ * Whether the tool named `name` runs the cell it names (`runsNamedCell`);
+ * a saved chat's cards name their tools, so they are looked up among the
+ * agent's own (the small profile's are a subset of them).
+ */
+export type RunsCellLookup = (name: string) => boolean;
+
+/** `RunsCellLookup` over the agent's own tools. */
+export function agentRunsCell(): RunsCellLookup {
+  const names = new Set(
+    (agentTools() as ITool<unknown>[])
+      .filter(runsNamedCell)
+      .map(tool => tool.name)
+  );
+  return name => names.has(name);
+}
 
 /** A reopened record, settled; null when it was not saved mid-run. */
 export interface ISettledRun {
@@ -36,7 +65,8 @@ export interface ISettledRun {
  */
 export function settleInterruptedRun(
   record: Pick<IChatRecord, 'items' | 'history' | 'running'>,
-  newId: () => string
+  newId: () => string,
+  runsCell: RunsCellLookup = agentRunsCell()
 ): ISettledRun | null {
   const runningCard = record.items.some(
     item => item.kind === 'tool' && item.status === 'running'
@@ -51,11 +81,11 @@ export function settleInterruptedRun(
     if (item.kind !== 'tool') {
       return item;
     }
-    const cell = item.cellId ?? cellArgument(item);
+    const cell = item.cellId ?? cellArgument(item, runsCell);
     if (index > lastPrompt && cell) {
       if (item.status === 'running' || item.stillRunning) {
         cellIds.add(cell);
-      } else if (RUNS_A_CELL.has(item.name)) {
+      } else if (runsCell(item.name)) {
         cellIds.delete(cell);
       }
     }
@@ -71,11 +101,12 @@ export function settleInterruptedRun(
   };
 }
 
-/** The `cell_id` a run_cell/wait card was called with. */
+/** The `cell_id` a card of a tool that runs the cell it names was called with. */
 function cellArgument(
-  item: Extract<TranscriptItem, { kind: 'tool' }>
+  item: Extract<TranscriptItem, { kind: 'tool' }>,
+  runsCell: RunsCellLookup
 ): string | null {
-  if (!RUNS_A_CELL.has(item.name)) {
+  if (!runsCell(item.name)) {
     return null;
   }
   try {

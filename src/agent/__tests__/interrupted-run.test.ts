@@ -1,0 +1,54 @@
+/**
+ * A reopened mid-run chat names the cells its run may have left running by
+ * the tools' properties, not their names (session/interrupted-run.ts).
+ */
+import {
+  agentRunsCell,
+  runsNamedCell,
+  settleInterruptedRun
+} from '../session/interrupted-run';
+import { agentTools } from '../tools/all-tools';
+import type { ITool } from '../tools/registry';
+
+describe('the tools that run the cell they name', () => {
+  it('are, among the agent’s own, run_cell and wait', () => {
+    const names = (agentTools() as ITool<unknown>[])
+      .filter(runsNamedCell)
+      .map(tool => tool.name);
+    expect(names.sort()).toEqual(['run_cell', 'wait']);
+    expect(agentRunsCell()('edit_cell')).toBe(false);
+  });
+
+  it('are read from the lookup a record is settled with', () => {
+    const card = (status: 'running' | 'done') => ({
+      kind: 'tool' as const,
+      id: `t-${status}`,
+      name: 'watch',
+      arguments: '{"cell_id":"c1"}',
+      status
+    });
+    const record = {
+      running: true,
+      history: [],
+      items: [{ kind: 'user' as const, id: 'u', text: 'go' }, card('running')]
+    };
+    const named = settleInterruptedRun(
+      record,
+      () => 'n',
+      n => n === 'watch'
+    );
+    expect(named?.cellIds).toEqual(['c1']);
+    const unknown = settleInterruptedRun(
+      record,
+      () => 'n',
+      () => false
+    );
+    expect(unknown?.cellIds).toEqual([]);
+    const finished = settleInterruptedRun(
+      { ...record, items: [...record.items, card('done')] },
+      () => 'n',
+      n => n === 'watch'
+    );
+    expect(finished?.cellIds).toEqual([]);
+  });
+});
