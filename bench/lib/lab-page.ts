@@ -1,6 +1,6 @@
 /**
  * A JupyterLab page with the extension's test hooks
- * (`window.notebookAgentTest`, src/jupyter/test-hooks.ts) for the browser
+ * (`window.notebookAgentTest`, src/jupyter/testing/test-hooks.ts) for the browser
  * benchmarks that measure the live port: a private server
  * (./lab-server.ts), headless Chromium (./browser.ts), a CDP session for
  * garbage collection and heap figures.

@@ -168,7 +168,7 @@ export class LabServer {
             (options.disabledExtensions ?? []).map(name => [name, true])
           )
         },
-        // The extension's in-page hooks (src/jupyter/test-hooks.ts).
+        // The extension's in-page hooks (src/jupyter/testing/test-hooks.ts).
         ...(options.testHooks ? { notebookAgentTestHooks: 'true' } : {})
       })
     );

@@ -1,7 +1,7 @@
 /**
  * bench/agent-overhead.ts on the live port: the same two cells, timed
  * inside a JupyterLab page in headless Chromium (the extension's test hook
- * `overhead`, src/jupyter/live-measures.ts), three ways interleaved:
+ * `overhead`, src/jupyter/testing/live-measures.ts), three ways interleaved:
  *  (a) raw: `kernel.requestExecute` + `await future.done` on the panel's
  *      kernel connection (nothing rendered);
  *  (a') Shift+Enter: `CodeCell.execute` on a cell with the same code (what

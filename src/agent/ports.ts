@@ -2,7 +2,7 @@
  * INotebookPort: everything the agent may do to a notebook and its kernel.
  *
  * The live implementation drives an open JupyterLab notebook
- * (src/jupyter/notebook-port.ts); a server-backed one drives a notebook file
+ * (src/jupyter/live-port/notebook-port.ts); a server-backed one drives a notebook file
  * and a kernel session through a Jupyter server (src/headless/server-port.ts);
  * a fake one backs the unit tests (src/agent/testing/fake-notebook.ts).
  * Cells are addressed by id, never by index, so the agent keeps acting on the

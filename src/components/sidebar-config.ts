@@ -1,7 +1,7 @@
 /**
  * What the sidebar's views need from outside the chat, in one place: the
  * configuration they show (a store they subscribe to, written by the
- * JupyterLab glue: jupyter/sidebar-configuration.ts) and the actions they
+ * JupyterLab glue: jupyter/sidebar/sidebar-configuration.ts) and the actions they
  * call. These types are the views' own: the glue implements them, the
  * views never import it.
  */

@@ -2,7 +2,7 @@
  * The port contract (src/agent/testing/port-contract/) on the live port:
  * every case runs inside the page, on LiveNotebookPort in a real
  * JupyterLab notebook with a real kernel, through the extension's test
- * hook (src/jupyter/test-hooks.ts). The same cases run under Jest on the
+ * hook (src/jupyter/testing/test-hooks.ts). The same cases run under Jest on the
  * fake notebook and on the headless port. The live port declares no case
  * not applicable: each one must pass here.
  *

@@ -4,8 +4,7 @@
  */
 import type { JupyterFrontEndPlugin } from '@jupyterlab/application';
 import { INotebookAgent } from '../../tokens';
-import type { AgentHost } from '../agent-host';
-import { IAgentHost } from './host-tokens';
+import { IAgentCore } from './host-tokens';
 
 /** Provides INotebookAgent. */
 export const apiPlugin: JupyterFrontEndPlugin<INotebookAgent> = {
@@ -13,7 +12,7 @@ export const apiPlugin: JupyterFrontEndPlugin<INotebookAgent> = {
   description:
     'Notebook Agent for other extensions: register tools, read the session and the models.',
   autoStart: true,
-  requires: [IAgentHost],
+  requires: [IAgentCore],
   provides: INotebookAgent,
-  activate: (_app, host: AgentHost) => host.api
+  activate: (_app, { api }: Pick<IAgentCore, 'api'>) => api
 };

@@ -11,20 +11,19 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import type { AgentSidebar } from '../../widgets/agent-sidebar';
-import type { AgentHost } from '../agent-host';
-import { registerAgentCommands } from '../agent-commands';
-import { IAgentHost, IAgentSidebar } from './host-tokens';
+import { registerAgentCommands } from '../commands/agent-commands';
+import { IAgentCore, IAgentSidebar } from './host-tokens';
 
 /** Adds the agent's commands. */
 export const commandsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-notebook-agent:commands',
   description: "Notebook Agent's commands, launcher card and Fix buttons.",
   autoStart: true,
-  requires: [IAgentHost, IAgentSidebar, INotebookTracker],
+  requires: [IAgentCore, IAgentSidebar, INotebookTracker],
   optional: [ICommandPalette, ILauncher, IDefaultFileBrowser],
   activate: (
     app: JupyterFrontEnd,
-    host: AgentHost,
+    { runs }: Pick<IAgentCore, 'runs'>,
     sidebar: AgentSidebar,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
@@ -34,14 +33,14 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
     registerAgentCommands({
       app,
       tracker,
-      session: host.session,
+      session: runs.session,
       sidebar,
-      targetFor: panel => host.targetFor(panel),
+      targetFor: panel => runs.targetFor(panel),
       showSidebar: () => app.shell.activateById(sidebar.id),
       fileBrowser,
       launcher,
       palette,
-      trans: host.trans
+      trans: runs.trans
     });
   }
 };

@@ -1,7 +1,8 @@
 /**
  * The core plugin: builds the agent host (session, tools, configuration,
- * ports, rules) and keeps it in step with the settings. Its id is the
- * settings' id (schema/plugin.json), part of the public contract.
+ * ports, rules), keeps it in step with the settings, and provides its
+ * parts (IAgentCore, ./host-tokens.ts). Its id is the settings' id
+ * (schema/plugin.json), part of the public contract.
  */
 import type {
   JupyterFrontEnd,
@@ -12,19 +13,22 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../../components/trans';
-import { AgentHost } from '../agent-host';
-import { autosaveSetting, saveAgentEdits } from '../save-agent-edits';
-import { PLUGIN_ID } from '../settings';
-import { IAgentHost } from './host-tokens';
+import { AgentHost } from '../core/agent-host';
+import {
+  autosaveSetting,
+  saveAgentEdits
+} from '../persistence/save-agent-edits';
+import { PLUGIN_ID } from '../config/settings';
+import { IAgentCore } from './host-tokens';
 
 /** Notebook Agent's core plugin. */
-export const corePlugin: JupyterFrontEndPlugin<AgentHost> = {
+export const corePlugin: JupyterFrontEndPlugin<IAgentCore> = {
   id: PLUGIN_ID,
   description: 'An agent that writes and runs cells in the active notebook.',
   autoStart: true,
   requires: [INotebookTracker],
   optional: [ISettingRegistry, ITranslator],
-  provides: IAgentHost,
+  provides: IAgentCore,
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
@@ -35,20 +39,20 @@ export const corePlugin: JupyterFrontEndPlugin<AgentHost> = {
     const host = new AgentHost(app, tracker, trans);
     // The UI tests' hooks, a lazy chunk a normal page never loads.
     if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {
-      void import('../test-hooks').then(hooks =>
+      void import('../testing/test-hooks').then(hooks =>
         hooks.installTestHooks(app, tracker, panel => host.portFor(panel))
       );
     }
     if (settingRegistry) {
       host.loadSettings(settingRegistry);
     }
-    // A reload mid-run loses nothing the agent did (save-agent-edits.ts).
+    // A reload mid-run loses nothing the agent did (../persistence/save-agent-edits.ts).
     saveAgentEdits(
       host.session,
       tracker,
       autosaveSetting(settingRegistry),
       trans
     );
-    return host;
+    return host.parts();
   }
 };

@@ -10,33 +10,36 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { AttachmentStore } from '../../components/attachment-store';
 import { AgentSidebar, SIDEBAR_ID } from '../../widgets/agent-sidebar';
-import type { AgentHost } from '../agent-host';
-import { setupAttachments } from '../attachments-glue';
-import { persistChats } from '../chat-persistence';
-import { ChatStoreClient } from '../chat-store';
-import { acceptContentsDrops } from '../contents-drop';
-import { localModelReach } from '../local-model-reach';
-import { localModelStatus } from '../local-model-status';
-import { notebookMentions } from '../mention-source';
-import { sidebarActions } from '../sidebar-actions';
-import { notebookStatus } from '../notebook-status';
-import { SidebarConfiguration } from '../sidebar-configuration';
-import { IAgentHost, IAgentSidebar } from './host-tokens';
+import { setupAttachments } from '../sidebar/attachments-glue';
+import { persistChats } from '../persistence/chat-persistence';
+import { ChatStoreClient } from '../persistence/chat-store';
+import { acceptContentsDrops } from '../sidebar/contents-drop';
+import { localModelReach } from '../local-model/local-model-reach';
+import { localModelStatus } from '../local-model/local-model-status';
+import { notebookMentions } from '../sidebar/mention-source';
+import { sidebarActions } from '../sidebar/sidebar-actions';
+import { notebookStatus } from '../sidebar/notebook-status';
+import { SidebarConfiguration } from '../sidebar/sidebar-configuration';
+import { IAgentCore, IAgentSidebar } from './host-tokens';
 
 /** Adds the agent's sidebar. */
 export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
   id: 'jupyterlab-notebook-agent:sidebar',
   description: "Notebook Agent's chat sidebar.",
   autoStart: true,
-  requires: [IAgentHost, INotebookTracker, IRenderMimeRegistry],
+  requires: [IAgentCore, INotebookTracker, IRenderMimeRegistry],
   provides: IAgentSidebar,
   activate: (
     app: JupyterFrontEnd,
-    host: AgentHost,
+    {
+      runs,
+      configuration,
+      sources
+    }: Pick<IAgentCore, 'runs' | 'configuration' | 'sources'>,
     tracker: INotebookTracker,
     rendermime: IRenderMimeRegistry
   ) => {
-    const { session, trans } = host;
+    const { session, trans } = runs;
     const serverSettings = app.serviceManager.serverSettings;
     const attachments = new AttachmentStore();
     const showSidebar = () => app.shell.activateById(SIDEBAR_ID);
@@ -48,19 +51,23 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       showSidebar,
       trans
     );
-    const shown = new SidebarConfiguration(host.config, serverSettings, trans);
-    host.configChanged.connect(() => shown.refresh());
+    const shown = new SidebarConfiguration(
+      configuration.config,
+      serverSettings,
+      trans
+    );
+    configuration.configChanged.connect(() => shown.refresh());
     const sidebar = new AgentSidebar({
       session,
       rendermime,
       config: shown.store,
-      rules: host.rules,
+      rules: sources.rules,
       attachments,
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
       localReach: localModelReach,
       notebook: notebookStatus(session, tracker, serverSettings),
-      mcp: host.mcp,
+      mcp: sources.mcp,
       trans,
       history: persistChats(
         session,
@@ -70,7 +77,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       actions: sidebarActions({
         app,
         tracker,
-        host,
+        runs,
+        configuration,
         attachments,
         attachFiles: attach.files
       })

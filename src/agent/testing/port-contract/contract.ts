@@ -9,7 +9,7 @@
  *
  * The cases are plain async functions with their own checks (./check.ts),
  * so the same module runs under Jest (Node) and inside the page (the live
- * port, through the extension's test hook; src/jupyter/test-hooks.ts).
+ * port, through the extension's test hook; src/jupyter/testing/test-hooks.ts).
  */
 import type { INotebookPort } from '../../ports';
 

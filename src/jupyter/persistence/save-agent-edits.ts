@@ -1,0 +1,144 @@
+/**
+ * Nothing the agent did is lost when the page goes away mid-run (a reload,
+ * a closed tab): the notebook is saved after each agent step that changed
+ * it (a cell inserted, edited, deleted or run) and when the run ends.
+ *
+ * The user's own unsaved edits are saved with it only when the user lets
+ * JupyterLab save for them (autosave on, JupyterLab's default: its next
+ * autosave would save them anyway). With autosave off the user saves by
+ * hand, so a notebook that already had unsaved changes when the step began
+ * is left unsaved (JupyterLab still warns before leaving the page); one
+ * that was saved is saved again with the agent's change only.
+ */
+import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import type { ISettingRegistry } from '@jupyterlab/settingregistry';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { AgentSession } from '../../agent/session';
+
+/** JupyterLab's own document settings (autosave, its interval…). */
+const DOCMANAGER_PLUGIN = '@jupyterlab/docmanager-extension:plugin';
+
+/**
+ * Whether JupyterLab autosaves documents, as its settings say now
+ * (default true, also when the settings cannot be read).
+ */
+export function autosaveSetting(
+  registry: ISettingRegistry | null
+): () => boolean {
+  let autosave = true;
+  void registry
+    ?.load(DOCMANAGER_PLUGIN)
+    .then(settings => {
+      const read = () => {
+        autosave = settings.get('autosave').composite !== false;
+      };
+      read();
+      settings.changed.connect(read);
+    })
+    .catch(() => undefined);
+  return () => autosave;
+}
+
+/** Save the chat's notebook after the agent's steps that changed it. */
+export function saveAgentEdits(
+  session: AgentSession,
+  tracker: INotebookTracker,
+  autosave: () => boolean,
+  trans: TranslationBundle
+): void {
+  const chatPanel = () =>
+    tracker.find(panel => panel.context.path === session.notebookPath) ?? null;
+  /** Whether the notebook had unsaved changes when the current step began. */
+  let dirtyAtStep = false;
+  const savers = new WeakMap<NotebookPanel, () => void>();
+  session.subscribeEvents(event => {
+    const panel = chatPanel();
+    if (!panel || panel.isDisposed) {
+      return;
+    }
+    if (event.type === 'tool-call') {
+      dirtyAtStep = panel.context.model.dirty;
+      return;
+    }
+    if (event.type !== 'tool-result' && event.type !== 'end') {
+      return;
+    }
+    if (!panel.context.model.dirty || (dirtyAtStep && !autosave())) {
+      return;
+    }
+    let save = savers.get(panel);
+    if (!save) {
+      save = serialSaver(panel, session, trans);
+      savers.set(panel, save);
+    }
+    save();
+  });
+}
+
+/**
+ * Saves `panel` when it has unsaved changes, and tells the user when that
+ * fails: `notify` gets the error's message once, again only after a save
+ * succeeded. Never throws (a failed save must not fail the agent's work).
+ * The one save-and-notify of the agent's runs and of Generate notebook.
+ */
+export function notifyingSaver(
+  panel: NotebookPanel,
+  notify: (error: string) => void
+): () => Promise<void> {
+  let failing = false;
+  return async () => {
+    if (panel.isDisposed || !panel.context.model.dirty) {
+      return;
+    }
+    try {
+      await panel.context.save();
+      failing = false;
+    } catch (error) {
+      if (!failing) {
+        notify((error as Error)?.message ?? String(error));
+      }
+      failing = true;
+    }
+  };
+}
+
+/**
+ * Saves `panel` one save at a time (a save asked for while one is in
+ * flight, ours or JupyterLab's, runs after it); a failure is said once in
+ * the transcript until a save succeeds again.
+ */
+function serialSaver(
+  panel: NotebookPanel,
+  session: AgentSession,
+  trans: TranslationBundle
+): () => void {
+  let inFlight = false;
+  let again = false;
+  panel.context.saveState.connect((_, state) => {
+    inFlight = state === 'started';
+    if (!inFlight && again) {
+      again = false;
+      void run();
+    }
+  });
+  const save = notifyingSaver(panel, error =>
+    session.notice(
+      trans.__(
+        'Could not save %1 after the agent’s change: %2. Save it yourself (Ctrl+S) before leaving the page.',
+        panel.context.path,
+        error
+      )
+    )
+  );
+  const run = async () => {
+    if (panel.isDisposed || !panel.context.model.dirty) {
+      return;
+    }
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    await save();
+  };
+  return () => void run();
+}
