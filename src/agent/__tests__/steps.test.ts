@@ -2,7 +2,11 @@
  * The loop's step choices (loop/steps.ts), each without a model, a
  * notebook or a clock.
  */
+import { callStep, type ICallRun } from '../loop/execute-tool-call';
 import type { IAssistantTurn } from '../model/accumulator';
+import { FakeNotebook } from '../testing/fake-notebook';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry, type ITool } from '../tools/registry';
 import { FRESH_MEMORY } from '../loop/next-step';
 import {
   afterCalls,
@@ -155,5 +159,75 @@ describe('afterCalls', () => {
       kind: 'stop',
       reason: 'step-limit'
     });
+  });
+});
+
+describe('callStep', () => {
+  const tools = new ToolRegistry(agentTools());
+  const runCell = tools.get('run_cell') as ITool<unknown>;
+  const readNotebook = tools.get('read_notebook') as ITool<unknown>;
+  const run = (
+    approvalMode: ICallRun['config']['approvalMode'],
+    scope: ICallRun['turn']['scope'] = {}
+  ): Pick<ICallRun, 'config' | 'turn'> => ({
+    config: { tools, approvalMode },
+    turn: {
+      notebook: new FakeNotebook(),
+      signal: new AbortController().signal,
+      scope
+    }
+  });
+  const args = { cell_id: 'a' };
+
+  it('asks before code runs, by the mode', () => {
+    expect(callStep(runCell, args, {}, run('ask-before-running'))).toEqual({
+      kind: 'ask',
+      toolKind: 'run'
+    });
+    expect(callStep(runCell, args, {}, run('run-everything'))).toEqual({
+      kind: 'run'
+    });
+    expect(callStep(readNotebook, {}, {}, run('ask-before-edits'))).toEqual({
+      kind: 'run'
+    });
+  });
+
+  it('runs a call on a cell the user asked to fix without asking', () => {
+    expect(
+      callStep(
+        runCell,
+        args,
+        {},
+        run('ask-before-running', { approvedCells: new Set(['a']) })
+      )
+    ).toEqual({ kind: 'run' });
+  });
+
+  it('asks for the tools the turn always asks for, and for tools that always ask', () => {
+    expect(
+      callStep(
+        readNotebook,
+        {},
+        {},
+        run('run-everything', { alwaysAsk: tool => tool === readNotebook })
+      )
+    ).toEqual({ kind: 'ask', toolKind: 'read' });
+    expect(
+      callStep(
+        { ...readNotebook, asksAlways: true },
+        {},
+        {},
+        run('run-everything')
+      )
+    ).toEqual({ kind: 'ask', toolKind: 'read' });
+  });
+
+  it('refuses what the preview refuses, and asks with the kind the preview gives', () => {
+    expect(
+      callStep(runCell, args, { refused: 'no' }, run('run-everything'))
+    ).toEqual({ kind: 'refuse', result: { ok: false, output: 'no' } });
+    expect(
+      callStep(readNotebook, {}, { kind: 'replace' }, run('run-everything'))
+    ).toEqual({ kind: 'ask', toolKind: 'replace' });
   });
 });

@@ -1,8 +1,9 @@
 /**
- * One tool call of the loop: ask for approval when the policy says so,
- * apply the user's edits to the code, then run the tool. What a call needs
- * (its kind, its card's title, pre-approval) comes from the tool's own
- * definition: no tool is known here by name.
+ * One tool call of the loop: ask for approval when the policy says so
+ * (`callStep`, pure: run, ask or refuse), apply the user's edits to the
+ * code, then run the tool. What a call needs (its kind, its card's title,
+ * pre-approval) comes from the tool's own definition: no tool is known
+ * here by name.
  */
 import type { INotebookPort } from '../ports';
 import {
@@ -45,7 +46,7 @@ export async function executeToolCall(
   approve?: Approver
 ): Promise<IToolResult> {
   const { tools } = run.config;
-  const { notebook, signal, scope } = run.turn;
+  const { notebook, signal } = run.turn;
   const { state } = run;
   // An invalid call is refused before the user is asked to approve it.
   const checked = await tools.check(call);
@@ -64,26 +65,14 @@ export async function executeToolCall(
       };
     }
   }
-  if (preview.refused !== undefined) {
-    return { ok: false, output: preview.refused };
+  const step = callStep(tool, checked.args, preview, run);
+  if (step.kind === 'refuse') {
+    return step.result;
   }
-  const kind = preview.kind ?? toolKind(tool, checked.args);
-  const later = preview.runsLater ?? null;
-  if (
-    !(
-      needsApproval(
-        kind,
-        scope?.approvalMode ?? run.config.approvalMode,
-        later
-      ) ||
-      tool.asksAlways ||
-      scope?.alwaysAsk?.(tool)
-    ) ||
-    // A cell the user asked to fix does not vouch for a file that runs later.
-    (!later && preApproved(tool, checked.args, scope?.approvedCells))
-  ) {
+  if (step.kind === 'run') {
     return tools.call(call, { notebook, signal, state });
   }
+  const kind = step.toolKind;
   const args = (checked.args ?? {}) as Record<string, unknown>;
   const request = await describeCall(call, tool, args, notebook, {
     ...preview,
@@ -132,6 +121,46 @@ export async function executeToolCall(
     };
   }
   return result;
+}
+
+/** What becomes of a checked call once its tool has looked at it. */
+export type CallStep =
+  /** Refused by its tool's preview. */
+  | { kind: 'refuse'; result: IToolResult }
+  /** Run without asking. */
+  | { kind: 'run' }
+  /** Ask the user for approval first; `toolKind` is what the request shows. */
+  | { kind: 'ask'; toolKind: ToolKind };
+
+/**
+ * Whether a call runs, is asked about, or is refused: pure, from the
+ * tool's properties and preview, the approval mode and the turn's scope.
+ */
+export function callStep(
+  tool: ITool<unknown>,
+  args: unknown,
+  preview: IToolPreview,
+  run: Pick<ICallRun, 'config' | 'turn'>
+): CallStep {
+  if (preview.refused !== undefined) {
+    return { kind: 'refuse', result: { ok: false, output: preview.refused } };
+  }
+  const { scope } = run.turn;
+  const kind = preview.kind ?? toolKind(tool, args);
+  const later = preview.runsLater ?? null;
+  const asks =
+    needsApproval(
+      kind,
+      scope?.approvalMode ?? run.config.approvalMode,
+      later
+    ) ||
+    !!tool.asksAlways ||
+    !!scope?.alwaysAsk?.(tool);
+  // A cell the user asked to fix does not vouch for a file that runs later.
+  if (!asks || (!later && preApproved(tool, args, scope?.approvedCells))) {
+    return { kind: 'run' };
+  }
+  return { kind: 'ask', toolKind: kind };
 }
 
 /** A call on a cell the user already asked to have fixed, of a tool that allows it. */
