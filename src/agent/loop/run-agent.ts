@@ -72,31 +72,7 @@ export async function runAgent(
 async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
   const { tools, computeFirst } = config;
   const { notebook, conversation, signal, onEvent } = turn;
-  const run: IRunContext = {
-    config,
-    turn,
-    state: new RunState(config.runSettings),
-    failures: new FailureStreak(),
-    now: turn.now ?? (() => Date.now())
-  };
-  // The request this run works on: kept verbatim when older steps are summarised.
-  const prompt = conversation.messages.length - 1;
-  run.state.seen.position = prompt;
-  for (const cell of turn.scope?.knownCells ?? []) {
-    run.state.seen.set(cell.id, cell.source);
-  }
-  const namesData = computeFirst ? await previewData(turn, prompt) : false;
-  const context = new ContextKeeper({
-    model: config.model,
-    tools: tools.specs,
-    window: config.contextTokens,
-    budget: Math.max(2000, config.contextTokens - RESERVED_TOKENS),
-    slot: turn.summary ?? { summary: null },
-    prompt,
-    state: run.state,
-    signal,
-    onEvent
-  });
+  const { run, prompt, namesData, context } = await startTurn(config, turn);
   const repeats = new RepeatedSteps();
   const round = () => ({
     steps,
@@ -202,6 +178,38 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
         return end(run, { ...next, steps });
     }
   }
+}
+
+/** What a turn begins with: its shared context, its request, its context keeper. */
+async function startTurn(config: RunConfig, turn: ITurn) {
+  const run: IRunContext = {
+    config,
+    turn,
+    state: new RunState(config.runSettings),
+    failures: new FailureStreak(),
+    now: turn.now ?? (() => Date.now())
+  };
+  // The request this run works on: kept verbatim when older steps are summarised.
+  const prompt = turn.conversation.messages.length - 1;
+  run.state.seen.position = prompt;
+  for (const cell of turn.scope?.knownCells ?? []) {
+    run.state.seen.set(cell.id, cell.source);
+  }
+  const namesData = config.computeFirst
+    ? await previewData(turn, prompt)
+    : false;
+  const context = new ContextKeeper({
+    model: config.model,
+    tools: config.tools.specs,
+    window: config.contextTokens,
+    budget: Math.max(2000, config.contextTokens - RESERVED_TOKENS),
+    slot: turn.summary ?? { summary: null },
+    prompt,
+    state: run.state,
+    signal: turn.signal,
+    onEvent: turn.onEvent
+  });
+  return { run, prompt, namesData, context };
 }
 
 /**
