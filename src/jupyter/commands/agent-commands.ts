@@ -12,7 +12,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { AgentSession, IRunTarget } from '../../agent/session';
 import type { AgentSidebar } from '../../widgets/agent-sidebar';
 import { agentIcon } from '../../widgets/icon';
-import { refuseWhenBusy } from './busy';
+import { refuseWhenBusy } from '../core/busy';
 import { CommandIDs } from './commands';
 import { installFixButtons } from '../fix/fix-button';
 import {

@@ -24,7 +24,7 @@ import type { INotebookAgent } from '../../tokens';
 import { AgentConfig } from '../config/agent-config';
 import { canvasImageResizer } from './image-resizer';
 import { localServerLooker } from '../config/local-servers';
-import { createModelClient } from '../config/model-factory';
+import { createModelClient } from './model-factory';
 import { LiveNotebookPort } from '../live-port/notebook-port';
 import { ProjectRulesStore } from './rules-store';
 import { fetchServerStatus } from '../config/server-status';
@@ -36,7 +36,7 @@ import {
   type IAgentSettings
 } from '../config/settings';
 import { stopWhenClosed } from '../live-port/stop-on-close';
-import type { IAgentCore } from '../plugins/host-tokens';
+import type { IAgentCore } from './parts';
 
 /** The agent and what it runs with, in JupyterLab. */
 export class AgentHost {
@@ -193,7 +193,7 @@ export class AgentHost {
 
   /**
    * The host's parts, each as the narrow interface a plugin reads
-   * (../plugins/host-tokens.ts): the core plugin provides these, not the host.
+   * (./parts.ts): the core plugin provides these, not the host.
    */
   parts(): IAgentCore {
     return { runs: this, configuration: this, sources: this, api: this.api };

@@ -8,7 +8,7 @@ import {
   notebookNameFor,
   type IGenerateRequest
 } from '../../components/generate-form';
-import { refuseWhenBusy } from '../commands/busy';
+import { refuseWhenBusy } from '../core/busy';
 import { askForRequest } from './generate-dialog';
 import { generate, type IGenerateDeps } from './generate-run';
 import { checkTargets } from './generate-targets';

@@ -13,8 +13,8 @@ import type { IAgentError } from '../../agent/types';
 import type { IGenerateRequest } from '../../components/generate-form';
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { AgentSession, IRunTarget } from '../../agent/session';
-import { refuseWhenBusy } from '../commands/busy';
-import { toBase64 } from '../sidebar/upload';
+import { refuseWhenBusy } from '../core/busy';
+import { toBase64 } from '../core/upload';
 import { notifyingSaver } from '../persistence/save-agent-edits';
 
 /** What the command needs from the plugin. */

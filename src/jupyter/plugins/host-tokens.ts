@@ -1,66 +1,18 @@
 /**
  * The token Notebook Agent's own plugins share (not public: other
- * extensions use INotebookAgent from src/tokens.ts), and the narrow parts
- * it is made of. A JupyterLab plugin provides one token, and the plugins
- * and their ids are public (the core's id is the settings'), so the core
- * provides one: `IAgentCore`, an interface of parts, never the class that
- * builds them (../core/agent-host.ts). Each plugin names in its `activate`
- * only the parts it reads (`Pick<IAgentCore, 'runs'>`), and hands on only
- * those: the commands read `runs`; the sidebar `runs`, `configuration` and
- * `sources`; the API plugin `api`.
+ * extensions use INotebookAgent from src/tokens.ts). A JupyterLab plugin
+ * provides one token, and the plugins and their ids are public (the core's
+ * id is the settings'), so the core provides one: `IAgentCore`, an
+ * interface of narrow parts (../core/parts.ts), never the class that builds
+ * them (../core/agent-host.ts). Each plugin names in its `activate` only the
+ * parts it reads (`Pick<IAgentCore, 'runs'>`), and hands on only those.
  */
-import type { NotebookPanel } from '@jupyterlab/notebook';
-import type { TranslationBundle } from '@jupyterlab/translation';
 import { Token } from '@lumino/coreutils';
-import type { ISignal } from '@lumino/signaling';
-import type { AgentSession, IRunTarget } from '../../agent/session';
-import type { McpToolSource } from '../../agent/tools/mcp-tools';
-import type { INotebookAgent } from '../../tokens';
 import type { AgentSidebar } from '../../widgets/agent-sidebar';
-import type { AgentConfig } from '../config/agent-config';
-import type { IAgentSettings } from '../config/settings';
-import type { ProjectRulesStore } from '../core/rules-store';
+import type { IAgentCore as IAgentParts } from '../core/parts';
 
-/** The chat session and what a run on a notebook gets. */
-export interface IAgentRuns {
-  /** The chat session of the sidebar. */
-  readonly session: AgentSession;
-  /** The model and notebook of a run on `panel` (its close stops the agent's code). */
-  targetFor(panel: NotebookPanel | null): IRunTarget;
-  /** The extension's translations. */
-  readonly trans: TranslationBundle;
-}
-
-/** The configuration, resolved, and the ways to change it. */
-export interface IAgentConfiguration {
-  /** The settings, the server's status and the chat's choice. */
-  readonly config: AgentConfig;
-  /** Emitted when the settings, the server's status or the chat's model choice change. */
-  readonly configChanged: ISignal<unknown, void>;
-  /** Change one setting (nothing happens before the settings have loaded). */
-  setSetting(key: keyof IAgentSettings, value: string): Promise<void>;
-  /** Ask the server for its endpoints again. */
-  refreshStatus(): Promise<void>;
-  /** Ask the server to look again for model servers on its machine. */
-  lookForLocalServers(): Promise<void>;
-}
-
-/** What runs read beyond the notebook: the project rules, the MCP servers' tools. */
-export interface IAgentSources {
-  /** The project rules of the active notebook (and of each run). */
-  readonly rules: ProjectRulesStore;
-  /** The Jupyter server's MCP servers and their tools. */
-  readonly mcp: McpToolSource;
-}
-
-/** The agent core, in parts. */
-export interface IAgentCore {
-  readonly runs: IAgentRuns;
-  readonly configuration: IAgentConfiguration;
-  readonly sources: IAgentSources;
-  /** The public face, for other extensions (INotebookAgent). */
-  readonly api: INotebookAgent;
-}
+/** The agent core, in parts (../core/parts.ts). */
+export type IAgentCore = IAgentParts;
 
 /** The agent core: its parts, for Notebook Agent's own plugins. */
 export const IAgentCore = new Token<IAgentCore>(

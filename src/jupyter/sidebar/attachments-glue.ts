@@ -13,7 +13,7 @@ import type { AgentSession } from '../../agent/session';
 import type { AttachmentStore } from '../../components/attachment-store';
 import { CommandIDs } from '../commands/commands';
 import { attachServerFile } from './server-files';
-import { uploadInto } from './upload';
+import { uploadInto } from '../core/upload';
 
 /** What the sidebar calls to attach files. */
 export interface IAttachFiles {

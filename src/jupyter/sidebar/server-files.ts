@@ -2,12 +2,12 @@
  * Attaching files that are already on the Jupyter server (dragged from the
  * file browser): a file in the notebook's directory or below it is attached
  * by its relative path; one elsewhere is copied next to the notebook first,
- * under a free name, as uploads are (upload.ts), never over another file.
+ * under a free name, as uploads are (../core/upload.ts), never over another file.
  */
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Contents } from '@jupyterlab/services';
 import type { IFileAttachment } from '../../agent/context/attachments';
-import { freeName } from './upload';
+import { freeName } from '../core/upload';
 
 /** Attach the server file `path` for a notebook in `directory`. */
 export async function attachServerFile(

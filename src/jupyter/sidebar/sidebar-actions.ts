@@ -11,7 +11,7 @@ import { insertCodeCell, showCell } from './cell-actions';
 import { checkLocalModelReach } from '../local-model/local-model-reach';
 import { chatPanel } from './notebook-status';
 import { askForProviderKey } from '../config/key-dialog';
-import type { IAgentConfiguration, IAgentRuns } from '../plugins/host-tokens';
+import type { IAgentConfiguration, IAgentRuns } from '../core/parts';
 
 /** What `sidebarActions` acts on. */
 export interface ISidebarActionsOptions {

@@ -13,7 +13,7 @@ import type { FetchLike } from '../../agent/model/fetch-like';
 import { OpenAIChatClient } from '../../agent/model/openai-client';
 import type { IModelClient } from '../../agent/model/types';
 import { LazyLocalModel } from '../local-model/lazy-local-model';
-import type { IAgentSettings } from './settings';
+import type { IAgentSettings } from '../config/settings';
 
 /** Header with which proxy mode selects one of the server's allowed endpoints. */
 const BASE_URL_HEADER = 'X-Notebook-Agent-Base-Url';
