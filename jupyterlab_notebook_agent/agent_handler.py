@@ -7,7 +7,8 @@ resource of its own:
 ==============================  ==========================================  ==========================
 resource                        routes (under ``notebook-agent/``)           actions
 ==============================  ==========================================  ==========================
-``notebook-agent-proxy``        ``v1/models``, ``v1/chat/completions``       GET read; POST execute
+``notebook-agent-proxy``        ``v1/models``, ``v1/chat/completions``,      GET read; POST execute
+                                ``v1/completions``
 ``notebook-agent-config``       ``config``                                   GET read
 ``notebook-agent-keys``         ``keys/<provider>``                          GET read; PUT, DELETE write
 ``notebook-agent-discovery``    ``discovery``                                GET read; POST write
@@ -18,7 +19,7 @@ resource                        routes (under ``notebook-agent/``)           act
 ``kernels``                     ``kernels/<id>/no-wait-restart``             POST write (as the kernels API)
 ==============================  ==========================================  ==========================
 
-A chat completion needs ``execute``: it spends the key the server holds (often the admin's)
+A chat completion (and a completion) needs ``execute``: it spends the key the server holds (often the admin's)
 and its answer drives code the agent runs, as a kernel or a terminal does; it stores nothing,
 so ``write`` (editing files, saving chats) does not imply it. Starting the MCP servers
 (``POST mcp/servers``) needs ``execute`` too, as calling them does: it runs their commands;

@@ -1,4 +1,4 @@
-"""The model proxy: authenticated Jupyter handlers that forward chat requests.
+"""The model proxy: authenticated Jupyter handlers that forward chat and completion requests.
 
 The browser talks only to its own Jupyter server (no CORS, no key in the
 browser); the server picks the provider, adds its key and forwards to an
@@ -7,7 +7,7 @@ chunk as it arrives. Keys a user types in the sidebar are stored on the server
 (``notebook-agent/keys/<provider>``) and never sent back.
 
 This module registers the routes; the handlers live in ``v1_handlers``
-(chat completions, models), ``config_handlers`` (config, keys) and
+(chat completions, completions for inline completion, models), ``config_handlers`` (config, keys) and
 ``proxy_handler`` (forwarding and streaming).
 """
 
@@ -24,7 +24,7 @@ from .mcp_handlers import mcp_handlers
 from .models_handler import models_handlers
 from .proxy_handler import BASE_URL_HEADER, MAX_ERROR_BODY, NOT_CONFIGURED, PASSED_HEADERS, PROVIDER_HEADER
 from .proxy_target import Target
-from .v1_handlers import ChatCompletionsHandler, ModelsHandler
+from .v1_handlers import ChatCompletionsHandler, CompletionsHandler, ModelsHandler
 
 __all__ = [
     "BASE_URL_HEADER",
@@ -33,6 +33,7 @@ __all__ = [
     "PASSED_HEADERS",
     "PROVIDER_HEADER",
     "ChatCompletionsHandler",
+    "CompletionsHandler",
     "ConfigHandler",
     "KeysHandler",
     "ModelsHandler",
@@ -51,6 +52,7 @@ def setup_handlers(web_app: Any, agent_config: NotebookAgent, key_store: KeyStor
         ".*$",
         [
             (url_path_join(base, "v1", "chat", "completions"), ChatCompletionsHandler, options),
+            (url_path_join(base, "v1", "completions"), CompletionsHandler, options),
             (url_path_join(base, "v1", "models"), ModelsHandler, options),
             (url_path_join(base, "config"), ConfigHandler, options),
             (url_path_join(base, "keys", r"([^/]+)"), KeysHandler, options),

@@ -79,16 +79,24 @@ class Provider:
         return self.deployments() if self.is_azure else self.models
 
     def chat_url(self, model: str | None) -> str:
-        """Where chat completions go.
+        """Where chat completions go (``…/chat/completions``)."""
+        return self._model_route("/chat/completions", model)
+
+    def completions_url(self, model: str | None) -> str:
+        """Where (legacy, prompt-and-suffix) completions go (``…/completions``)."""
+        return self._model_route("/completions", model)
+
+    def _model_route(self, path: str, model: str | None) -> str:
+        """``path`` for a request to ``model``.
 
         Azure addresses a *deployment* in the URL; a request whose ``model`` names
         one of this provider's deployments goes to it, any other to ``deployment``.
         """
         if not self.is_azure:
-            return self._route("/chat/completions")
+            return self._route(path)
         deployment = model if model and model in self.deployments() else self.deployment
         return self._route(
-            f"/openai/deployments/{quote(deployment, safe='')}/chat/completions",
+            f"/openai/deployments/{quote(deployment, safe='')}{path}",
             f"api-version={quote(self.api_version, safe='')}",
         )
 

@@ -5,14 +5,22 @@ Server-Sent Events (chunked HTTP, ``data:`` frames, tool-call deltas split
 across chunks, a usage chunk with empty ``choices``, ``[DONE]``) and records
 every request it receives so tests can assert what the agent sent.
 
+It serves ``POST …/chat/completions`` and the legacy ``POST …/completions`` (prompt and
+suffix, as inline completion sends them), both playing the same script, turn by turn in
+the order the requests arrive.
+
 Control routes (not part of the OpenAI API):
   POST /_script    {"turns": [...]}  replace the script and clear the record
-  GET  /_requests                    the recorded chat requests, oldest first
-                                     (header names lower-cased)
+  GET  /_requests                    the recorded chat and completion requests, oldest
+                                     first: {"path", "headers" (names lower-cased),
+                                     "body"}; the path (…/chat/completions or
+                                     …/completions) tells the two apart
 
 A turn is one of:
-  {"content": "text"}                                  a text answer
-  {"tool_calls": [{"name": "...", "arguments": {...}}]}  tool calls (with optional "content")
+  {"content": "text"}                                  a text answer (to a completion request:
+                                                       "choices[0].text", object "text_completion")
+  {"tool_calls": [{"name": "...", "arguments": {...}}]}  tool calls (with optional "content"; a
+                                                       completion request gets the content only)
   {"status": 401, "error": {"message": "..."}}         an HTTP error response
                                                        (optional "headers": {"Retry-After": "1"})
   {"sse": "<raw SSE text>"}                            this raw text as the response body,
@@ -46,7 +54,7 @@ Fault modes (reliability tests; every one leaves the other turns as they were):
 Connection refused needs no mode: point the client at a closed port.
 
 Concurrent conversations: POST /_script {"turns": [...], "key": "k"} loads a script
-that only requests whose messages contain the marker ``[[script:k]]`` play (they
+that only requests whose messages (or prompt) contain the marker ``[[script:k]]`` play (they
 fall back to the unkeyed script when k has no turns left); loading a keyed script
 replaces that key's turns and record only, while an unkeyed load resets everything.
 GET /_requests?key=k lists the requests that carried that marker.
@@ -54,6 +62,10 @@ GET /_requests?key=k lists the requests that carried that marker.
 Routes match on the path without its query string (Azure adds ?api-version=…).
 Every answer allows cross-origin calls (``Access-Control-Allow-Origin: *``, preflight
 included), as endpoints meant for browsers do, so direct-mode UI tests can call it.
+Streamed means "stream": true in the request (or an "sse" or "stream_bytes" turn); a
+completion streams "text_completion" chunks (``choices[0].text`` deltas, a chunk with
+"finish_reason", a usage chunk with empty ``choices``) then ``data: [DONE]``, as chat does.
+Every fault mode and "status" turn plays the same on both routes.
 A streamed turn's record gets "completed" (False until the last frame was sent)
 and, if the client went away first, "disconnected_after_chunks" (frames sent)
 and "disconnected_at" (time.monotonic() in this process); the server notices a
@@ -130,7 +142,11 @@ class Script:
 
 
 def _script_key(body: Any) -> str | None:
-    """The ``[[script:KEY]]`` marker in a request's messages, if any."""
+    """The ``[[script:KEY]]`` marker in a request's messages (or a completion's prompt), if any."""
+    prompt = body.get("prompt") if isinstance(body, dict) else None
+    found = SCRIPT_KEY.search(prompt) if isinstance(prompt, str) else None
+    if found:
+        return found.group(1)
     messages = body.get("messages") if isinstance(body, dict) else None
     for message in messages if isinstance(messages, list) else []:
         content = message.get("content") if isinstance(message, dict) else None
@@ -219,6 +235,42 @@ def whole_completion(turn: dict[str, Any], messages: list[dict[str, Any]]) -> di
     }
 
 
+def completion_chunks(turn: dict[str, Any]) -> list[dict[str, Any]]:
+    """The text_completion chunks that play one turn on the legacy completions route."""
+    size = int(turn.get("chunk_size", 7))
+    base = {"id": "cmpl-scripted", "object": "text_completion", "created": int(time.time()), "model": MODEL_ID}
+
+    def chunk(text: str, finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "text": text, "logprobs": None, "finish_reason": finish}]}
+
+    chunks = [chunk(piece) for piece in _pieces(turn.get("content", ""), size)] if turn.get("content") else []
+    chunks.append(chunk("", "stop"))
+    chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+    return chunks
+
+
+def whole_text_completion(turn: dict[str, Any]) -> dict[str, Any]:
+    """The non-streaming form of one turn on the legacy completions route."""
+    return {
+        "id": "cmpl-scripted",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": MODEL_ID,
+        "choices": [{"index": 0, "text": turn.get("content") or "", "logprobs": None, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def _route(path: str) -> str | None:
+    """The model route a path names (query string ignored): "chat", "completion", or None."""
+    path = path.split("?", 1)[0]
+    if path.endswith("/chat/completions"):
+        return "chat"
+    if path.endswith("/completions"):
+        return "completion"
+    return None
+
+
 def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -270,7 +322,8 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 script.load(payload.get("turns", []), payload.get("key"))
                 self._json(200, {"ok": True})
                 return
-            if not self.path.split("?", 1)[0].endswith("/chat/completions"):
+            route = _route(self.path)
+            if route is None:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
                 return
             body = self._body()
@@ -293,13 +346,14 @@ def make_handler(script: Script) -> type[BaseHTTPRequestHandler]:
                 return
             messages = body.get("messages", [])
             if not body.get("stream") and "sse" not in turn and "stream_bytes" not in turn:
-                self._json(200, whole_completion(turn, messages))
+                whole = whole_completion(turn, messages) if route == "chat" else whole_text_completion(turn)
+                self._json(200, whole)
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            self._play(turn, _frames(turn, messages), record)
+            self._play(turn, _frames(turn, messages, route), record)
 
         def _play(self, turn: dict[str, Any], frames: Any, record: dict[str, Any]) -> None:
             """Send the frames as HTTP chunks, with the turn's delays, stall and drop."""
@@ -358,30 +412,38 @@ def _record_disconnect(record: dict[str, Any], frames_sent: int) -> None:
     record["disconnected_at"] = time.monotonic()
 
 
-def _frames(turn: dict[str, Any], messages: list[dict[str, Any]]) -> Any:
+def _frames(turn: dict[str, Any], messages: list[dict[str, Any]], route: str = "chat") -> Any:
     """The SSE frames of a streamed turn (an iterator: big streams are made on the fly)."""
     if "sse" in turn:
         raw = turn["sse"]
         size = int(turn.get("chunk_size") or len(raw) or 1)
         return iter([raw[i : i + size] for i in range(0, len(raw), size)])
     if "stream_bytes" in turn:
-        return _big_stream(int(turn["stream_bytes"]), int(turn.get("frame_bytes", 64 * 1024)), turn.get("text", "x"))
-    return iter([f"data: {json.dumps(c)}\n\n" for c in stream_chunks(turn, messages)] + ["data: [DONE]\n\n"])
+        total, frame_bytes = int(turn["stream_bytes"]), int(turn.get("frame_bytes", 64 * 1024))
+        return _big_stream(total, frame_bytes, turn.get("text", "x"), route)
+    chunks = stream_chunks(turn, messages) if route == "chat" else completion_chunks(turn)
+    return iter([f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"])
 
 
-def _big_stream(total: int, frame_bytes: int, unit: str = "x") -> Any:
+def _big_stream(total: int, frame_bytes: int, unit: str = "x", route: str = "chat") -> Any:
     """About ``total`` bytes of text-delta frames, one at a time, then a finish and [DONE]."""
-    head = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": MODEL_ID}
+    chat = route == "chat"
+    kind = "chat.completion.chunk" if chat else "text_completion"
+    head = {"id": "chatcmpl-scripted" if chat else "cmpl-scripted", "object": kind, "created": 0, "model": MODEL_ID}
 
-    def frame(delta: dict[str, Any], finish: str | None = None) -> str:
-        return f"data: {json.dumps({**head, 'choices': [{'index': 0, 'delta': delta, 'finish_reason': finish}]})}\n\n"
+    def frame(text: str | None, finish: str | None = None) -> str:
+        if chat:
+            choice = {"index": 0, "delta": {} if text is None else {"content": text}, "finish_reason": finish}
+        else:
+            choice = {"index": 0, "text": text or "", "logprobs": None, "finish_reason": finish}
+        return f"data: {json.dumps({**head, 'choices': [choice]})}\n\n"
 
-    room = max(1, frame_bytes - len(frame({"content": ""})))
+    room = max(1, frame_bytes - len(frame("")))
     encoded = max(1, len(json.dumps(unit)) - 2)
-    piece = frame({"content": unit * max(1, room // encoded)})
+    piece = frame(unit * max(1, room // encoded))
     for _ in range(max(1, total // len(piece))):
         yield piece
-    yield frame({}, "stop")
+    yield frame(None, "stop")
     yield "data: [DONE]\n\n"
 
 

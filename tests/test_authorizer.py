@@ -96,6 +96,7 @@ CHANGES = [
     ("DELETE", "notebook-agent/keys/default", None, "write", "notebook-agent-keys"),
     ("POST", "notebook-agent/v1/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}, "execute",
      "notebook-agent-proxy"),
+    ("POST", "notebook-agent/v1/completions", {"prompt": "df."}, "execute", "notebook-agent-proxy"),
     ("PUT", "notebook-agent/chats/written", CHAT, "write", "notebook-agent-chats"),
     ("DELETE", "notebook-agent/chats/kept", None, "write", "notebook-agent-chats"),
     ("POST", "notebook-agent/mcp/call", {"name": "probe__anything", "arguments": {}}, "execute", "notebook-agent-mcp"),
@@ -176,7 +177,7 @@ async def test_a_read_only_user_still_reads(jp_fetch):
 async def test_an_authorizer_that_allows_lets_every_change_through(jp_fetch, configured, key_file, marker):
     _, script = configured
     store = saved_chat()
-    script.load([{"content": "allowed"}])
+    script.load([{"content": "allowed"}] * 2)  # the chat and the completion
     # The probe's command is no MCP server (it exits at once): the call fails, after starting it.
     expected = {"notebook-agent/mcp/call": (502, 504), f"notebook-agent/kernels/{KERNEL}/no-wait-restart": (404,)}
     for method, path, body, action, resource in CHANGES:
@@ -189,6 +190,6 @@ async def test_an_authorizer_that_allows_lets_every_change_through(jp_fetch, con
     assert KeyStore(key_file).get("default") == NEW_KEY
     assert store.get("written") is not None and store.get("kept") is None
     assert marker.exists()
-    assert len(script.recorded()) == 1
+    assert [r["path"] for r in script.recorded()] == ["/v1/chat/completions", "/v1/completions"]
     response = await send(jp_fetch, "DELETE", "notebook-agent/keys/default")
     assert response.code == 200 and KeyStore(key_file).get("default") is None

@@ -43,6 +43,19 @@ BAD_BODIES: dict[str, bytes] = {
 
 #: Bodies bad for one route only (elsewhere they may be well-formed), tried there besides the shared ones.
 ROUTE_BAD_BODIES: dict[str, dict[str, bytes]] = {
+    "notebook-agent/v1/completions": {
+        "a lone surrogate in the prompt": b'{"prompt": "def f(\\ud800"}',
+        "bad UTF-8 in the prompt": b'{"prompt": "\xc3\x28"}',
+        "NaN temperature": b'{"prompt": "x", "temperature": NaN}',
+        "a temperature too big for a float": b'{"prompt": "x", "temperature": 1e999}',
+        "nested 100000 deep in stream_options": b'{"prompt": "x", "stream_options": '
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}",
+        "a token array prompt": b'{"prompt": [1, 2, 3]}',
+        "max_tokens too big for a float": b'{"prompt": "x", "max_tokens": 1e999}',
+        "max_tokens a huge integer": b'{"prompt": "x", "max_tokens": ' + b"9" * 5000 + b"}",
+    },
     "notebook-agent/mcp/call": {
         "a number too big inside arguments": b'{"name": "demo__pid", "arguments": {"x": 1e999}}',
         "a lone surrogate inside arguments": b'{"name": "demo__pid", "arguments": {"x": "\\ud800"}}',
@@ -118,6 +131,7 @@ def check(findings, name: str, response, forwarded: list) -> None:
 #: The routes that take a body.
 BODY_ROUTES = [
     ("POST", "notebook-agent/v1/chat/completions"),
+    ("POST", "notebook-agent/v1/completions"),
     ("PUT", "notebook-agent/keys/default"),
     ("PUT", "notebook-agent/chats/c1"),
     ("POST", "notebook-agent/mcp/call"),

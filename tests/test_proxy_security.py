@@ -133,6 +133,7 @@ async def test_allowed_base_urls_never_admit_other_schemes(jp_fetch, configured,
 #: Every route of the extension, with a request body where it takes one.
 ROUTES = (
     ("POST", CHAT, chat_body()),
+    ("POST", "notebook-agent/v1/completions", json.dumps({"prompt": "df.", "stream": True})),
     ("GET", "notebook-agent/v1/models", None),
     ("GET", "notebook-agent/config", None),
     ("GET", "notebook-agent/keys/default", None),
