@@ -29,9 +29,10 @@ export interface ICursorContext {
 }
 
 /**
- * What the suggestion completes: the rest of the line (text follows the
- * cursor on its line), a block (the cursor ends its line), or the next
- * cell (an empty cell, after a run).
+ * What the suggestion completes: the rest of the line (the cursor's line
+ * has text: while typing, one line comes back fast and is what the person
+ * is writing), a block (the cursor is on a blank line: what comes next), or
+ * the next cell (an empty cell, after a run).
  */
 export type CompletionMode = 'line' | 'block' | 'next-cell';
 
@@ -71,9 +72,11 @@ export function completionMode(before: string, after: string): CompletionMode {
   if (!before.trim() && !after.trim()) {
     return 'next-cell';
   }
+  const lineBefore = before.slice(before.lastIndexOf('\n') + 1);
+  const lineAfter = after.split('\n', 1)[0];
   // Text after the cursor on its line (a closing bracket too) stays after
   // the suggestion: only the rest of the line fits between them.
-  return after.split('\n', 1)[0].trim() ? 'line' : 'block';
+  return lineBefore.trim() || lineAfter.trim() ? 'line' : 'block';
 }
 
 /** Build the request for `model` at the cursor. */

@@ -47,11 +47,15 @@ describe('fill-in-the-middle formats', () => {
 });
 
 describe('the completion request', () => {
-  it('completes the rest of a line when text follows the cursor on it, else a block', () => {
+  it('completes the rest of a line when the cursor’s line has text, a block on a blank line', () => {
     expect(completionMode('x = f(', 'a, b)\n')).toBe('line');
     expect(completionMode('x = f(', ')\n')).toBe('line');
-    expect(completionMode('x = f(', '  \nprint(x)')).toBe('block');
+    expect(completionMode('x = f(', '  \nprint(x)')).toBe('line');
+    expect(completionMode('a = 1\n', ')')).toBe('line');
     expect(completionMode('for i in range(3):\n', '')).toBe('block');
+    expect(completionMode('for i in range(3):\n    ', '\nprint(i)')).toBe(
+      'block'
+    );
     expect(completionMode('', '')).toBe('next-cell');
     expect(completionMode('\n  ', '\n')).toBe('next-cell');
   });
@@ -63,7 +67,11 @@ describe('the completion request', () => {
     expect(line.mode).toBe('line');
     expect(line.request.stop).toContain('\n');
     expect(line.request.maxTokens).toBeLessThanOrEqual(32);
-    const block = buildCompletion(cursor(), 'qwen2.5-coder', { maxTokens: 64 });
+    const block = buildCompletion(
+      cursor({ before: 'df = load()\n' }),
+      'qwen2.5-coder',
+      { maxTokens: 64 }
+    );
     expect(block.request.stop).toContain('\n\n');
     expect(block.request.stop).toContain('<|endoftext|>');
     expect(block.request.maxTokens).toBe(64);

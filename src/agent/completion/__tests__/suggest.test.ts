@@ -28,13 +28,13 @@ class ScriptedSource implements ICompletionSource {
   }
 }
 
-const cursor = { before: 'rev = df.groupby(', after: '\n', cellsAbove: [] };
+const cursor = { before: 'rev = df.groupby(', after: '', cellsAbove: [] };
 
 describe('one suggestion', () => {
   it('streams the source, cleans the text and times it', async () => {
     const source = new ScriptedSource('qwen2.5-coder-0.5b', [
       "'region'",
-      ")['units'].sum()",
+      ")['units'].sum()  ",
       '\nprint(rev)'
     ]);
     let clock = 0;
@@ -45,7 +45,8 @@ describe('one suggestion', () => {
       new AbortController().signal,
       () => (clock += 10)
     );
-    expect(result.text).toBe("'region')['units'].sum()\nprint(rev)");
+    // The cursor's line has text: the rest of that line is the suggestion.
+    expect(result.text).toBe("'region')['units'].sum()");
     expect(result.firstTextMs).toBe(10);
     expect(source.requests[0].prompt).toContain('<|fim_prefix|>');
   });
