@@ -11,8 +11,8 @@ import type {
   ICompletionSource
 } from '../../agent/completion/types';
 import type { IModelClient } from '../../agent/model/types';
-import { createModelClient } from '../model-factory';
-import type { IAgentSettings } from '../settings';
+import type { IAgentSettings } from '../config/settings';
+import { createModelClient } from '../core/model-factory';
 
 type Usable = Exclude<SourceChoice, { kind: 'none' }>;
 
@@ -75,7 +75,8 @@ class LazyLocalCompletion implements ICompletionSource {
     request: ICompletionRequest,
     signal: AbortSignal
   ): AsyncIterable<string> {
-    const { localModelClient } = await import('../local-model-factory');
+    const { localModelClient } =
+      await import('../local-model/local-model-factory');
     yield* localModelClient(this._settings).complete(request, signal);
   }
 }

@@ -13,18 +13,20 @@ import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { chooseCompletionSource } from '../../agent/completion/source-choice';
-import type { AgentHost } from '../agent-host';
-import { localModelStatus } from '../local-model-status';
-import { IAgentHost } from '../plugins/host-tokens';
-import { PLUGIN_ID } from '../settings';
+import { PLUGIN_ID } from '../config/settings';
+import { localModelStatus } from '../local-model/local-model-status';
+import { IAgentCore } from './host-tokens';
 import {
   DEFAULT_COMPLETION_SETTINGS,
   readCompletionSettings,
   type ICompletionSettings
-} from './completion-settings';
-import { CompletionSources } from './completion-sources';
-import { AgentInlineProvider, type IInlineProvider } from './inline-provider';
-import { suggestNextCells } from './next-cell';
+} from '../completion/completion-settings';
+import { CompletionSources } from '../completion/completion-sources';
+import {
+  AgentInlineProvider,
+  type IInlineProvider
+} from '../completion/inline-provider';
+import { suggestNextCells } from '../completion/next-cell';
 
 /** The completer manager as this plugin uses it (4.0's has no inline API). */
 type ManagerWithInline = {
@@ -37,11 +39,11 @@ export const completionPlugin: JupyterFrontEndPlugin<void> = {
   description:
     'Notebook Agent: code suggestions as you type, from the endpoint or the in-browser model.',
   autoStart: true,
-  requires: [IAgentHost],
+  requires: [IAgentCore],
   optional: [ICompletionProviderManager, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
-    host: AgentHost,
+    { runs, configuration }: Pick<IAgentCore, 'runs' | 'configuration'>,
     manager: ICompletionProviderManager | null,
     registry: ISettingRegistry | null
   ) => {
@@ -55,7 +57,7 @@ export const completionPlugin: JupyterFrontEndPlugin<void> = {
       apply();
       loaded.changed.connect(apply);
     });
-    const config = host.config;
+    const config = configuration.config;
     const sources = new CompletionSources(
       () => config.settings,
       app.serviceManager.serverSettings
@@ -79,7 +81,7 @@ export const completionPlugin: JupyterFrontEndPlugin<void> = {
       settings: () => settings,
       choice,
       source: usable => sources.get(usable),
-      agentBusy: () => host.session.busy
+      agentBusy: () => runs.session.busy
     });
     inline.registerInlineProvider(provider);
     suggestNextCells(
