@@ -74,7 +74,7 @@ export function disposeLocalModel(): void {
 
 function startWorker(): IWorkerPort {
   const worker = new Worker(
-    new URL('../local-model/worker.js', import.meta.url),
+    new URL('../../local-model/worker.js', import.meta.url),
     { type: 'module' }
   );
   return {
