@@ -142,7 +142,8 @@ lanes \
 # so that they can run at once (TEST_LANES below); the other suites have
 # servers and ports of their own: security 8892 and 8766,
 # local model 8891, scale 8767-8769 and 8893-8895, wheel 8941 and 8943,
-# JupyterHub 8901, 8902 and 8911; Jest and pytest take free ports.
+# JupyterHub 8901, 8902 and 8911, inline completion 8961 and 8962; Jest and
+# pytest take free ports.
 ui_shard() {
   (cd ui-tests && UI_SHARD="$1" UI_PORT_OFFSET="$2" npx playwright test)
 }
@@ -178,6 +179,9 @@ pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
 # Qwen2.5-Coder-0.5B (converted above, ~50 s; the test ~2 min).
 local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
 real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
+# Inline completion with the same real model on llama-server behind the
+# proxy (ports 8961-8962): a suggestion while typing, Tab, the cell runs.
+completion="suite 'Inline completion UI test (Qwen2.5-Coder-0.5B on llama-server)' playwright_config playwright.completion.config.js"
 
 # How many lanes the tests run in: 2 (the default, and CI's), 1 (one suite
 # after another: TEST_LANES=1), or 3 (TEST_LANES=3). Two lanes pair a suite
@@ -187,14 +191,14 @@ real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-
 # server restarted mid-run came back too late; the live port's 50 MB case
 # saw its kernel connection drop).
 case "${TEST_LANES:-2}" in
-  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $ui_b && $pytest && $local_model && $real_model") ;;
+  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $completion && $ui_b && $pytest && $local_model && $real_model") ;;
   2) test_lanes=(
-    "$jest && $ui_a && $security && $scale && $jupyterhub"
+    "$jest && $ui_a && $security && $scale && $jupyterhub && $completion"
     "$wheel && $ui_b && $pytest && $local_model && $real_model"
   ) ;;
   3) test_lanes=(
     "$jest && $wheel"
-    "$ui_a && $security && $scale && $jupyterhub"
+    "$ui_a && $security && $scale && $jupyterhub && $completion"
     "$ui_b && $pytest && $local_model && $real_model"
   ) ;;
   *) echo "TEST_LANES must be 1, 2 or 3" >&2 && exit 2 ;;
