@@ -60,6 +60,8 @@ export interface IInlineProviderDeps {
   /** The source for an endpoint or local choice (kept per choice). */
   source(choice: Exclude<SourceChoice, { kind: 'none' }>): ICompletionSource;
   agentBusy(): boolean;
+  /** Tell the user of a failure while typing (once per kind of failure). */
+  notify(message: string): void;
 }
 
 /** The last request's outcome, for the UI tests and the benchmark. */
@@ -86,6 +88,8 @@ export class AgentInlineProvider implements IInlineProvider {
   last: IInlineOutcome | null = null;
 
   private readonly _scheduler: CompletionScheduler;
+  /** The failures already told. */
+  private readonly _told = new Set<string>();
 
   constructor(private readonly _deps: IInlineProviderDeps) {
     this._scheduler = new CompletionScheduler(
@@ -144,13 +148,20 @@ export class AgentInlineProvider implements IInlineProvider {
       };
       return { items: [{ insertText: result.text }] };
     } catch (error) {
-      const message = `Inline completion from ${source.model || 'the model'} failed: ${
-        error instanceof Error ? error.message : String(error)
-      }`;
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `Inline completion from ${source.model || 'the model'} failed: ${reason}`;
       this.last = { kind: 'failed', detail: message };
-      return invoked
-        ? { items: [{ insertText: '', error: { message } }] }
-        : { items: [] };
+      if (invoked) {
+        return { items: [{ insertText: '', error: { message } }] };
+      }
+      // While typing, a failure is said once (not at every pause), with what to do.
+      if (!this._told.has(reason)) {
+        this._told.add(reason);
+        this._deps.notify(
+          `${message}. Choose another model ("Inline completion model") or turn it off ("Inline completion") in Settings › Notebook Agent.`
+        );
+      }
+      return { items: [] };
     }
   }
 

@@ -9,6 +9,7 @@ import type {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { Notification } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -81,7 +82,8 @@ export const completionPlugin: JupyterFrontEndPlugin<void> = {
       settings: () => settings,
       choice,
       source: usable => sources.get(usable),
-      agentBusy: () => runs.session.busy
+      agentBusy: () => runs.session.busy,
+      notify: message => Notification.warning(message, { autoClose: 15000 })
     });
     inline.registerInlineProvider(provider);
     suggestNextCells(
