@@ -16,7 +16,10 @@ describe('the tools that run the cell they name', () => {
       .filter(runsNamedCell)
       .map(tool => tool.name);
     expect(names.sort()).toEqual(['run_cell', 'wait']);
-    expect(agentRunsCell()('edit_cell')).toBe(false);
+    expect(agentRunsCell()('edit_cell', '{"cell_id":"c1"}')).toBeNull();
+    expect(agentRunsCell()('run_cell', '{"cell_id":"c1"}')).toBe('c1');
+    expect(agentRunsCell()('wait', '{"cell_id":"c2","seconds":5}')).toBe('c2');
+    expect(agentRunsCell()('run_cell', 'not json')).toBeNull();
   });
 
   it('are read from the lookup a record is settled with', () => {
@@ -35,19 +38,21 @@ describe('the tools that run the cell they name', () => {
     const named = settleInterruptedRun(
       record,
       () => 'n',
-      n => n === 'watch'
+      (n, args) =>
+        n === 'watch' ? (JSON.parse(args) as { cell_id: string }).cell_id : null
     );
     expect(named?.cellIds).toEqual(['c1']);
     const unknown = settleInterruptedRun(
       record,
       () => 'n',
-      () => false
+      () => null
     );
     expect(unknown?.cellIds).toEqual([]);
     const finished = settleInterruptedRun(
       { ...record, items: [...record.items, card('done')] },
       () => 'n',
-      n => n === 'watch'
+      (n, args) =>
+        n === 'watch' ? (JSON.parse(args) as { cell_id: string }).cell_id : null
     );
     expect(finished?.cellIds).toEqual([]);
   });

@@ -169,7 +169,7 @@ function preApproved(
   args: unknown,
   cells: ReadonlySet<string> | undefined
 ): boolean {
-  const cellId = (args as { cell_id?: unknown } | null)?.cell_id;
+  const cellId = tool.cellOf?.(args);
   return (
     !!cells &&
     tool.approvedWithCell === true &&
@@ -188,7 +188,8 @@ async function describeCall(
   const { codeArgument } = tool;
   const { kind } = preview;
   const title = preview.title ?? toolTitle(tool, args);
-  const cellId = typeof args.cell_id === 'string' ? args.cell_id : undefined;
+  const cell = tool.cellOf?.(args);
+  const cellId = typeof cell === 'string' ? cell : undefined;
   if (preview.code !== undefined || preview.diff !== undefined) {
     return {
       call,

@@ -22,8 +22,8 @@ export const NOT_RUN_RELOADED =
   'Not finished: the page was reloaded during this call, so the run stopped.';
 
 /**
- * Whether a call of `tool` runs or watches the cell its `cell_id` argument
- * names, read from its properties (no tool is named here): one that runs
+ * Whether a call of `tool` runs or watches the cell it names (its
+ * `cellOf`), read from its properties (no tool is named here): one that runs
  * code on the cell it is approved with (`run_cell`), or one that waits for
  * a cell left running (`wait`). A finished call of it means that cell is
  * no longer running.
@@ -35,20 +35,29 @@ export function runsNamedCell(tool: ITool<unknown>): boolean {
 }
 
 /**
- * Whether the tool named `name` runs the cell it names (`runsNamedCell`);
- * a saved chat's cards name their tools, so they are looked up among the
- * agent's own (the small profile's are a subset of them).
+ * The cell a saved call of the tool named `name` with these arguments (JSON)
+ * runs or watches (`runsNamedCell`, `cellOf`), or null; a saved chat's
+ * cards name their tools, so they are looked up among the agent's own (the
+ * small profile's are a subset of them).
  */
-export type RunsCellLookup = (name: string) => boolean;
+export type RunsCellLookup = (name: string, args: string) => string | null;
 
 /** `RunsCellLookup` over the agent's own tools. */
 export function agentRunsCell(): RunsCellLookup {
-  const names = new Set(
+  const tools = new Map(
     (agentTools() as ITool<unknown>[])
       .filter(runsNamedCell)
-      .map(tool => tool.name)
+      .map(tool => [tool.name, tool])
   );
-  return name => names.has(name);
+  return (name, args) => {
+    const tool = tools.get(name);
+    try {
+      const cell = tool?.cellOf?.(JSON.parse(args));
+      return typeof cell === 'string' ? cell : null;
+    } catch {
+      return null;
+    }
+  };
 }
 
 /** A reopened record, settled; null when it was not saved mid-run. */
@@ -81,11 +90,12 @@ export function settleInterruptedRun(
     if (item.kind !== 'tool') {
       return item;
     }
-    const cell = item.cellId ?? cellArgument(item, runsCell);
+    const ran = runsCell(item.name, item.arguments);
+    const cell = item.cellId ?? ran;
     if (index > lastPrompt && cell) {
       if (item.status === 'running' || item.stillRunning) {
         cellIds.add(cell);
-      } else if (runsCell(item.name)) {
+      } else if (ran !== null) {
         cellIds.delete(cell);
       }
     }
@@ -99,22 +109,6 @@ export function settleInterruptedRun(
     history: answerDanglingCalls(record.history),
     cellIds: [...cellIds]
   };
-}
-
-/** The `cell_id` a card of a tool that runs the cell it names was called with. */
-function cellArgument(
-  item: Extract<TranscriptItem, { kind: 'tool' }>,
-  runsCell: RunsCellLookup
-): string | null {
-  if (!runsCell(item.name)) {
-    return null;
-  }
-  try {
-    const args = JSON.parse(item.arguments) as { cell_id?: unknown };
-    return typeof args.cell_id === 'string' ? args.cell_id : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

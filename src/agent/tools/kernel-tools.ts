@@ -49,6 +49,7 @@ export const runCell = defineTool<{ cell_id: string }>({
   name: 'run_cell',
   kind: 'run',
   title: 'Run this cell',
+  cellOf: args => args.cell_id,
   approvedWithCell: true,
   description:
     "Run a code cell in the notebook's kernel and return its outputs (text, results, " +
@@ -107,6 +108,7 @@ export const wait = defineTool<{ cell_id: string; seconds?: number }>({
   name: 'wait',
   title: 'Wait for the cell',
   kind: 'read',
+  cellOf: args => args.cell_id,
   waitsForCells: true,
   description:
     'Keep waiting for a cell that run_cell reported as still running, up to seconds ' +

@@ -91,6 +91,7 @@ export const editCell = defineTool<IEditArgs>({
   name: 'edit_cell',
   kind: 'edit',
   title: 'Replace the cell with this code',
+  cellOf: args => args.cell_id,
   approvedWithCell: true,
   codeArgument: 'source',
   description:
@@ -150,6 +151,7 @@ export const deleteCell = defineTool<{ cell_id: string }>({
   name: 'delete_cell',
   kind: 'edit',
   title: 'Delete this cell',
+  cellOf: args => args.cell_id,
   description:
     'Delete a cell you inserted during this task (for example a failed attempt). ' +
     'Cells you did not create cannot be deleted unless the user allowed it.',

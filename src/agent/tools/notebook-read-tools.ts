@@ -132,6 +132,7 @@ export const readCell = defineTool<{ cell_id: string }>({
   name: 'read_cell',
   title: 'Read a cell',
   kind: 'read',
+  cellOf: args => args.cell_id,
   description:
     'Read one cell in full: its source and its outputs (within a budget).',
   parameters: {
@@ -168,6 +169,7 @@ export const readOutput = defineTool<IReadOutputArgs>({
   name: 'read_output',
   title: 'Read a cell’s output',
   kind: 'read',
+  cellOf: args => args.cell_id,
   description:
     'Page through the full text of a cell’s outputs when an observation said ' +
     'characters were elided: offset is a character position.',

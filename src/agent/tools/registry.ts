@@ -54,7 +54,7 @@ export interface IToolPreview {
 
 /**
  * A tool the model can call. It carries its own approval rules (`kind`,
- * `title`, `approvedWithCell`, `reachesOutside`): the loop and the
+ * `title`, `cellOf`, `approvedWithCell`, `reachesOutside`): the loop and the
  * approval policy read them and know no tool by name.
  */
 export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
@@ -73,8 +73,15 @@ export interface ITool<TArgs = Record<string, unknown>> extends IToolSpec {
    */
   title?: string | ((args: TArgs) => string);
   /**
+   * The notebook cell a call acts on, from its arguments: its approval card
+   * shows that cell's code, a reopened chat knows which cell a run left
+   * running, and `approvedWithCell` applies to it. The loop reads no
+   * argument by name.
+   */
+  cellOf?(args: TArgs): string | undefined;
+  /**
    * A call on a cell the user approved up front (the cell "Fix this cell"
-   * fixes, named by the `cell_id` argument) needs no approval.
+   * fixes: the call's `cellOf`) needs no approval.
    */
   approvedWithCell?: boolean;
   /**
