@@ -65,7 +65,7 @@ module.exports = {
       grepInvert: /@device-independent/,
       // The Qwen build has the WebAssembly rung's q8 weights only (a q4
       // graph for WebGPU is not built: see the note in build_qwen2.py).
-      testIgnore: /qwen-task\.spec\.ts/,
+      testIgnore: /qwen-(task|completion)\.spec\.ts/,
       use: chromium(['--enable-unsafe-webgpu'], true)
     }
   ],

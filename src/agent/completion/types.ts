@@ -34,4 +34,11 @@ export interface ICompletionSource {
     request: ICompletionRequest,
     signal: AbortSignal
   ): AsyncIterable<string>;
+  /**
+   * For a source that must load first (the in-browser model): null when it
+   * can answer now, else why not, in words; asking starts the load, so the
+   * first keystrokes do not wait on it (a suggestion that took the load's
+   * minute would come long after the typing it was for).
+   */
+  notReady?(): string | null;
 }

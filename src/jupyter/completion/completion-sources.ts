@@ -13,6 +13,7 @@ import type {
 import type { IModelClient } from '../../agent/model/types';
 import type { IAgentSettings } from '../config/settings';
 import { createModelClient } from '../core/model-factory';
+import { localModelStatus } from '../local-model/local-model-status';
 
 type Usable = Exclude<SourceChoice, { kind: 'none' }>;
 
@@ -63,12 +64,33 @@ function endpointSource(
   return client as ICompletionSource;
 }
 
-/** The in-browser model, imported on the first suggestion. */
+/** The in-browser model, imported (and loaded) on the first suggestion. */
 class LazyLocalCompletion implements ICompletionSource {
   constructor(private readonly _settings: IAgentSettings) {}
 
   get model(): string {
     return this._settings.localModel || 'local model';
+  }
+
+  notReady(): string | null {
+    const status = localModelStatus.getSnapshot();
+    switch (status.stage) {
+      case 'ready':
+      case 'generating':
+        return null;
+      case 'error':
+        return `The in-browser model could not load: ${status.error ?? 'see the sidebar'}.`;
+      case 'idle':
+        void import('../local-model/local-model-factory')
+          .then(({ localModelClient }) =>
+            localModelClient(this._settings).load()
+          )
+          // The status store (and the sidebar) says what failed.
+          .catch(() => undefined);
+        return 'The in-browser model is loading: suggestions start once it is ready.';
+      default:
+        return `The in-browser model is loading (${Math.round(status.percent)} %): suggestions start once it is ready.`;
+    }
   }
 
   async *complete(

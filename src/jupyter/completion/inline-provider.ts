@@ -126,6 +126,10 @@ export class AgentInlineProvider implements IInlineProvider {
       return this._quiet(`No suggestion while ${reason}.`, invoked);
     }
     const source = this._deps.source(choice);
+    const loading = source.notReady?.();
+    if (loading) {
+      return this._quiet(loading, invoked);
+    }
     const { maxTokens } = this._deps.settings();
     try {
       const result = await this._scheduler.schedule(signal =>

@@ -1,0 +1,123 @@
+/**
+ * Inline completion from the model in the browser: Qwen2.5-Coder-0.5B-Instruct (the
+ * real-model lane's GGUF converted by tests/local_model/build_qwen2.py, int8, WebAssembly)
+ * completes a line in a notebook cell through the Web Worker's `complete` request — the FIM
+ * tokens tokenized in the browser, nothing sent anywhere (this server has no endpoint). Tab
+ * accepts the suggestion and the cell runs in the real kernel. Local-wasm project only (the
+ * build has the WebAssembly rung's weights: playwright.local-model.config.js).
+ *
+ *   cd ui-tests && npx playwright test -c playwright.local-model.config.js -g "inline completion"
+ */
+import { expect, test } from '@jupyterlab/galata';
+import { cellSource, setAgentSettings } from '../tests/sidebar';
+
+/** Its folder under build/local-models/ (c.NotebookAgent.local_models_dir). */
+const QWEN = 'qwen2.5-coder-0.5b';
+/** The model loads on the first pause (0.9 GB into WebAssembly memory); then it completes. */
+const SUGGESTION_MS = 5 * 60 * 1000;
+
+/** The worker requests the page posted, by type, and whether it said it loaded. */
+interface IRecorder {
+  __workerRequests: string[];
+  __loaded: boolean;
+}
+
+test.use({ kernels: null, sessions: null });
+
+test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed, Tab, the cell runs', async ({
+  page
+}) => {
+  test.setTimeout(SUGGESTION_MS + 3 * 60 * 1000);
+  await page.notebook.createNew('local-completion.ipynb');
+  await expect(() =>
+    setAgentSettings(page, {
+      endpointMode: 'local',
+      localModel: QWEN,
+      localModelPath: 'notebook-agent/models/',
+      localModelAllowRemote: false,
+      localModelDevice: 'wasm',
+      inlineCompletion: 'local',
+      nextCellSuggestion: false,
+      localModels: [
+        {
+          id: QWEN,
+          label: 'Qwen2.5-Coder 0.5B Instruct (GGUF, converted)',
+          params: '0.5 B',
+          family: 'plain',
+          dtypes: ['q8'],
+          sizeMB: { q8: 950 },
+          toolsReliable: false,
+          contextTokens: 8192,
+          maxNewTokens: 512
+        }
+      ]
+    })
+  ).toPass({ timeout: 15000 });
+  // What the page asks the worker, and whether the model has loaded.
+  await page.evaluate(() => {
+    const recorder = window as unknown as IRecorder;
+    recorder.__workerRequests = [];
+    recorder.__loaded = false;
+    const post = Worker.prototype.postMessage as (
+      this: Worker,
+      ...args: unknown[]
+    ) => void;
+    Worker.prototype.postMessage = function (this: Worker, ...args: unknown[]) {
+      recorder.__workerRequests.push(
+        String((args[0] as { type?: string } | null)?.type)
+      );
+      post.apply(this, args);
+    } as typeof Worker.prototype.postMessage;
+    const Original = window.Worker;
+    window.Worker = class extends Original {
+      constructor(url: string | URL, options?: WorkerOptions) {
+        super(url, options);
+        this.addEventListener('message', (event: MessageEvent) => {
+          if ((event.data as { type?: string } | null)?.type === 'loaded') {
+            recorder.__loaded = true;
+          }
+        });
+      }
+    };
+  });
+
+  const cells = page.locator('.jp-Notebook .jp-Cell');
+  await cells.nth(0).locator('.cm-content').click();
+  await page.keyboard.type('numbers = [3, 1, 4, 1, 5, 9, 2, 6]');
+  await page.keyboard.press('Shift+Enter');
+  await expect(cells).toHaveCount(2);
+  // The first pause starts loading the model (no suggestion waits on the load).
+  await page.keyboard.type('total = sum(');
+  await expect
+    .poll(
+      () => page.evaluate(() => (window as unknown as IRecorder).__loaded),
+      { timeout: SUGGESTION_MS }
+    )
+    .toBe(true);
+  // Once it is ready, asking (Alt+\\, as the next pause would) gets a suggestion.
+  await page.keyboard.press('Alt+Backslash');
+  const ghost = cells.nth(1).locator('.jp-GhostText');
+  const typed = Date.now();
+  await expect(ghost).toBeVisible({ timeout: SUGGESTION_MS });
+  const suggested = (await ghost.textContent()) ?? '';
+  test.info().annotations.push({
+    type: 'suggestion',
+    description: `${JSON.stringify(suggested)} ${((Date.now() - typed) / 1000).toFixed(1)} s after the keystroke`
+  });
+  expect(suggested).toContain('numbers');
+  // The worker completed raw text: no chat turn was asked for.
+  const requests = await page.evaluate(
+    () => (window as unknown as IRecorder).__workerRequests
+  );
+  expect(requests).toContain('complete');
+  expect(requests).not.toContain('generate');
+
+  await page.keyboard.press('Tab');
+  await expect.poll(() => cellSource(page, 1)).toMatch(/^total = sum\(numbers/);
+  await page.keyboard.press('End');
+  await page.keyboard.type('\nprint(total)');
+  await page.keyboard.press('Shift+Enter');
+  await expect(cells.nth(1).locator('.jp-OutputArea-output')).toHaveText('31', {
+    timeout: 60000
+  });
+});
