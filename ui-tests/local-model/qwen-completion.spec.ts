@@ -94,7 +94,7 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
       { timeout: SUGGESTION_MS }
     )
     .toBe(true);
-  // Once it is ready, asking (Alt+\\, as the next pause would) gets a suggestion.
+  // Once it is ready, asking (Alt+\, as the next pause would) gets a suggestion.
   await page.keyboard.press('Alt+Backslash');
   const ghost = cells.nth(1).locator('.jp-GhostText');
   const typed = Date.now();
