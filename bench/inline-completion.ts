@@ -15,7 +15,8 @@
  * time of building one request on the page's side (a 50-cell notebook).
  *
  * Part 2, typing latency in JupyterLab (headless Chromium, the built
- * extension): 240 characters typed into a cell, 60 ms apart, with inline
+ * extension): 240 characters typed into a cell, 60 ms apart with a 4 s
+ * pause every 24 (a suggestion shows, typing goes on over it), with inline
  * completion on (suggestions from the same model) and off. Figures: the
  * keystrokes' event durations (input delay + handlers + the next paint,
  * Event Timing API) and the long tasks (> 50 ms) seen while typing. Target:
@@ -44,6 +45,8 @@ const PYTHON = process.env.PYTHON ?? 'python3';
 const KEY = 'sk-bench-inline-completion-held-by-the-server';
 const CHARS_PER_SECOND = 8;
 const DEBOUNCE_MS = 250;
+/** Typing pauses this long now and then (part 2), long enough for a suggestion. */
+const PAUSE_MS = 4000;
 
 /** The notebook the person types in: what they wrote so far. */
 const CELLS_ABOVE: ICursorContext['cellsAbove'] = [
@@ -291,17 +294,29 @@ async function typeInCell(page: Page, text: string): Promise<ITyping> {
         if (['keydown', 'keypress', 'input'].includes(entry.name)) window.__events.push(entry.duration);
       }
     }).observe({ type: 'event', durationThreshold: 16 });
+    window.__frames = [];
+    new PerformanceObserver(list => {
+      for (const entry of list.getEntries()) {
+        if (entry.duration > 50) window.__frames.push(Math.round(entry.duration) + ' ms: ' + entry.scripts.map(s => (s.invoker || '') + ' ' + (s.sourceURL || '').replace(location.origin, '') + ' ' + (s.sourceFunctionName || '') + ' ' + Math.round(s.duration)).join(' | '));
+      }
+    }).observe({ type: 'long-animation-frame' });
   `);
   let suggestions = 0;
+  let typed = 0;
   for (const char of text) {
     await page.keyboard.type(char);
-    await sleep(60);
+    typed += 1;
+    // A pause every 24 characters: a suggestion arrives, then typing goes on over it.
+    await sleep(typed % 24 === 0 ? PAUSE_MS : 60);
     suggestions += (await page.locator('.jp-GhostText').count()) > 0 ? 1 : 0;
   }
   await sleep(1500);
   const measured = (await page.evaluate(
-    '({ longTasks: window.__long, eventMs: window.__events })'
-  )) as { longTasks: number[]; eventMs: number[] };
+    '({ longTasks: window.__long, eventMs: window.__events, frames: window.__frames })'
+  )) as { longTasks: number[]; eventMs: number[]; frames: string[] };
+  if (process.env.BENCH_DEBUG) {
+    print(measured.frames.join('\n'));
+  }
   return { ...measured, suggestions };
 }
 
@@ -316,7 +331,9 @@ async function typing(model: { url: string; name: string }): Promise<void> {
       extraArgs: [
         `--NotebookAgent.base_url=${model.url}`,
         `--NotebookAgent.model=${model.name}`,
-        `--NotebookAgent.api_key=${KEY}`
+        `--NotebookAgent.api_key=${KEY}`,
+        // window.jupyterapp, to change the settings and open a notebook.
+        '--LabApp.expose_app_in_browser=True'
       ]
     });
     const browser = await launchChromium();
@@ -324,7 +341,9 @@ async function typing(model: { url: string; name: string }): Promise<void> {
       const page = await browser.newPage();
       await page.goto(`${server.baseUrl}lab?reset&token=${server.token}`);
       await page.waitForFunction(
-        "'jupyterapp' in window && document.querySelector('.jp-LabShell') !== null"
+        "'jupyterapp' in window && document.querySelector('.jp-LabShell') !== null",
+        null,
+        { timeout: 120000 }
       );
       const settings = JSON.stringify({
         inlineCompletion: mode,
@@ -335,10 +354,12 @@ async function typing(model: { url: string; name: string }): Promise<void> {
       );
       await page.reload();
       await page.waitForFunction(
-        "'jupyterapp' in window && document.querySelector('.jp-LabShell') !== null"
+        "'jupyterapp' in window && document.querySelector('.jp-LabShell') !== null",
+        null,
+        { timeout: 120000 }
       );
       await page.evaluate(
-        "window.jupyterapp.commands.execute('notebook:create-new')"
+        "window.jupyterapp.commands.execute('notebook:create-new', { kernelName: 'python3' })"
       );
       const editor = page.locator('.jp-Notebook .jp-Cell .cm-content').first();
       await editor.waitFor({ timeout: 60000 });
@@ -359,19 +380,18 @@ async function typing(model: { url: string; name: string }): Promise<void> {
     `typing ${text.length} characters, 60 ms apart, into a notebook cell (headless Chromium)`
   );
   for (const [mode, r] of Object.entries(results)) {
-    const slow = summarize(r.eventMs.length ? r.eventMs : [0]);
+    const events = summarize(r.eventMs.length ? r.eventMs : [0]);
     print(
-      `inline completion ${mode.padEnd(4)}: keystroke events over 16 ms: ${r.eventMs.length} (max ${fixed(slow.max, 0)} ms); ` +
-        `long tasks: ${r.longTasks.length} (max ${fixed(Math.max(0, ...r.longTasks), 0)} ms); ghost text seen after ${r.suggestions} keystrokes`
+      `inline completion ${mode.padEnd(4)}: keystroke to next paint (events of 16 ms or more: ${r.eventMs.length}) ` +
+        `median ${fixed(events.median, 0)} ms, p90 ${fixed(events.p90, 0)} ms, max ${fixed(events.max, 0)} ms; ` +
+        `long tasks: ${r.longTasks.length} (max ${fixed(Math.max(0, ...r.longTasks), 0)} ms); ` +
+        `ghost text shown at ${r.suggestions} keystrokes`
     );
   }
-  const on = results.auto;
-  const off = results.off;
-  target(
-    'long tasks over 50 ms added by the provider',
-    Math.max(0, on.longTasks.length - off.longTasks.length),
-    0,
-    'at-most'
+  const added = results.auto.longTasks.length - results.off.longTasks.length;
+  print(
+    `target: no long task over 50 ms added by the provider: ${added <= 0 ? 'PASS' : 'MISS'} ` +
+      `(${results.auto.longTasks.length} with it, ${results.off.longTasks.length} without)`
   );
 }
 

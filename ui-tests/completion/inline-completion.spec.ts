@@ -11,6 +11,7 @@
  */
 import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Request, Response } from '@playwright/test';
+import { cellSource } from '../tests/sidebar';
 
 const KEY = 'sk-completion-test-held-by-the-server-7f3a9c';
 /** Generous: a 0.5B on two busy cores reads its first prompt in a few seconds. */
@@ -21,34 +22,6 @@ interface IOutcome {
   kind: string;
   detail: string;
   suggestion?: { text: string; firstTextMs: number | null; totalMs: number };
-}
-
-async function cellSource(
-  page: IJupyterLabPageFixture,
-  index: number
-): Promise<string> {
-  return page.evaluate(i => {
-    const app = (
-      window as unknown as {
-        jupyterapp: {
-          shell: {
-            currentWidget: {
-              content: {
-                model: {
-                  cells: {
-                    get(i: number): { sharedModel: { getSource(): string } };
-                  };
-                };
-              };
-            };
-          };
-        };
-      }
-    ).jupyterapp;
-    return app.shell.currentWidget.content.model.cells
-      .get(i)
-      .sharedModel.getSource();
-  }, index);
 }
 
 async function lastOutcome(
