@@ -15,7 +15,7 @@ if [[ "${1:-}" != "--quick" ]]; then
   benches+=(round-trips)
 fi
 if [[ "${1:-}" != "--quick" ]]; then
-  benches+=(lab-startup ui-streaming local-vs-llamacpp)
+  benches+=(lab-startup ui-streaming local-vs-llamacpp inline-completion)
 fi
 
 crashed=()
