@@ -5,49 +5,22 @@
  * every keystroke reaches us and aborts the request before it), stays quiet
  * while the agent or the kernel needs the machine more (completion-policy),
  * and says why it cannot suggest only when asked explicitly (Alt+\).
- *
- * The completer's types are declared here structurally: JupyterLab 4.0,
- * which the extension still supports, has no inline API to import.
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
-import type { Widget } from '@lumino/widgets';
 import { CompletionScheduler } from '../../agent/completion/completion-scheduler';
 import { quietReason } from '../../agent/completion/completion-policy';
 import type { SourceChoice } from '../../agent/completion/source-choice';
 import { suggest, type ISuggestion } from '../../agent/completion/suggest';
 import type { ICompletionSource } from '../../agent/completion/types';
 import type { ICompletionSettings } from './completion-settings';
+import {
+  PROVIDER_INFO,
+  type IInlineContext,
+  type IInlineItem,
+  type IInlineProvider,
+  type IInlineRequest
+} from './inline-provider-info';
 import { notebookCursor } from './notebook-cursor';
-
-/** The completer's request (CompletionHandler.IRequest). */
-export interface IInlineRequest {
-  text: string;
-  offset: number;
-}
-
-/** The completer's context (IInlineCompletionContext). */
-export interface IInlineContext {
-  widget: Widget;
-  /** 0: invoked by the user (Alt+\, or a next-cell suggestion), 1: while typing. */
-  triggerKind: number;
-}
-
-/** One suggestion (IInlineCompletionItem). */
-export interface IInlineItem {
-  insertText: string;
-  error?: { message: string };
-}
-
-/** The completer's provider interface (IInlineCompletionProvider). */
-export interface IInlineProvider {
-  readonly name: string;
-  readonly identifier: string;
-  readonly schema?: { default?: Record<string, unknown> };
-  fetch(
-    request: IInlineRequest,
-    context: IInlineContext
-  ): Promise<{ items: IInlineItem[] }>;
-}
 
 /** InlineCompletionTriggerKind.Invoke. */
 const INVOKED = 0;
@@ -73,17 +46,9 @@ export interface IInlineOutcome {
 
 /** Notebook Agent's inline completion provider. */
 export class AgentInlineProvider implements IInlineProvider {
-  readonly name = 'Notebook Agent';
-  readonly identifier = 'notebook-agent';
-  /**
-   * JupyterLab's own settings for this provider: no debounce of its own
-   * (ours aborts the previous request), suggestions in the middle of a
-   * line too (fill-in-the-middle is what the models are for), and a
-   * timeout long enough for a local model's first, uncached prompt.
-   */
-  readonly schema = {
-    default: { debouncerDelay: 0, autoFillInMiddle: true, timeout: 30000 }
-  };
+  readonly name = PROVIDER_INFO.name;
+  readonly identifier = PROVIDER_INFO.identifier;
+  readonly schema = PROVIDER_INFO.schema;
   /** The last outcome. */
   last: IInlineOutcome | null = null;
 

@@ -12,21 +12,24 @@ import type { Cell } from '@jupyterlab/cells';
 /** The completer's command that asks the providers now. */
 const INVOKE_INLINE = 'inline-completer:invoke';
 
-/** Suggest the next cell after each run while `enabled()` says so. */
+/**
+ * Suggest the next cell after each run while `enabled()` says so (it may
+ * first load the feature's code).
+ */
 export function suggestNextCells(
   commands: CommandRegistry,
-  enabled: () => boolean
+  enabled: () => Promise<boolean>
 ): void {
   NotebookActions.executed.connect((_, { notebook, cell, success }) => {
-    if (!success || !enabled() || !commands.hasCommand(INVOKE_INLINE)) {
+    if (!success || !commands.hasCommand(INVOKE_INLINE)) {
       return;
     }
     // Run-and-advance activates the next cell after this signal.
-    setTimeout(() => {
-      if (isEmptyCodeCellBelow(notebook, cell)) {
+    void enabled().then(on => {
+      if (on && isEmptyCodeCellBelow(notebook, cell)) {
         void commands.execute(INVOKE_INLINE);
       }
-    }, 0);
+    });
   });
 }
 

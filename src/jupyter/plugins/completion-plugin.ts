@@ -13,20 +13,18 @@ import { Notification } from '@jupyterlab/apputils';
 import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { PageConfig } from '@jupyterlab/coreutils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
-import { chooseCompletionSource } from '../../agent/completion/source-choice';
 import { PLUGIN_ID } from '../config/settings';
-import { localModelStatus } from '../local-model/local-model-status';
 import { IAgentCore } from './host-tokens';
 import {
   DEFAULT_COMPLETION_SETTINGS,
   readCompletionSettings,
   type ICompletionSettings
 } from '../completion/completion-settings';
-import { CompletionSources } from '../completion/completion-sources';
+import type { ICompletionFeature } from '../completion/completion-feature';
 import {
-  AgentInlineProvider,
+  PROVIDER_INFO,
   type IInlineProvider
-} from '../completion/inline-provider';
+} from '../completion/inline-provider-info';
 import { suggestNextCells } from '../completion/next-cell';
 
 /** The completer manager as this plugin uses it (4.0's has no inline API). */
@@ -58,43 +56,41 @@ export const completionPlugin: JupyterFrontEndPlugin<void> = {
       apply();
       loaded.changed.connect(apply);
     });
-    const config = configuration.config;
-    const sources = new CompletionSources(
-      () => config.settings,
-      app.serviceManager.serverSettings
-    );
-    const choice = () =>
-      chooseCompletionSource({
-        setting: settings.source,
-        settingModel: settings.model,
-        endpointMode: config.settings.endpointMode,
-        agentModel: config.modelName(),
-        agentProvider: config.selectedProvider()?.name ?? '',
-        providers:
-          config.serverStatus.kind === 'configured'
-            ? config.serverStatus.providers
-            : [],
-        localLoaded: ['ready', 'generating'].includes(
-          localModelStatus.getSnapshot().stage
-        )
-      });
-    const provider = new AgentInlineProvider({
-      settings: () => settings,
-      choice,
-      source: usable => sources.get(usable),
-      agentBusy: () => runs.session.busy,
-      notify: message => Notification.warning(message, { autoClose: 15000 })
+    // The feature's code loads with the first keystroke in a cell.
+    let feature: Promise<ICompletionFeature> | null = null;
+    const load = () =>
+      (feature ??= import('../completion/completion-feature').then(
+        ({ completionFeature }) => {
+          const built = completionFeature({
+            runs,
+            configuration,
+            serverSettings: app.serviceManager.serverSettings,
+            settings: () => settings,
+            notify: message =>
+              Notification.warning(message, { autoClose: 15000 })
+          });
+          // The UI tests and the typing benchmark read what it did last.
+          if (
+            String(PageConfig.getOption('notebookAgentTestHooks')) === 'true'
+          ) {
+            (window as { notebookAgentInline?: unknown }).notebookAgentInline =
+              built.provider;
+          }
+          return built;
+        },
+        // A chunk that failed to load is asked for again next time.
+        error => {
+          feature = null;
+          throw error;
+        }
+      ));
+    inline.registerInlineProvider({
+      ...PROVIDER_INFO,
+      fetch: async (request, context) =>
+        (await load()).provider.fetch(request, context)
     });
-    inline.registerInlineProvider(provider);
-    suggestNextCells(
-      app.commands,
-      () => settings.nextCell && choice().kind !== 'none'
+    suggestNextCells(app.commands, async () =>
+      settings.nextCell ? (await load()).nextCellEnabled() : false
     );
-    // The UI tests and the typing benchmark read what it did last.
-    if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {
-      (
-        window as { notebookAgentInline?: AgentInlineProvider }
-      ).notebookAgentInline = provider;
-    }
   }
 };
