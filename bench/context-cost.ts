@@ -34,6 +34,8 @@ import { estimateTokens } from '../src/agent/context/history';
 import { isSummaryRequest } from '../src/agent/context/summary';
 import { systemPrompt } from '../src/agent/context/system-prompt';
 import { runAgent } from '../src/agent/loop/run-agent';
+import { arrayConversation } from '../src/agent/loop/conversation';
+import { runConfig } from '../src/agent/loop/run-config';
 import { toOpenAIMessages } from '../src/agent/model/openai-client';
 import type {
   IChatChunk,
@@ -241,16 +243,20 @@ async function measure(window: number): Promise<void> {
       content: 'Summarise df37 by a, plot the totals and tell me the largest.'
     }
   ];
-  const outcome = await runAgent({
-    model,
-    tools,
-    notebook,
-    messages,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    approvalMode: 'run-everything',
-    contextTokens: window
-  });
+  const outcome = await runAgent(
+    runConfig({
+      model,
+      tools,
+      approvalMode: 'run-everything',
+      contextTokens: window
+    }),
+    {
+      notebook,
+      conversation: arrayConversation(messages),
+      signal: new AbortController().signal,
+      onEvent: () => undefined
+    }
+  );
   print(
     `\ncontext window ${window} tokens: run ${outcome.reason} after ${outcome.steps} steps`
   );
