@@ -15,6 +15,12 @@
  * has not stopped by then ignores SIGINT or is stuck in native code: the
  * run ends `notStopped`, or, after the user's Stop and when the caller can
  * restart the kernel, the kernel is restarted (`kernelRestarted`).
+ *
+ * An interrupt that reaches the kernel before it starts this request is
+ * lost (ipykernel ignores SIGINT between requests, and a request queued
+ * behind another one interrupts that one): when the request's
+ * execute_input arrives after the stop, the kernel is interrupted again and
+ * the grace period starts over.
  */
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type {
@@ -55,19 +61,22 @@ export class WatchedExecution {
       allow_stdin: false,
       stop_on_error: true
     });
-    return new WatchedExecution(options, future, true);
+    return new WatchedExecution(options, future, true, !options.silent);
   }
 
   /** Watch `future`, a request someone else sent (a live cell's output area). */
   static observe(options: WatchedExecution.IObserveOptions): WatchedExecution {
-    return new WatchedExecution(options, options.future, false);
+    return new WatchedExecution(options, options.future, false, true);
   }
 
   private constructor(
     private readonly _options: WatchedExecution.IOptions,
     private readonly _future: Future,
-    private readonly _owned: boolean
+    private readonly _owned: boolean,
+    echoesInput: boolean
   ) {
+    // Silent requests publish no execute_input: never re-interrupted.
+    this._begun = !echoesInput;
     this._record = new RunRecord(_options.cellId, Date.now());
     this._done = new Promise(resolve => (this._resolveDone = resolve));
     this._cutWriter = new CutStreamWriter(
@@ -146,12 +155,27 @@ export class WatchedExecution {
       return;
     }
     this._record.stopReason = reason;
+    this._stopByUser = byUser;
+    this._interruptedEarly = !this._begun;
     if (!interrupted) {
-      void this._options.interrupt().catch(() => undefined);
+      this._interrupt();
     }
+    this._armGrace();
+  }
+
+  private _interrupt(): void {
+    void this._options.interrupt().catch(() => undefined);
+  }
+
+  /** After STOP_GRACE_MS without the end: notStopped, or a restart after the user's Stop. */
+  private _armGrace(): void {
+    if (this._graceTimer) {
+      clearTimeout(this._graceTimer);
+    }
+    const reason = this._record.stopReason as StopReason;
     this._graceTimer = setTimeout(() => {
       const restart = this._options.restart;
-      if (!byUser || !restart) {
+      if (!this._stopByUser || !restart) {
         this._record.notStopped = true;
         this._finish(null, reason);
         return;
@@ -166,6 +190,16 @@ export class WatchedExecution {
         this._finish(null, reason);
       });
     }, STOP_GRACE_MS);
+  }
+
+  /** The kernel started this request: an interrupt sent before it was lost. */
+  private _began(): void {
+    this._begun = true;
+    if (this._interruptedEarly && this.stopping && !this.finished) {
+      this._interruptedEarly = false;
+      this._interrupt();
+      this._armGrace();
+    }
   }
 
   /** Give up on the execution (the port is closing, or the kernel is gone). */
@@ -197,6 +231,9 @@ export class WatchedExecution {
   /** Add a message to the outputs; true when they changed. */
   private _accumulate(msg: KernelMessage.IIOPubMessage): boolean {
     this._lastMessageAt = Date.now();
+    if (msg.header.msg_type === 'execute_input' && !this._begun) {
+      this._began();
+    }
     const changed = this._record.outputs.add(msg);
     return changed || msg.header.msg_type === 'execute_input';
   }
@@ -244,6 +281,11 @@ export class WatchedExecution {
   private readonly _done: Promise<void>;
   private _resolveDone: () => void = () => undefined;
   private _graceTimer: ReturnType<typeof setTimeout> | null = null;
+  /** True once the kernel started the request (its execute_input). */
+  private _begun: boolean;
+  /** Stopped before the kernel started it: interrupt again when it does. */
+  private _interruptedEarly = false;
+  private _stopByUser = false;
   private _lastMessageAt = Date.now();
 }
 

@@ -46,6 +46,8 @@ export function fakeHarness(): IPortHarness {
         NO_PROCESS,
       'code that ignores SIGINT: the user’s Stop restarts the kernel':
         NO_PROCESS,
+      'a hard timeout that falls before the cell starts still stops it':
+        NO_PROCESS,
       'the kernel dies mid-cell': NO_PROCESS,
       'another client restarts the kernel mid-run': NO_PROCESS,
       '50 MB of stdout: the cell and the observation stay bounded': NO_IOPUB,

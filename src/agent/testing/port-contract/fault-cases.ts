@@ -95,6 +95,42 @@ export const FAULT_CASES: IPortCase[] = [
       })
   },
   {
+    name: 'a hard timeout that falls before the cell starts still stops it',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        // The cell waits in the kernel's queue behind code that swallows
+        // the interrupt meant for it: the kernel must be interrupted again
+        // once it starts the cell (ipykernel ignores SIGINT between
+        // requests, so an interrupt sent just before a cell starts is lost
+        // the same way).
+        const first = await codeCell(port, PROGRAMS.catchesInterrupt);
+        const ahead = await port.runCell(first, { softTimeoutMs: 300 });
+        check.equal(ahead.status, 'running', 'the code ahead, running');
+        const id = await codeCell(port, PROGRAMS.sleeper);
+        const result = await port.runCell(id, { hardTimeoutMs: 1000 });
+        check.equal(result.status, 'timeout', 'status');
+        check.ok(result.notStopped !== true, 'stopped, not left running');
+        check.equal(
+          check.errorName(result.outputs),
+          'KeyboardInterrupt',
+          'ename'
+        );
+        check.below(
+          result.elapsedMs ?? Infinity,
+          1000 + GRACE_MS + 3000,
+          'elapsed ms'
+        );
+        const before = await port.waitForCell(first, { softTimeoutMs: 5000 });
+        check.matches(
+          check.streamText(before.outputs),
+          /caught/,
+          'the code ahead got the first interrupt'
+        );
+        await idle(port, 5000);
+      })
+  },
+  {
     name: 'the kernel dies mid-cell',
     timeoutMs: 90000,
     run: harness =>

@@ -22,6 +22,8 @@ export const PROGRAMS = {
     "import time\nprint('working', flush=True)\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    time.sleep(1.5)\n    print('cleaned up', flush=True)\n    raise",
   ignoresSigint:
     "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('ignoring', flush=True)\nwhile True:\n    time.sleep(0.05)",
+  catchesInterrupt:
+    "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print('caught', flush=True)",
   dies: "print('about to die', flush=True)\nimport os\nos._exit(1)",
   asksInput: "name = input('name?')",
   flood:
