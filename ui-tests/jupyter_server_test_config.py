@@ -14,7 +14,7 @@ c.NotebookAgent.chats_dir = mkdtemp(prefix="notebook-agent-chats-")  # noqa: F82
 # No "build needed?" check on each page load (GET lab/api/build, ~1 s of server time per test page):
 # the extension is prebuilt, and the check has nothing to find.
 # The extension's test hooks (window.notebookAgentTest: the port contract on the live port, panel
-# tracking); a normal page never loads them (src/jupyter/test-hooks.ts).
+# tracking); a normal page never loads them (src/jupyter/testing/test-hooks.ts).
 c.ServerApp.tornado_settings = {  # noqa: F821
     "page_config_data": {"notebookAgentTestHooks": "true", "buildCheck": False, "buildAvailable": False}
 }

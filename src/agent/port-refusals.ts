@@ -5,6 +5,19 @@
  */
 import { NoSuchFileError, NotebookPortError } from './ports';
 
+/** A cell id the notebook does not have; `path` names the notebook where known. */
+export function noSuchCell(cellId: string, path?: string): NotebookPortError {
+  return new NotebookPortError(noSuchCellText(cellId, path));
+}
+
+/** noSuchCell's text, for a tool that answers with it instead of throwing. */
+export function noSuchCellText(cellId: string, path?: string): string {
+  return (
+    `There is no cell with id ${cellId}${path ? ` in ${path}` : ''} (it may ` +
+    'have been deleted). Call read_notebook to see the current cell ids.'
+  );
+}
+
 /** Running a cell that is not a code cell. */
 export function notCodeCell(cellId: string, type: string): NotebookPortError {
   return new NotebookPortError(

@@ -3,11 +3,8 @@
  * outputs kept in step with its run. Which run belongs to which cell is the
  * engine's RunTracker (src/kernel/run-tracker.ts), shared with the live port.
  */
-import {
-  NotebookPortError,
-  type IRunOptions,
-  type IRunResult
-} from '../agent/ports';
+import type { IRunOptions, IRunResult } from '../agent/ports';
+import { notCodeCell } from '../agent/port-refusals';
 import type { CellStore } from './cell-store';
 import type { KernelRunner } from './kernel-runner';
 
@@ -22,10 +19,7 @@ export class CellRuns {
   async run(cellId: string, options: IRunOptions): Promise<IRunResult> {
     const cell = this._cells.get(cellId);
     if (cell.type !== 'code') {
-      throw new NotebookPortError(
-        `Cell ${cellId} is a ${cell.type} cell; only code cells run. ` +
-          'Insert a code cell for the code you want to run.'
-      );
+      throw notCodeCell(cellId, cell.type);
     }
     this._kernel.runs.assertNotRunning(cellId);
     await this._kernel.settled();

@@ -3,7 +3,6 @@
  * ServerNotebookPort edits between loading and saving the file.
  */
 import {
-  NotebookPortError,
   type CellOutput,
   type ICellSnapshot,
   type IInsertOptions
@@ -14,6 +13,7 @@ import {
   type INotebookDocument,
   type IServerCell
 } from './notebook-file';
+import { noSuchCell } from '../agent/port-refusals';
 
 /** Id-addressed cell operations on a notebook document. */
 export class CellStore {
@@ -78,10 +78,7 @@ export class CellStore {
   private _index(cellId: string): number {
     const index = this.doc.cells.findIndex(c => c.id === cellId);
     if (index < 0) {
-      throw new NotebookPortError(
-        `There is no cell with id ${cellId} in ${this._path} (it may have ` +
-          'been deleted). Call read_notebook to see the current cell ids.'
-      );
+      throw noSuchCell(cellId, this._path);
     }
     return index;
   }

@@ -1,6 +1,6 @@
 /**
  * `generate --attach FILE`: putting the user's files next to the new
- * notebook, as the sidebar does (src/jupyter/upload.ts, server-files.ts):
+ * notebook, as the sidebar does (src/jupyter/core/upload.ts, sidebar/server-files.ts):
  *
  * - a file already in the notebook's directory (or below) is attached by
  *   its relative path, not copied (private server only: a given server's

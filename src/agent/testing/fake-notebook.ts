@@ -24,6 +24,7 @@ import {
 } from '../ports';
 import { notCodeCell, nothingAt, outputsNotRestored } from '../port-refusals';
 import { FakeRuns, type FakeExecutor } from './fake-runs';
+import { noSuchCell } from '../port-refusals';
 
 export type { FakeExecutor } from './fake-runs';
 
@@ -219,9 +220,7 @@ export class FakeNotebook implements INotebookPort {
   private _index(cellId: string): number {
     const index = this.cells.findIndex(c => c.id === cellId);
     if (index < 0) {
-      throw new NotebookPortError(
-        `There is no cell with id ${cellId}. Call read_notebook to see the current cell ids.`
-      );
+      throw noSuchCell(cellId);
     }
     return index;
   }

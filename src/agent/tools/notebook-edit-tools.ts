@@ -5,6 +5,7 @@
  */
 import { runWatchedCell } from './kernel-tools';
 import { defineTool } from './registry';
+import { noSuchCellText } from '../port-refusals';
 
 interface IInsertArgs {
   source: string;
@@ -112,7 +113,7 @@ export const editCell = defineTool<IEditArgs>({
     if (!cell) {
       return {
         ok: false,
-        output: `Error: there is no cell with id ${args.cell_id} (it may have been deleted). Call read_notebook.`
+        output: `Error: ${noSuchCellText(args.cell_id)}`
       };
     }
     const seen = state.seen.get(cell.id);

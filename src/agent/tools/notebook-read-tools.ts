@@ -10,8 +10,8 @@ import {
   truncateMiddle
 } from '../context/observations';
 import type { ICellSnapshot } from '../ports';
-import { NotebookPortError } from '../ports';
 import { defineTool } from './registry';
+import { noSuchCell } from '../port-refusals';
 
 /** Character budget for a whole `read_notebook` page. */
 const NOTEBOOK_BUDGET = 24000;
@@ -51,9 +51,7 @@ async function findCell(
 ): Promise<ICellSnapshot> {
   const cell = (await cells).find(c => c.id === cellId);
   if (!cell) {
-    throw new NotebookPortError(
-      `There is no cell with id ${cellId}. Call read_notebook to see the current cell ids.`
-    );
+    throw noSuchCell(cellId);
   }
   return cell;
 }

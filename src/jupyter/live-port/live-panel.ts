@@ -7,6 +7,7 @@
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { Kernel } from '@jupyterlab/services';
 import { NotebookPortError } from '../../agent/ports';
+import { noSuchCell } from '../../agent/port-refusals';
 
 /** A notebook panel, until it closes. */
 export class LivePanel {
@@ -52,10 +53,7 @@ export class LivePanel {
         return i;
       }
     }
-    throw new NotebookPortError(
-      `There is no cell with id ${cellId} in ${this.path} (it may have been deleted). ` +
-        'Call read_notebook to see the current cell ids.'
-    );
+    throw noSuchCell(cellId, this.path);
   }
 
   /** The session's kernel once it is ready; throws when there is none. */
