@@ -25,9 +25,6 @@
  *
  * Run: npx tsx bench/inline-completion.ts [--model-only | --typing-only]
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Page } from '../ui-tests/node_modules/playwright-core';
 import { CompletionScheduler } from '../src/agent/completion/completion-scheduler';
 import {
@@ -37,11 +34,11 @@ import {
 import { suggest } from '../src/agent/completion/suggest';
 import { OpenAIChatClient } from '../src/agent/model/openai-client';
 import { JupyterServerProcess } from '../src/headless/jupyter-server';
+import { startLlamaServer } from '../src/headless/llama-server-process';
 import { launchChromium } from './lib/browser';
 import { LabServer, REPO } from './lib/lab-server';
 import { fixed, print, runMain, summarize, target } from './lib/report';
 
-const PYTHON = process.env.PYTHON ?? 'python3';
 const KEY = 'sk-bench-inline-completion-held-by-the-server';
 const CHARS_PER_SECOND = 8;
 const DEBOUNCE_MS = 250;
@@ -76,82 +73,33 @@ const LINES = [
   'share = totals / totals.sum()'
 ];
 
+/** The 0.5B on llama-server, greedy, requiring KEY (only the Jupyter server holds it). */
 async function startModel(): Promise<{
   url: string;
   name: string;
   stop(): void;
 }> {
-  const setup = JSON.parse(
-    execFileSync(
-      PYTHON,
-      [
-        join(REPO, 'scripts', 'real_model.py'),
-        '--model',
-        'qwen2.5-coder-0.5b',
-        '--setup-only',
-        '--json'
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] }
-    ).toString()
-  ) as { server: string; model: string; name: string };
-  const port = await freePort();
-  const llama: ChildProcess = spawn(
-    setup.server,
-    [
-      ...['-m', setup.model, '--alias', setup.name, '--api-key', KEY],
-      ...['--host', '127.0.0.1', '--port', String(port)],
-      ...[
-        '-c',
-        '4096',
-        '-t',
-        '2',
-        '--parallel',
-        '1',
-        '--temp',
-        '0',
-        '--seed',
-        '1'
-      ]
-    ],
-    { stdio: 'ignore' }
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (llama.exitCode !== null) {
-      throw new Error(`llama-server exited with ${llama.exitCode}`);
-    }
-    if (
-      await fetch(`${url}/health`).then(
-        r => r.ok,
-        () => false
-      )
-    ) {
-      break;
-    }
-    if (Date.now() > deadline) {
-      throw new Error('llama-server did not start in 120 s');
-    }
-    await new Promise(r => setTimeout(r, 250));
-  }
-  return {
-    url: `${url}/v1`,
-    name: setup.name,
-    stop: () => llama.kill('SIGTERM')
-  };
+  const server = await startLlamaServer({
+    repo: REPO,
+    model: 'qwen2.5-coder-0.5b',
+    apiKey: KEY,
+    args: [
+      '-c',
+      '4096',
+      '-t',
+      '2',
+      '--parallel',
+      '1',
+      '--temp',
+      '0',
+      '--seed',
+      '1'
+    ]
+  });
+  return { url: server.baseUrl, name: server.model, stop: server.stop };
 }
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Part 1: the model path, through the proxy. */
 async function modelPath(model: { url: string; name: string }): Promise<void> {

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,35 @@ def model_server():
     server, script = serve(0)
     yield f"http://127.0.0.1:{server.server_port}/v1", script
     server.shutdown()
+
+
+async def disconnect_mid_stream(port: int, base_url: str, auth_header: dict, route: str, body: bytes) -> float:
+    """POST a streamed request over a raw socket, read until its first SSE event, then close the
+    socket as a browser tab would (an aborted fetch): returns when it closed (time.monotonic())."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    head = (
+        f"POST {base_url}{route} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: {auth_header['Authorization']}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    writer.write(head.encode() + body)
+    received = b""
+    while b"data: " not in received:
+        received += await asyncio.wait_for(reader.read(4096), timeout=10)
+    assert received.startswith(b"HTTP/1.1 200")
+    writer.close()
+    return time.monotonic()
+
+
+async def assert_upstream_closed_at_once(script: Script, closed_at: float) -> None:
+    """The one upstream request was cut while the model was between chunks (they come 2 s
+    apart), not at its next chunk: the proxy noticed the client leave."""
+    [record] = script.requests
+    while "disconnected_at" not in record and time.monotonic() - closed_at < 10:
+        await asyncio.sleep(0.02)
+    assert record["completed"] is False
+    assert record["disconnected_at"] - closed_at < 1.0
+    assert record["disconnected_after_chunks"] <= 2
 
 
 @pytest.fixture

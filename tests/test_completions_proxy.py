@@ -8,12 +8,11 @@ stands for an ``allowed_base_urls`` endpoint, and an Azure profile points at the
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
 import pytest
-from conftest import SECRET_KEY
+from conftest import SECRET_KEY, assert_upstream_closed_at_once, disconnect_mid_stream
 from leak_check import leaked, response_text
 from scripted_model_server import serve
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -350,24 +349,5 @@ async def test_a_client_that_disconnects_mid_stream_closes_the_upstream(
     # ~100 frames, 2 s apart: the whole stream would take minutes.
     script.load([{"content": "word " * 100, "chunk_size": 5, "delay": 2.0}])
     body = completion_body(stream=True).encode()
-    reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
-    head = (
-        f"POST {jp_base_url}{COMPLETIONS} HTTP/1.1\r\nHost: 127.0.0.1:{jp_http_port}\r\n"
-        f"Authorization: {jp_auth_header['Authorization']}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
-    received = b""
-    while b"data: " not in received:
-        received += await asyncio.wait_for(reader.read(4096), timeout=10)
-    assert received.startswith(b"HTTP/1.1 200")
-    assert b'"text_completion"' in received
-    writer.close()
-    closed_at = time.monotonic()
-    [record] = script.requests
-    while "disconnected_at" not in record and time.monotonic() - closed_at < 10:
-        await asyncio.sleep(0.02)
-    assert record["completed"] is False
-    # The upstream connection was closed while the model was between chunks, not at its next chunk 2 s later.
-    assert record["disconnected_at"] - closed_at < 1.0
-    assert record["disconnected_after_chunks"] <= 2
+    closed_at = await disconnect_mid_stream(jp_http_port, jp_base_url, jp_auth_header, COMPLETIONS, body)
+    await assert_upstream_closed_at_once(script, closed_at)

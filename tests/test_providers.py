@@ -6,13 +6,13 @@ an Azure resource); a fourth profile ("down") points at a closed port.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import stat
 import time
 from pathlib import Path
 
 import pytest
+from conftest import assert_upstream_closed_at_once, disconnect_mid_stream
 from scripted_model_server import serve
 
 from jupyterlab_notebook_agent.config import NotebookAgent
@@ -380,27 +380,8 @@ async def test_browser_disconnect_aborts_a_stalled_upstream(
     script = upstreams["alpha"][1]
     # ~100 frames, 2 s apart: the whole stream would take minutes.
     script.load([{"content": "word " * 100, "chunk_size": 5, "delay": 2.0}])
-    body = chat_body().encode()
-    reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
-    head = (
-        f"POST {jp_base_url}{CHAT} HTTP/1.1\r\nHost: 127.0.0.1:{jp_http_port}\r\n"
-        f"Authorization: {jp_auth_header['Authorization']}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
-    received = b""
-    while b"data: " not in received:
-        received += await asyncio.wait_for(reader.read(4096), timeout=10)
-    assert received.startswith(b"HTTP/1.1 200")
-    writer.close()
-    closed_at = time.monotonic()
-    [record] = script.requests
-    while "disconnected_at" not in record and time.monotonic() - closed_at < 10:
-        await asyncio.sleep(0.02)
-    assert record["completed"] is False
-    # The upstream connection was closed while the model was stalled, not at its next chunk 2 s later.
-    assert record["disconnected_at"] - closed_at < 1.0
-    assert record["disconnected_after_chunks"] <= 2
+    closed_at = await disconnect_mid_stream(jp_http_port, jp_base_url, jp_auth_header, CHAT, chat_body().encode())
+    await assert_upstream_closed_at_once(script, closed_at)
 
 
 async def test_429_with_retry_after_is_retried(jp_fetch, upstreams, server_log):

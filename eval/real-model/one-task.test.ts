@@ -12,19 +12,20 @@
  * (`--temp 0`) so that one run means the same on every machine of a kind.
  * Not in the default Jest roots (`npm run test:real-model`).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capabilitiesFor } from '../../src/agent/model/capabilities';
 import { OpenAIChatClient } from '../../src/agent/model/openai-client';
 import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import {
+  startLlamaServer,
+  type ILlamaServer
+} from '../../src/headless/llama-server-process';
 import { loadTaskSet } from '../src/load';
 import { runTaskSet, type ITaskResult } from '../src/runner';
 
 const REPO = join(__dirname, '..', '..');
-const PYTHON = process.env.PYTHON ?? 'python3';
 
 /** The task: one data question whose answer must come from running code. */
 const TASK = process.env.REAL_MODEL_TASK ?? 'agg-order-count';
@@ -32,77 +33,30 @@ const TASK = process.env.REAL_MODEL_TASK ?? 'agg-order-count';
 /** A hang guard, not a speed bound (a task took 20-90 s here). */
 const HANG_GUARD_MS = 600_000;
 
-let llama: ChildProcess | null = null;
+let llama: ILlamaServer | null = null;
 let jupyter: JupyterServerProcess | null = null;
-let modelName = '';
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (llama?.exitCode !== null) {
-      throw new Error(`llama-server exited with ${llama?.exitCode}`);
-    }
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
 
 beforeAll(async () => {
   // Cached: answers at once; on a fresh machine it downloads and builds.
-  const setup = JSON.parse(
-    execFileSync(
-      PYTHON,
-      [
-        join(REPO, 'scripts', 'real_model.py'),
-        '--model',
-        'qwen2.5-coder-0.5b',
-        '--setup-only',
-        '--json'
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] }
-    ).toString()
-  ) as { server: string; model: string; name: string };
-  modelName = setup.name;
-  const port = await freePort();
-  llama = spawn(
-    setup.server,
-    [
-      ...['-m', setup.model, '--alias', setup.name],
-      ...['--host', '127.0.0.1', '--port', String(port)],
+  llama = await startLlamaServer({
+    repo: REPO,
+    model: 'qwen2.5-coder-0.5b',
+    args: [
       ...['--jinja', '-c', '8192', '-t', '2', '--parallel', '1', '-n', '1024'],
       ...['--temp', '0', '--seed', '1']
-    ],
-    { stdio: 'ignore' }
-  );
-  await waitFor(`http://127.0.0.1:${port}/health`, 120_000);
+    ]
+  });
   jupyter = await JupyterServerProcess.start({
     extraArgs: [
-      `--NotebookAgent.base_url=http://127.0.0.1:${port}/v1`,
-      `--NotebookAgent.model=${setup.name}`
+      `--NotebookAgent.base_url=${llama.baseUrl}`,
+      `--NotebookAgent.model=${llama.model}`
     ]
   });
 }, HANG_GUARD_MS);
 
 afterAll(async () => {
   await jupyter?.dispose();
-  llama?.kill('SIGTERM');
+  llama?.stop();
 });
 
 describe('a real small model does a task through the agent', () => {
@@ -111,7 +65,7 @@ describe('a real small model does a task through the agent', () => {
     async () => {
       const server = jupyter!;
       const out = await mkdtemp(join(tmpdir(), 'real-model-'));
-      expect(capabilitiesFor(modelName).profile).toBe('small');
+      expect(capabilitiesFor(llama!.model).profile).toBe('small');
       const set = await loadTaskSet(
         join(REPO, 'eval', 'tasks', 'builtin.json'),
         {}
@@ -126,8 +80,8 @@ describe('a real small model does a task through the agent', () => {
             apiKey: server.token,
             model: ''
           }),
-        profile: capabilitiesFor(modelName).profile,
-        protocol: capabilitiesFor(modelName).tools,
+        profile: capabilitiesFor(llama!.model).profile,
+        protocol: capabilitiesFor(llama!.model).tools,
         concurrency: 1,
         timeoutS: 480,
         maxSteps: 8,

@@ -8,11 +8,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
+import { freePort } from './free-port';
 import { retryingFetch } from './retrying-fetch';
 
 /**
@@ -21,9 +21,6 @@ import { retryingFetch } from './retrying-fetch';
  * installs beside it (CI); a wrong setup fails at once (exit, spawn error).
  */
 const START_TIMEOUT_MS = 90000;
-
-/** Ports other tools on these machines use; never take them. */
-const RESERVED_PORTS = new Set([8888, 8889, 8765]);
 
 /** A running private Jupyter server. */
 export class JupyterServerProcess {
@@ -80,7 +77,7 @@ export class JupyterServerProcess {
         { mode: 0o600 }
       );
     }
-    const port = await Private.freePort();
+    const port = await freePort();
     const token = randomBytes(24).toString('hex');
     const args = [
       'server',
@@ -297,25 +294,6 @@ namespace Private {
     return (error as NodeJS.ErrnoException).code === 'ENOENT'
       ? '`jupyter` was not found on PATH: install Jupyter Server (`pip install jupyterlab` brings it) in the environment this runs in, or activate that environment.'
       : `could not start jupyter: ${error.message}`;
-  }
-
-  /** A free loopback port, avoiding the reserved ones. */
-  export async function freePort(): Promise<number> {
-    for (;;) {
-      const port = await new Promise<number>((resolve, reject) => {
-        const probe = createServer();
-        probe.once('error', reject);
-        probe.listen(0, '127.0.0.1', () => {
-          const address = probe.address();
-          const found =
-            typeof address === 'object' && address ? address.port : 0;
-          probe.close(() => resolve(found));
-        });
-      });
-      if (port && !RESERVED_PORTS.has(port)) {
-        return port;
-      }
-    }
   }
 
   /** Signal a whole process group; it may already be gone. */

@@ -9,7 +9,6 @@
  * only the plumbing is asserted, not the quality of what it writes.
  */
 import { execFileSync, spawn, type ChildProcess } from 'child_process';
-import { createServer, type AddressInfo } from 'net';
 import { join } from 'path';
 import { runAgent } from '../../agent/loop/run-agent';
 import { arrayConversation } from '../../agent/loop/conversation';
@@ -21,7 +20,9 @@ import { agentTools } from '../../agent/tools/all-tools';
 import { parseLenientJson } from '../../agent/tools/lenient-json';
 import { ToolRegistry } from '../../agent/tools/registry';
 import type { ChatMessage } from '../../agent/types';
+import { freePort } from '../free-port';
 import { JupyterServerProcess } from '../jupyter-server';
+import { waitForHttp } from '../llama-server-process';
 import { ServerNotebookPort } from '../server-port';
 
 /**
@@ -44,31 +45,6 @@ function modelFile(): string {
   ])
     .toString()
     .trim();
-}
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise(resolve => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function client(): OpenAIChatClient {
@@ -100,7 +76,7 @@ beforeAll(async () => {
     ],
     { stdio: 'ignore', detached: true }
   );
-  await waitFor(`http://127.0.0.1:${llamaPort}/v1/models`, 60000);
+  await waitForHttp(`http://127.0.0.1:${llamaPort}/v1/models`, 60000, llama);
   server = await JupyterServerProcess.start({
     extraArgs: [
       `--NotebookAgent.base_url=http://127.0.0.1:${llamaPort}/v1`,
