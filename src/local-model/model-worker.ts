@@ -38,6 +38,23 @@ type GenerateRequest = Extract<WorkerRequest, { type: 'generate' }>;
 type CompleteRequest = Extract<WorkerRequest, { type: 'complete' }>;
 
 /** The generation that runs now. */
+/** One generation's bookkeeping (ModelWorker._startRun). */
+interface IGeneration {
+  readonly stopping: { interrupt(): void };
+  interrupted: boolean;
+  generated: number;
+  /** Post a piece of text (nothing for an empty one). */
+  send(text: string): void;
+  /** A token was generated. */
+  counted(): void;
+  /** Post `done`: `ended` unless it was interrupted. */
+  done(
+    ended: 'stop' | 'length',
+    promptTokens: number,
+    reusedTokens: number
+  ): void;
+}
+
 interface IRunning {
   id: number;
   kind: 'chat' | 'complete';
@@ -231,27 +248,12 @@ export class LocalModelWorker {
       promptTokens: promptIds.length,
       reusedTokens: reused
     });
-    const stopping = new this._lib.InterruptableStoppingCriteria();
-    let interrupted = false;
-    this._running = {
-      id: request.id,
-      kind: 'chat',
-      interrupt: () => {
-        interrupted = true;
-        stopping.interrupt();
-      }
-    };
-    let generated = 0;
-    let firstToken = 0;
+    const run = this._startRun(request.id, 'chat', started);
     const streamer = new this._lib.TextStreamer(tokenizer, {
       skip_prompt: true,
       skip_special_tokens: false,
-      callback_function: (text: string) =>
-        text && this._post({ type: 'token', id: request.id, text }),
-      token_callback_function: () => {
-        generated++;
-        firstToken ||= Date.now();
-      }
+      callback_function: run.send,
+      token_callback_function: run.counted
     });
     try {
       const result = (await model.generate({
@@ -264,7 +266,7 @@ export class LocalModelWorker {
           ? { do_sample: true, temperature: request.temperature }
           : { do_sample: false }),
         streamer,
-        stopping_criteria: [stopping],
+        stopping_criteria: [run.stopping],
         return_dict_in_generate: true
       })) as {
         sequences: { tolist(): unknown[] };
@@ -277,21 +279,11 @@ export class LocalModelWorker {
     } finally {
       this._running = null;
     }
-    const seconds = (Date.now() - started) / 1000;
-    this._post({
-      type: 'done',
-      id: request.id,
-      reason: interrupted
-        ? 'interrupted'
-        : generated >= request.maxNewTokens
-          ? 'length'
-          : 'stop',
-      promptTokens: promptIds.length,
-      completionTokens: generated,
-      reusedTokens: reused,
-      seconds,
-      firstTokenSeconds: firstToken ? (firstToken - started) / 1000 : seconds
-    });
+    run.done(
+      run.generated >= request.maxNewTokens ? 'length' : 'stop',
+      promptIds.length,
+      reused
+    );
   }
 
   /**
@@ -321,24 +313,11 @@ export class LocalModelWorker {
       promptTokens,
       reusedTokens: 0
     });
-    const stopping = new this._lib.InterruptableStoppingCriteria();
-    let interrupted = false;
-    this._running = {
-      id: request.id,
-      kind: 'complete',
-      interrupt: () => {
-        interrupted = true;
-        stopping.interrupt();
-      }
-    };
+    const run = this._startRun(request.id, 'complete', started);
     const ends = endTokenIds(tokenizer, model);
     const cutter = new StopStringCutter(request.stop);
     const ids: bigint[] = [];
     let ended = false;
-    let generated = 0;
-    let firstToken = 0;
-    const send = (text: string) =>
-      text && this._post({ type: 'token', id: request.id, text });
     let prompt = true;
     // generate() calls put() with the prompt, then with each new token,
     // before it checks the stopping criteria: a stop found here stops it
@@ -349,24 +328,23 @@ export class LocalModelWorker {
           prompt = false;
           return;
         }
-        generated++;
-        firstToken ||= Date.now();
+        run.counted();
         const token = value[0]?.[0];
         if (ended || token === undefined) {
           return;
         }
         if (ends.has(Number(token))) {
           ended = true;
-          stopping.interrupt();
+          run.stopping.interrupt();
           return;
         }
         ids.push(token);
-        send(
+        run.send(
           cutter.update(tokenizer.decode(ids, { skip_special_tokens: false }))
         );
         if (cutter.stopped) {
           ended = true;
-          stopping.interrupt();
+          run.stopping.interrupt();
         }
       },
       end: () => undefined
@@ -377,29 +355,72 @@ export class LocalModelWorker {
         max_new_tokens: request.maxNewTokens,
         do_sample: false,
         streamer,
-        stopping_criteria: [stopping]
+        stopping_criteria: [run.stopping]
       });
     } finally {
       this._running = null;
     }
-    if (!interrupted) {
-      send(cutter.finish());
+    if (!run.interrupted) {
+      run.send(cutter.finish());
     }
-    const seconds = (Date.now() - started) / 1000;
-    this._post({
-      type: 'done',
-      id: request.id,
-      reason: interrupted
-        ? 'interrupted'
-        : ended || generated < request.maxNewTokens
-          ? 'stop'
-          : 'length',
+    run.done(
+      ended || run.generated < request.maxNewTokens ? 'stop' : 'length',
       promptTokens,
-      completionTokens: generated,
-      reusedTokens: 0,
-      seconds,
-      firstTokenSeconds: firstToken ? (firstToken - started) / 1000 : seconds
-    });
+      0
+    );
+  }
+
+  /**
+   * The bookkeeping of one generation, chat or completion alike: it becomes
+   * the running one (interruptible by id), counts tokens and the first
+   * one's time, sends text, and posts `done` with the reason (interrupted
+   * wins over `ended`, the caller's reading of how it stopped).
+   */
+  private _startRun(
+    id: number,
+    kind: 'chat' | 'complete',
+    started: number
+  ): IGeneration {
+    const stopping = new this._lib.InterruptableStoppingCriteria();
+    let firstToken = 0;
+    const run: IGeneration = {
+      stopping,
+      interrupted: false,
+      generated: 0,
+      send: (text: string) => {
+        if (text) {
+          this._post({ type: 'token', id, text });
+        }
+      },
+      counted: () => {
+        run.generated++;
+        firstToken ||= Date.now();
+      },
+      done: (ended, promptTokens, reusedTokens) => {
+        const seconds = (Date.now() - started) / 1000;
+        this._post({
+          type: 'done',
+          id,
+          reason: run.interrupted ? 'interrupted' : ended,
+          promptTokens,
+          completionTokens: run.generated,
+          reusedTokens,
+          seconds,
+          firstTokenSeconds: firstToken
+            ? (firstToken - started) / 1000
+            : seconds
+        });
+      }
+    };
+    this._running = {
+      id,
+      kind,
+      interrupt: () => {
+        run.interrupted = true;
+        stopping.interrupt();
+      }
+    };
+    return run;
   }
 
   /** A completion that does not run: answered at once, with no tokens. */
