@@ -13,9 +13,15 @@ import type { Page } from '../../ui-tests/node_modules/playwright-core';
 const CYCLE = `async count => {
   const app = window.jupyterapp;
   const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+  // Every await is bounded, so a step that never ends fails with its name
+  // (a loaded machine once left one hanging until the test's timeout).
+  const step = (what, promise) => Promise.race([
+    promise,
+    sleep(60000).then(() => { throw new Error(what + ' did not end within 60 s'); })
+  ]);
   for (let i = 0; i < count; i++) {
     const path = 'cycle-' + Date.now() + '-' + i + '.ipynb';
-    await app.serviceManager.contents.save(path, {
+    await step(path + ': saving the new file', app.serviceManager.contents.save(path, {
       type: 'notebook',
       format: 'json',
       content: {
@@ -24,11 +30,11 @@ const CYCLE = `async count => {
         metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
         cells: [{ cell_type: 'code', source: 'print("hello")', metadata: {}, outputs: [], execution_count: null }]
       }
-    });
-    const panel = await app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+    }));
+    const panel = await step(path + ': docmanager:open', app.commands.execute('docmanager:open', { path, factory: 'Notebook' }));
     (window.cyclePanels ||= []).push(new WeakRef(panel));
-    await panel.context.ready;
-    await panel.sessionContext.ready;
+    await step(path + ': context.ready', panel.context.ready);
+    await step(path + ': sessionContext.ready', panel.sessionContext.ready);
     // Not 'idle': a new kernel's status often stays 'starting' until it runs something.
     for (let t = 0; panel.sessionContext.session?.kernel?.connectionStatus !== 'connected'; t++) {
       if (t > 1200) throw new Error(path + ': no kernel');
@@ -36,14 +42,14 @@ const CYCLE = `async count => {
     }
     app.shell.activateById(panel.id);
     panel.content.activeCellIndex = 0;
-    await app.commands.execute('notebook:run-cell');
+    await step(path + ': notebook:run-cell', app.commands.execute('notebook:run-cell'));
     const cell = panel.content.widgets[0].model;
     for (let t = 0; !cell.outputs.length || cell.executionCount === null; t++) {
       if (t > 1200) throw new Error(path + ': no output');
       await sleep(20);
     }
-    await panel.sessionContext.shutdown();
-    await panel.context.save();
+    await step(path + ': shutting the kernel down', panel.sessionContext.shutdown());
+    await step(path + ': saving', panel.context.save());
     panel.close();
     for (let t = 0; !panel.isDisposed; t++) {
       if (t > 500) {
