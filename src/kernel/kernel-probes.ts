@@ -19,6 +19,9 @@ import type { Kernel } from '@jupyterlab/services';
 /** How often to resend kernel_info while a fresh connection shows no status. */
 const PROBE_INTERVAL_MS = 1000;
 
+/** How often to reconnect a connection that gave up while waiting for a kernel. */
+const RECONNECT_INTERVAL_MS = 2000;
+
 /** Resolve after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise(resolve => setTimeout(resolve, ms));
@@ -91,19 +94,31 @@ export async function until(
 /**
  * Wait until `kernel` shows a live status (idle or busy), sending
  * kernel_info requests (which make the kernel publish its status) while
- * it shows none; our requests' cancellations are caught.
+ * it shows none; our requests' cancellations are caught. A connection
+ * that gave up (`disconnected`: its seven reconnect attempts, with backoff
+ * up to a minute, all failed while the kernel was still starting on a
+ * loaded machine; or a socket closed normally) is reconnected: it would
+ * otherwise stay down until the deadline however soon the kernel is up.
  */
 export async function whenAnswering(
   kernel: Kernel.IKernelConnection,
   deadline: number
 ): Promise<boolean> {
   let probed = Date.now();
+  let reconnected = 0;
   return until(() => {
     if (kernel.isDisposed) {
       return true;
     }
     if (kernel.status === 'idle' || kernel.status === 'busy') {
       return true;
+    }
+    if (
+      kernel.connectionStatus === 'disconnected' &&
+      Date.now() - reconnected > RECONNECT_INTERVAL_MS
+    ) {
+      reconnected = Date.now();
+      void kernel.reconnect().catch(() => undefined);
     }
     if (
       kernel.connectionStatus === 'connected' &&
