@@ -94,9 +94,14 @@ interface IArgs {
   source?: string;
 }
 
-/** One step of the run: the code the model asked to run, and whether it ran. */
+/**
+ * One step of the run (an assistant turn with calls): the code of each of
+ * its calls (the text protocol makes a call of each code block, so a reply
+ * may hold several), and whether the step was refused as a repeat (the
+ * loop judges a turn's calls together: loop/stop-conditions.ts).
+ */
 interface IStep {
-  source: string;
+  sources: string[];
   refused: boolean;
 }
 
@@ -107,18 +112,26 @@ function stepsOf(history: ReadonlyArray<ChatMessage>): IStep[] {
     if (message.role !== 'assistant' || !message.toolCalls?.length) {
       continue;
     }
-    expect(message.toolCalls).toHaveLength(1);
-    const [call] = message.toolCalls;
-    const answer = history.find(
-      m => m.role === 'tool' && m.toolCallId === call.id
+    const answers = message.toolCalls.map(call =>
+      history.find(m => m.role === 'tool' && m.toolCallId === call.id)
     );
+    const refused = answers.map(
+      answer => answer?.role === 'tool' && isRepeatRefusal(answer.content)
+    );
+    // A turn's calls are refused all together, or none of them.
+    expect(new Set(refused).size).toBe(1);
     steps.push({
-      source: (JSON.parse(call.arguments || '{}') as IArgs).source ?? '',
-      refused: answer?.role === 'tool' && isRepeatRefusal(answer.content)
+      sources: message.toolCalls.map(
+        call => (JSON.parse(call.arguments || '{}') as IArgs).source ?? ''
+      ),
+      refused: refused[0]
     });
   }
   return steps;
 }
+
+/** A step's code, as the repeat rule compares it. */
+const codeOf = (step: IStep): string[] => step.sources.map(s => s.trimEnd());
 
 let server: JupyterServerProcess;
 let port: ServerNotebookPort;
@@ -188,7 +201,8 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
     dtype: 'q8'
   });
 
-  // The model's first reply held a ```python block, sent as one call …
+  // The model's first reply held a ```python block, sent as a call (one
+  // per block) …
   const replies = session.history.filter(m => m.role === 'assistant');
   const call = replies[0].role === 'assistant' && replies[0].toolCalls?.[0];
   expect(call && call.name).toBe('add_and_run_cell');
@@ -224,11 +238,11 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
   expect(steps[0].refused).toBe(false);
   for (let i = 1; i < steps.length; i++) {
     expect(steps[i].refused).toBe(
-      steps[i].source.trimEnd() === steps[i - 1].source.trimEnd()
+      JSON.stringify(codeOf(steps[i])) === JSON.stringify(codeOf(steps[i - 1]))
     );
   }
-  const ran = steps.filter(s => !s.refused);
-  expect(added.map(cell => cell.source)).toEqual(ran.map(s => s.source));
+  const ran = steps.filter(s => !s.refused).flatMap(s => s.sources);
+  expect(added.map(cell => cell.source)).toEqual(ran);
   for (const cell of added) {
     expect(cell.executionCount).not.toBeNull();
   }
@@ -241,19 +255,19 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
       break;
     case 'step-limit':
       expect(steps).toHaveLength(MAX_STEPS);
-      expect(lastCalls).toHaveLength(1);
+      expect(lastCalls?.length ?? 0).toBeGreaterThanOrEqual(1);
       break;
     case 'repeated-step': {
       // The same step asked for MAX_REPEATED_STEPS + 1 times in a row: the
       // repeats were refused, the last one ended the run.
       const tail = steps.slice(-(MAX_REPEATED_STEPS + 1));
       expect(tail).toHaveLength(MAX_REPEATED_STEPS + 1);
-      expect(new Set(tail.map(s => s.source.trimEnd())).size).toBe(1);
+      expect(new Set(tail.map(s => JSON.stringify(codeOf(s)))).size).toBe(1);
       expect(tail.map(s => s.refused)).toEqual([
         false,
         ...Array(MAX_REPEATED_STEPS).fill(true)
       ]);
-      expect(lastCalls).toHaveLength(1);
+      expect(lastCalls?.length ?? 0).toBeGreaterThanOrEqual(1);
       break;
     }
   }
