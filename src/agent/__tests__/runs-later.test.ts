@@ -10,7 +10,7 @@ import {
   type ApprovalMode,
   type IApprovalRequest
 } from '../loop/approval';
-import { executeToolCall } from '../loop/execute-tool-call';
+import { executeToolCall } from '../loop/tool-step';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';

@@ -2,7 +2,7 @@
  * The loop's step choices (loop/steps.ts), each without a model, a
  * notebook or a clock.
  */
-import { callStep, type ICallRun } from '../loop/execute-tool-call';
+import { callStep, type ICallRun } from '../loop/tool-step';
 import type { IAssistantTurn } from '../model/accumulator';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';

@@ -2,30 +2,39 @@
  * The agent loop: plan, act, observe, refine.
  *
  * A small driver over typed steps (steps.ts `NextStep`): it carries out
- * each step (call the model, run or refuse tool calls, send an answer back,
- * remind of cells left running, stop) and asks the pure functions of
- * steps.ts and next-step.ts which step comes next. The conversation is
- * changed only through the turn's `IConversation`; the run's configuration
- * comes whole (`RunConfig`). All cell changes of a turn are one undo step.
+ * each step (stream the model, below; run or refuse tool calls,
+ * tool-step.ts; send an answer back, remind of cells left running, stop)
+ * and asks the pure functions of steps.ts and next-step.ts which step
+ * comes next. The conversation is changed only through the turn's
+ * `IConversation`; the run's configuration comes whole (`RunConfig`). All
+ * cell changes of a turn are one undo step.
  */
 import { dataPreview } from '../context/data-preview';
+import { TurnAccumulator, type IAssistantTurn } from '../model/accumulator';
+import { describeModelError, isAbortError } from '../model/errors';
+import { RETRY_TEMPERATURE } from '../model/sampling';
 import { RunState } from '../tools/run-state';
-import type { IRunningCell, RunEndReason, IAgentError } from '../types';
+import type {
+  ChatMessage,
+  IAgentError,
+  IRunningCell,
+  RunEndReason
+} from '../types';
 import { ContextKeeper } from './context-keeper';
+import type { IConversation } from './conversation';
 import {
   cellsLeftRunning,
   reminderNotice,
   stillRunningReminder
 } from './left-running';
-import { assistantMessage, callModel } from './model-turn';
 import {
   afterAnswer,
   FRESH_MEMORY,
   shapeRequest,
   userText,
-  type ILoopMemory
+  type ILoopMemory,
+  type IRequestShape
 } from './next-step';
-import { refuseCalls, runCalls } from './run-calls';
 import type { RunConfig } from './run-config';
 import {
   afterCalls,
@@ -35,12 +44,16 @@ import {
   type NextStep
 } from './steps';
 import { FailureStreak, RepeatedSteps } from './stop-conditions';
+import { refuseCalls, runCalls } from './tool-step';
 import type { IRunContext, ITurn } from './turn';
 
 export { DEFAULT_CONTEXT_TOKENS } from './run-config';
 
 /** Tokens kept free for the tool schemas and the model's answer. */
 const RESERVED_TOKENS = 6000;
+
+/** Longest stretch of stream handling before giving the event loop a turn. */
+const YIELD_EVERY_MS = 25;
 
 /** How the run ended. */
 export interface IRunOutcome {
@@ -254,4 +267,104 @@ async function end(
     ...(left.length ? { leftRunning: left } : {})
   });
   return left.length ? { ...outcome, leftRunning: left } : outcome;
+}
+
+/** A model call's result: its turn, or the step that ends the run. */
+type ModelStep =
+  | { kind: 'turn'; turn: IAssistantTurn }
+  | { kind: 'end'; stop: Extract<NextStep, { kind: 'stop' }> };
+
+/**
+ * The model step: stream one turn of the model, for the request `request`
+ * gives, showing its text as it comes; a turn cut off (Stop, an error)
+ * keeps what was said, with why.
+ */
+async function callModel(
+  run: Pick<IRunContext, 'config' | 'turn'>,
+  request: () => Promise<ChatMessage[]>,
+  shape: IRequestShape
+): Promise<ModelStep> {
+  const { model, tools } = run.config;
+  const { conversation, signal, onEvent } = run.turn;
+  const accumulator = new TurnAccumulator();
+  const stopped = (): ModelStep => {
+    keepPartialAnswer(conversation, accumulator.result().text);
+    return { kind: 'end', stop: { kind: 'stop', reason: 'stopped' } };
+  };
+  try {
+    const sent = await request();
+    if (signal.aborted) {
+      return { kind: 'end', stop: { kind: 'stop', reason: 'stopped' } };
+    }
+    const stream = model.streamChat(
+      {
+        messages: sent,
+        tools: tools.specs,
+        ...(shape.forceCall ? { toolChoice: 'required' as const } : {}),
+        ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
+        ...(shape.prefill ? { prefill: shape.prefill } : {})
+      },
+      signal
+    );
+    let busySince = Date.now();
+    for await (const chunk of stream) {
+      const text = accumulator.add(chunk);
+      if (text) {
+        onEvent({ type: 'text-delta', text });
+      }
+      // A burst of chunks is processed without leaving the microtask queue;
+      // yield now and then so the page can paint and stay responsive.
+      if (Date.now() - busySince > YIELD_EVERY_MS) {
+        await new Promise(resolve => setTimeout(resolve, 0));
+        busySince = Date.now();
+      }
+    }
+  } catch (error) {
+    if (signal.aborted || isAbortError(error)) {
+      return stopped();
+    }
+    const described = describeModelError(error);
+    keepPartialAnswer(
+      conversation,
+      accumulator.result().text,
+      described.message
+    );
+    return {
+      kind: 'end',
+      stop: { kind: 'stop', reason: 'error', error: described }
+    };
+  }
+  if (signal.aborted) {
+    // The SDK ends a stream quietly when it is aborted: what came so far
+    // is a cut-off answer, not a final one, and its calls must not run.
+    return stopped();
+  }
+  const turn = accumulator.result();
+  if (turn.usage) {
+    onEvent({ type: 'usage', usage: turn.usage });
+  }
+  return { kind: 'turn', turn };
+}
+
+/** The conversation's message for a model's turn. */
+function assistantMessage(turn: IAssistantTurn): ChatMessage {
+  return {
+    role: 'assistant',
+    content: turn.text || null,
+    ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
+  };
+}
+
+/** Keep what the model said before it was cut off, with why, in the conversation. */
+function keepPartialAnswer(
+  conversation: IConversation,
+  text: string,
+  why = 'stopped by the user'
+): void {
+  if (text) {
+    conversation.appendMessages({
+      role: 'assistant',
+      content: `${text}\n\n[${why}]`
+    });
+  }
 }

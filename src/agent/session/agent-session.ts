@@ -3,18 +3,25 @@
  * headless runner see it. A thin facade over two parts: the store
  * (store.ts: the state the UI reads, the conversation, saving/reopening)
  * and the task runner (runner.ts: one task at a time, approvals, Stop). It
- * adds what the user asks for: prompts, retry, Generate, Fix and the review
- * of a fix.
+ * adds what the user asks for: prompts (the prompt's task is below: one
+ * turn, with the variables it names described), retry, Generate, Fix and
+ * the review of a fix.
  */
 import type { IChatRecord } from '../chat-record';
-import type { IAttachments } from '../context/attachments';
+import {
+  attachmentContext,
+  describeVariableRows,
+  mentionProbe,
+  variableMentions,
+  type IAttachments
+} from '../context/attachments';
 import type { ApprovalDecision } from '../loop/approval';
 import type { IRunOutcome } from '../loop/run-agent';
 import type { INotebookPort } from '../ports';
+import { probeVariables } from '../tools/variables-probe';
 import type { ChatMessage, IAgentError } from '../types';
 import type { IFixResult } from '../workflows/fix-cell';
 import type { IGenerateResult } from '../workflows/generate-notebook';
-import { promptOfDisplay, promptTask } from './prompt-task';
 import { TaskRunner } from './runner';
 import { SessionStore } from './store';
 import type {
@@ -23,7 +30,8 @@ import type {
   IRunTarget,
   ISessionOptions,
   ISessionState,
-  IWorkflowHost
+  IWorkflowHost,
+  TaskWork
 } from './types';
 import { fixTask, generateTask, revertReview } from './workflow-tasks';
 
@@ -274,3 +282,55 @@ export class AgentSession {
 }
 
 export type { ISessionState };
+
+/** Starts the list of attachments on a prompt's transcript line. */
+const ATTACHED = '\n📎 ';
+
+/**
+ * The task of one turn on `text` (trimmed, not empty) with `attachments`;
+ * `again`: a Retry, whose prompt the transcript already shows.
+ */
+function promptTask(
+  text: string,
+  attachments: IAttachments,
+  again = false
+): TaskWork<IRunOutcome> {
+  return async (turn, notebook, signal) => {
+    const names = variableMentions(text);
+    const variables = names.length
+      ? await describeVariables(notebook, names, signal)
+      : '';
+    const attached = [
+      ...(attachments.files ?? []).map(file => file.name),
+      ...(attachments.cells ?? []).map(cell => `cell ${cell.index}`)
+    ];
+    return turn(text + attachmentContext(attachments, variables), {
+      ...(again ? { again } : {}),
+      display: attached.length
+        ? `${text}${ATTACHED}${attached.join(', ')}`
+        : text
+    });
+  };
+}
+
+/** The prompt a transcript line shows, without its list of attachments. */
+function promptOfDisplay(display: string): string {
+  return display.split(ATTACHED)[0];
+}
+
+/** What the kernel says about the variables the prompt mentions (silently, briefly). */
+async function describeVariables(
+  notebook: INotebookPort,
+  names: string[],
+  signal: AbortSignal
+): Promise<string> {
+  // Without an answer the prompt still goes out; the agent can inspect the
+  // variables itself.
+  const rows = await probeVariables(
+    notebook,
+    mentionProbe(names),
+    signal,
+    20_000
+  );
+  return rows ? describeVariableRows(rows).slice(0, 4000) : '';
+}

@@ -418,10 +418,7 @@ export class ToolRegistry {
         state: context.state ?? new RunState()
       });
     } catch (error) {
-      return {
-        ok: false,
-        output: `Error: ${call.name} failed: ${(error as Error).message ?? String(error)}`
-      };
+      return toolFailure(call.name, error);
     }
   }
 
@@ -440,6 +437,14 @@ export class ToolRegistry {
     }
     return validator;
   }
+}
+
+/** The observation of a tool that threw: the model reads it and may correct the call. */
+export function toolFailure(name: string, error: unknown): IToolResult {
+  return {
+    ok: false,
+    output: `Error: ${name} failed: ${(error as Error)?.message ?? String(error)}`
+  };
 }
 
 /** What a call of `tool` with (valid) `args` does, for the approval policy. */

@@ -15,7 +15,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { executeToolCall } from '../../agent/loop/execute-tool-call';
+import { executeToolCall } from '../../agent/loop/tool-step';
 import { NotebookPortError } from '../../agent/ports';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';

@@ -3,7 +3,7 @@
  *
  * Cells are changed through the shared notebook model (so the change is
  * collaborative, undoable and rendered at once) and run the way Shift+Enter
- * runs them (./live-cell-run.ts), so outputs and execution counts render in
+ * runs them (`executeLikeShiftEnter`, below), so outputs and execution counts render in
  * the notebook as if the user ran the cell; the shared engine
  * (src/kernel/) watches each run, as it does for the headless port. The
  * port holds on to its panel: the agent keeps working on the notebook it
@@ -21,7 +21,13 @@ import {
   type Notebook,
   type NotebookPanel
 } from '@jupyterlab/notebook';
-import { KernelAPI, type Contents, type Kernel } from '@jupyterlab/services';
+import type { ISessionContext } from '@jupyterlab/apputils';
+import {
+  KernelAPI,
+  type Contents,
+  type Kernel,
+  type KernelMessage
+} from '@jupyterlab/services';
 import {
   NotebookPortError,
   type CellOutput,
@@ -41,7 +47,7 @@ import { skipShutdownWait } from '../../kernel/no-wait-restart';
 import { parseOutputs } from '../../kernel/nbformat-outputs';
 import { RunTracker } from '../../kernel/run-tracker';
 import { WatchedExecution } from '../../kernel/watched-execution';
-import { executeLikeShiftEnter, writeCutStream } from './live-cell-run';
+import { untrustOutputs, writeCutStream } from './live-cell-outputs';
 import { LivePanel } from './live-panel';
 import { LiveUndoGroup } from './live-undo-group';
 import { restoreCellOutputs } from './output-undo';
@@ -303,6 +309,48 @@ export class LiveNotebookPort
   private readonly _runs = new RunTracker();
   private readonly _undo: LiveUndoGroup;
   private _runKernel: Kernel.IKernelConnection | null = null;
+}
+
+/** The request a cell run sent. */
+type CellFuture = Kernel.IShellFuture<
+  KernelMessage.IExecuteRequestMsg,
+  KernelMessage.IExecuteReplyMsg
+>;
+
+/**
+ * Run `cell` with `CodeCell.execute` on `kernel` (the session's), with
+ * stdin disabled for the request it sends: a cell calling input() then
+ * fails at once instead of waiting for a reply nobody will type. Returns
+ * the request, or null when the cell sent none (its source is blank).
+ */
+function executeLikeShiftEnter(
+  cell: CodeCell,
+  sessionContext: ISessionContext,
+  kernel: Kernel.IKernelConnection
+): CellFuture | null {
+  let future: CellFuture | null = null;
+  const original = kernel.requestExecute;
+  // CodeCell.execute sends its one request synchronously.
+  kernel.requestExecute = (content, disposeOnDone, metadata) => {
+    future = original.call(
+      kernel,
+      { ...content, allow_stdin: false },
+      disposeOnDone,
+      metadata
+    );
+    return future;
+  };
+  try {
+    // Its promise rejects when the kernel restarts under it: the engine's
+    // watch reports that.
+    void CodeCell.execute(cell, sessionContext).catch(() => undefined);
+  } finally {
+    kernel.requestExecute = original;
+  }
+  if (future) {
+    untrustOutputs(cell.model);
+  }
+  return future;
 }
 
 namespace Private {

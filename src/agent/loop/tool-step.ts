@@ -1,12 +1,15 @@
 /**
- * One tool call of the loop: ask for approval when the policy says so
- * (`callStep`, pure: run, ask or refuse), apply the user's edits to the
- * code, then run the tool. What a call needs (its kind, its card's title,
- * pre-approval) comes from the tool's own definition: no tool is known
- * here by name.
+ * The loop's tool step: run a turn's calls in order, or refuse them all as
+ * a repeat. Each call is checked once against its tool's schema, asked
+ * about when its tool says so (`callStep`, pure: run, ask or refuse), and
+ * run with the arguments the user approved (edited code applied). What a
+ * call needs (its kind, its card's title, pre-approval) comes from the
+ * tool's own definition: no tool is known here by name. Every call gets its
+ * tool message, or the conversation is invalid for the next request.
  */
 import type { INotebookPort } from '../ports';
 import {
+  toolFailure,
   toolKind,
   toolTitle,
   type ITool,
@@ -14,7 +17,7 @@ import {
   type ToolKind
 } from '../tools/registry';
 import type { RunState } from '../tools/run-state';
-import type { IToolCall, IToolResult } from '../types';
+import type { IImageAttachment, IToolCall, IToolResult } from '../types';
 import {
   needsApproval,
   rejectionMessage,
@@ -22,7 +25,104 @@ import {
   type IApprovalRequest
 } from './approval';
 import type { RunConfig } from './run-config';
-import type { ITurn } from './turn';
+import type { IRunContext, ITurn } from './turn';
+import { imageObservation } from './vision';
+
+/** Answer each call with `refusal` (shown as a failed card), running none. */
+export function refuseCalls(
+  run: Pick<IRunContext, 'config' | 'turn'>,
+  calls: ReadonlyArray<IToolCall>,
+  refusal: string
+): void {
+  const { tools } = run.config;
+  const { conversation, onEvent } = run.turn;
+  for (const call of calls) {
+    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    onEvent({
+      type: 'tool-result',
+      callId: call.id,
+      result: { ok: false, output: refusal },
+      durationMs: 0
+    });
+    conversation.appendMessages({
+      role: 'tool',
+      toolCallId: call.id,
+      content: refusal
+    });
+  }
+}
+
+/**
+ * Run the calls in order, each answered by a tool message (calls after a
+ * stop or a repeated failure with why they did not run), then attach the
+ * images they gave for a vision model. True when a failure repeated.
+ */
+export async function runCalls(
+  run: IRunContext,
+  calls: ReadonlyArray<IToolCall>
+): Promise<boolean> {
+  const { config, turn, state, failures, now } = run;
+  const { tools } = config;
+  const { conversation, signal, onEvent } = turn;
+  let repeated = false;
+  const images: IImageAttachment[] = [];
+  // Cells these calls read or write were seen at this step of the history.
+  state.seen.position = conversation.messages.length - 1;
+  for (const call of calls) {
+    // Every tool call must get a tool message, even when stopped, or the
+    // conversation is invalid for the next request.
+    if (signal.aborted || repeated) {
+      const why = repeated
+        ? 'the same error repeated'
+        : 'the user stopped the agent';
+      conversation.appendMessages({
+        role: 'tool',
+        toolCallId: call.id,
+        content: `Not run: ${why}.`
+      });
+      continue;
+    }
+    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    const started = now();
+    // The card's duration is the call's own: the time the user took to
+    // approve it is not part of it.
+    let waited = 0;
+    const ask = turn.approve;
+    const result = await executeToolCall(
+      call,
+      run,
+      ask &&
+        (async (request, abort) => {
+          const asked = now();
+          try {
+            return await ask(request, abort);
+          } finally {
+            waited += now() - asked;
+          }
+        })
+    );
+    onEvent({
+      type: 'tool-result',
+      callId: call.id,
+      result,
+      durationMs: Math.max(0, now() - started - waited)
+    });
+    conversation.appendMessages({
+      role: 'tool',
+      toolCallId: call.id,
+      content: result.output
+    });
+    images.push(...(result.images ?? []));
+    repeated = failures.record(result.ok, result.output, tools.runsCode(call));
+  }
+  const observation = config.vision
+    ? await imageObservation(images, config.vision)
+    : null;
+  if (observation) {
+    conversation.appendMessages(observation);
+  }
+  return repeated;
+}
 
 /**
  * What executing one call reads of its run: the tools and approval mode
@@ -59,18 +159,16 @@ export async function executeToolCall(
     try {
       preview = await tool.preview(checked.args, { notebook, signal, state });
     } catch (error) {
-      return {
-        ok: false,
-        output: `Error: ${call.name} failed: ${(error as Error).message ?? String(error)}`
-      };
+      return toolFailure(call.name, error);
     }
   }
+  const context = { notebook, signal, state };
   const step = callStep(tool, checked.args, preview, run);
   if (step.kind === 'refuse') {
     return step.result;
   }
   if (step.kind === 'run') {
-    return tools.call(call, { notebook, signal, state });
+    return runTool(call.name, tool, checked.args, context);
   }
   const kind = step.toolKind;
   const args = (checked.args ?? {}) as Record<string, unknown>;
@@ -93,34 +191,51 @@ export async function executeToolCall(
       rejected: reason ? { reason } : {}
     };
   }
-  let approved = call;
-  if (decision.code !== undefined && decision.code !== request.code) {
+  let approved: { args: unknown } | { refused: IToolResult } = checked;
+  const { code } = decision;
+  const edited = code !== undefined && code !== request.code;
+  if (code !== undefined && edited) {
     if (tool.codeArgument) {
-      approved = {
+      // New arguments: checked as the model's were.
+      approved = await tools.check({
         ...call,
         arguments: JSON.stringify({
           ...args,
-          [tool.codeArgument]: decision.code
+          [tool.codeArgument]: code
         })
-      };
+      });
     } else if (request.cellId) {
       // A call on a cell (run_cell): the user edited the cell's code; the
       // cell shows what ran.
-      await notebook.editCell(request.cellId, decision.code);
-      state.seen.set(request.cellId, decision.code);
+      await notebook.editCell(request.cellId, code);
+      state.seen.set(request.cellId, code);
     }
   }
-  const result = await tools.call(approved, { notebook, signal, state });
-  if (
-    approved !== call ||
-    (decision.code !== undefined && decision.code !== request.code)
-  ) {
+  const result =
+    'refused' in approved
+      ? approved.refused
+      : await runTool(call.name, tool, approved.args, context);
+  if (edited) {
     return {
       ...result,
       output: `${result.output}\n(The user edited the code before approving it.)`
     };
   }
   return result;
+}
+
+/** Run `tool` on arguments already checked; a tool that throws gives its failure. */
+async function runTool(
+  name: string,
+  tool: ITool<unknown>,
+  args: unknown,
+  context: { notebook: INotebookPort; signal: AbortSignal; state: RunState }
+): Promise<IToolResult> {
+  try {
+    return await tool.execute(args, context);
+  } catch (error) {
+    return toolFailure(name, error);
+  }
 }
 
 /** What becomes of a checked call once its tool has looked at it. */

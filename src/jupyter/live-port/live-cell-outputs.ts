@@ -1,57 +1,11 @@
 /**
- * Running one live notebook cell for the agent the way Shift+Enter runs it
- * (`CodeCell.execute`: the cell's output area renders the outputs, the
- * prompt shows `[*]` then the count), with the few differences an agent run
- * needs: stdin disabled, the request handed to the engine to watch, the
- * outputs untrusted, and a flood's capped text written into the cell.
+ * What an agent run of a live cell does to its outputs beyond Shift+Enter:
+ * they render untrusted, and a flood's capped text is written into the
+ * cell (notebook-port.ts runs the cell).
  */
-import { CodeCell, type ICodeCellModel } from '@jupyterlab/cells';
-import type { ISessionContext } from '@jupyterlab/apputils';
-import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type { CodeCell, ICodeCellModel } from '@jupyterlab/cells';
 import type { CellOutput } from '../../agent/ports';
 import { toOutput } from '../../kernel/nbformat-outputs';
-
-/** The request a cell run sent. */
-export type CellFuture = Kernel.IShellFuture<
-  KernelMessage.IExecuteRequestMsg,
-  KernelMessage.IExecuteReplyMsg
->;
-
-/**
- * Run `cell` with `CodeCell.execute` on `kernel` (the session's), with
- * stdin disabled for the request it sends: a cell calling input() then
- * fails at once instead of waiting for a reply nobody will type. Returns
- * the request, or null when the cell sent none (its source is blank).
- */
-export function executeLikeShiftEnter(
-  cell: CodeCell,
-  sessionContext: ISessionContext,
-  kernel: Kernel.IKernelConnection
-): CellFuture | null {
-  let future: CellFuture | null = null;
-  const original = kernel.requestExecute;
-  // CodeCell.execute sends its one request synchronously.
-  kernel.requestExecute = (content, disposeOnDone, metadata) => {
-    future = original.call(
-      kernel,
-      { ...content, allow_stdin: false },
-      disposeOnDone,
-      metadata
-    );
-    return future;
-  };
-  try {
-    // Its promise rejects when the kernel restarts under it: the engine's
-    // watch reports that.
-    void CodeCell.execute(cell, sessionContext).catch(() => undefined);
-  } finally {
-    kernel.requestExecute = original;
-  }
-  if (future) {
-    untrustOutputs(cell.model);
-  }
-  return future;
-}
 
 /**
  * Replace the cell's last output, a stream that went past the cap, with
@@ -81,7 +35,7 @@ export function writeCutStream(cell: CodeCell, output: CellOutput): void {
  * save does not sign the notebook as trusted. Running the cell yourself
  * trusts it again.
  */
-function untrustOutputs(model: ICodeCellModel): void {
+export function untrustOutputs(model: ICodeCellModel): void {
   model.trusted = false;
   // The origin keeps the change out of the cell's `changed` signal, as
   // `CodeCell.execute` does; JupyterLab 4.0's `transact` takes no origin
