@@ -8,6 +8,7 @@
  * fake notebook and the scripted model stand here. A hop added to the
  * chain fails this test: the walk is then to be shortened, or written anew.
  */
+import * as path from 'path';
 import * as observations from '../context/observations';
 import type { IModelClient } from '../model/types';
 import { AgentSession } from '../session';
@@ -16,10 +17,15 @@ import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 
+/** This checkout's src/ folder, as stack frames name its files. */
+const SRC = path.resolve(__dirname, '..', '..') + path.sep;
+
 /** The files of src/ a stack passes through, outermost first (tests and stand-ins left out). */
 function chainOf(stack: string): string[] {
-  const files = [...stack.matchAll(/\/src\/([\w/.-]+\.tsx?):\d+/g)]
+  const files = [...stack.matchAll(/([^\s()]+\.tsx?):\d+:\d+/g)]
     .map(match => match[1])
+    .filter(file => file.startsWith(SRC))
+    .map(file => file.slice(SRC.length).split(path.sep).join('/'))
     .filter(file => !/__tests__|\/testing\//.test(file));
   return [...new Set(files.reverse())];
 }
