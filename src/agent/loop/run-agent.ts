@@ -35,7 +35,6 @@ import {
   type ILoopMemory,
   type IRequestShape
 } from './next-step';
-import type { RunConfig } from './run-config';
 import {
   afterCalls,
   afterRunningCheck,
@@ -45,7 +44,7 @@ import {
 } from './steps';
 import { FailureStreak, RepeatedSteps } from './stop-conditions';
 import { refuseCalls, runCalls } from './tool-step';
-import type { IRunContext, ITurn } from './turn';
+import type { IRunContext, ITurn, RunConfig } from './run-config';
 
 export { DEFAULT_CONTEXT_TOKENS } from './run-config';
 

@@ -24,8 +24,7 @@ import {
   type Approver,
   type IApprovalRequest
 } from './approval';
-import type { RunConfig } from './run-config';
-import type { IRunContext, ITurn } from './turn';
+import type { IRunContext, ITurn, RunConfig } from './run-config';
 import { imageObservation } from './vision';
 
 /** Answer each call with `refusal` (shown as a failed card), running none. */
