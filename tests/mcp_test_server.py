@@ -102,8 +102,10 @@ async def hang() -> str:
     except BaseException:
         marker = os.environ.get("MCP_TEST_MARKER")
         if marker:
-            with open(marker, "w") as file:
+            # Whole or not at all: the test reads the marker as soon as it exists.
+            with open(f"{marker}.tmp", "w") as file:
                 file.write("cancelled")
+            os.replace(f"{marker}.tmp", marker)
         raise
     return "unreachable"
 
