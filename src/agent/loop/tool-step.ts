@@ -153,15 +153,15 @@ export async function executeToolCall(
     return checked.refused;
   }
   const { tool } = checked;
+  const context = { notebook, signal, state };
   let preview: IToolPreview = {};
   if (tool.preview) {
     try {
-      preview = await tool.preview(checked.args, { notebook, signal, state });
+      preview = await tool.preview(checked.args, context);
     } catch (error) {
       return toolFailure(call.name, error);
     }
   }
-  const context = { notebook, signal, state };
   const step = callStep(tool, checked.args, preview, run);
   if (step.kind === 'refuse') {
     return step.result;
@@ -193,7 +193,7 @@ export async function executeToolCall(
   let approved: { args: unknown } | { refused: IToolResult } = checked;
   const { code } = decision;
   const edited = code !== undefined && code !== request.code;
-  if (code !== undefined && edited) {
+  if (edited) {
     if (tool.codeArgument) {
       // New arguments: checked as the model's were.
       approved = await tools.check({

@@ -3,8 +3,9 @@
  *
  * Cells are changed through the shared notebook model (so the change is
  * collaborative, undoable and rendered at once) and run the way Shift+Enter
- * runs them (`executeLikeShiftEnter`, below), so outputs and execution counts render in
- * the notebook as if the user ran the cell; the shared engine
+ * runs them (`executeLikeShiftEnter`, below: stdin disabled, the outputs
+ * untrusted), so outputs and execution counts render in the notebook as if
+ * the user ran the cell; the shared engine
  * (src/kernel/) watches each run, as it does for the headless port. The
  * port holds on to its panel: the agent keeps working on the notebook it
  * started in, even when the user switches tabs. When the panel closes, the
