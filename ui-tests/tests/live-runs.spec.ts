@@ -27,6 +27,14 @@ test('a long cell returns partial output at the soft timeout, then is interrupte
     softTimeoutSeconds: 2
   });
   await page.notebook.createNew('long.ipynb');
+  // The soft timeout is to fall while the cell prints, not while a new
+  // kernel starts on a loaded machine (the cell would then show no output).
+  await page.waitForFunction(() => {
+    const panel = window.jupyterapp.shell.currentWidget as unknown as {
+      sessionContext?: { session?: { kernel?: { status: string } | null } };
+    } | null;
+    return panel?.sessionContext?.session?.kernel?.status === 'idle';
+  });
   await script(request, [
     {
       tool_calls: [
