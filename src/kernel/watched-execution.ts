@@ -16,11 +16,22 @@
  * run ends `notStopped`, or, after the user's Stop and when the caller can
  * restart the kernel, the kernel is restarted (`kernelRestarted`).
  *
- * An interrupt that reaches the kernel before it starts this request is
- * lost (ipykernel ignores SIGINT between requests, and a request queued
- * behind another one interrupts that one): when the request's
- * execute_input arrives after the stop, the kernel is interrupted again and
- * the grace period starts over.
+ * An interrupt can miss, and the engine covers each way it does (issue #37,
+ * reproduced under load with scripts/stress-port-case.sh):
+ * - It reaches the kernel between requests, where ipykernel ignores SIGINT,
+ *   or it stops a request queued ahead of this one. So while this request
+ *   has not started, every execute_input after the stop (this request's or
+ *   one ahead of it, seen on the kernel's iopub) is answered with another
+ *   interrupt, and the grace period starts over (at most MAX_REARMS times).
+ *   ipykernel installs its SIGINT handler before it publishes
+ *   execute_input, so an interrupt sent after one is delivered.
+ * - It lands in the kernel's own machinery after execute_input but before
+ *   the code runs (under load, seen 1 in 20): ipykernel catches the
+ *   KeyboardInterrupt, logs it and sends no execute_reply, only idle. The
+ *   request is over, so an idle for it with no reply within
+ *   REPLY_AFTER_IDLE_MS ends the run as stopped (not `notStopped`).
+ * Interrupts are not repeated on a timer: a second one inside the code
+ * would cut short its own `except KeyboardInterrupt:` clean-up.
  */
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type {
@@ -37,6 +48,16 @@ import { watchRun } from '../agent/watch-run';
 
 /** How long to wait for the reply after interrupting, before giving up. */
 export const STOP_GRACE_MS = 3000;
+
+/**
+ * How long an idle for this request may come before its execute_reply
+ * (they travel on different channels) before the request counts as ended
+ * without one.
+ */
+export const REPLY_AFTER_IDLE_MS = 1000;
+
+/** How many times an interrupt may be repeated, each with a new grace period. */
+const MAX_REARMS = 4;
 
 /** Bound on the restart after an ignored Stop. */
 const RESTART_TIMEOUT_MS = 20000;
@@ -156,10 +177,49 @@ export class WatchedExecution {
     }
     this._record.stopReason = reason;
     this._stopByUser = byUser;
-    this._interruptedEarly = !this._begun;
+    if (!this._begun) {
+      this._watchQueueAhead();
+    }
     if (!interrupted) {
       this._interrupt();
     }
+    this._armGrace();
+    if (this._idleTimer) {
+      // Already idle with no reply: now the shorter wait applies.
+      clearTimeout(this._idleTimer);
+      this._idleTimer = null;
+      this._idle();
+    }
+  }
+
+  /**
+   * Stopped before the kernel started this request: interrupt again at
+   * every execution that starts until this one does (see the header).
+   */
+  private _watchQueueAhead(): void {
+    const kernel = this._options.kernel;
+    const ours = this._future.msg.header.msg_id;
+    const onMessage = (
+      _: Kernel.IKernelConnection,
+      msg: KernelMessage.IIOPubMessage
+    ) => {
+      const parent = (msg.parent_header as Partial<KernelMessage.IHeader>)
+        .msg_id;
+      if (msg.header.msg_type === 'execute_input' && parent !== ours) {
+        this._interruptAgain();
+      }
+    };
+    kernel.iopubMessage.connect(onMessage);
+    this._unwatchQueue = () => kernel.iopubMessage.disconnect(onMessage);
+  }
+
+  /** An execution started after the stop: interrupt it, and wait the grace again. */
+  private _interruptAgain(): void {
+    if (this.finished || this._rearms >= MAX_REARMS) {
+      return;
+    }
+    this._rearms += 1;
+    this._interrupt();
     this._armGrace();
   }
 
@@ -195,11 +255,33 @@ export class WatchedExecution {
   /** The kernel started this request: an interrupt sent before it was lost. */
   private _began(): void {
     this._begun = true;
-    if (this._interruptedEarly && this.stopping && !this.finished) {
-      this._interruptedEarly = false;
-      this._interrupt();
-      this._armGrace();
+    this._unwatchQueue();
+    if (this.stopping && !this.finished) {
+      this._interruptAgain();
     }
+  }
+
+  /**
+   * The kernel said it is done with this request. Its reply comes with it;
+   * none within REPLY_AFTER_IDLE_MS (after a stop; five times that
+   * otherwise, since then nothing of ours can have made the kernel drop
+   * it) means the kernel dropped the request: an interrupt landed before
+   * the code ran. It is over.
+   */
+  private _idle(): void {
+    if (this.finished || this._idleTimer) {
+      return;
+    }
+    this._idleTimer = setTimeout(
+      () => {
+        this._idleTimer = null;
+        if (!this.finished) {
+          this._endedWithoutReply = true;
+          this._finish(null, 'aborted');
+        }
+      },
+      this.stopping ? REPLY_AFTER_IDLE_MS : 5 * REPLY_AFTER_IDLE_MS
+    );
   }
 
   /** Give up on the execution (the port is closing, or the kernel is gone). */
@@ -233,6 +315,11 @@ export class WatchedExecution {
     this._lastMessageAt = Date.now();
     if (msg.header.msg_type === 'execute_input' && !this._begun) {
       this._began();
+    } else if (
+      msg.header.msg_type === 'status' &&
+      (msg as KernelMessage.IStatusMsg).content.execution_state === 'idle'
+    ) {
+      this._idle();
     }
     const changed = this._record.outputs.add(msg);
     return changed || msg.header.msg_type === 'execute_input';
@@ -260,12 +347,19 @@ export class WatchedExecution {
     if (this._graceTimer) {
       clearTimeout(this._graceTimer);
     }
+    if (this._idleTimer) {
+      clearTimeout(this._idleTimer);
+    }
     this._unwatch();
-    if (this._owned && !reply) {
-      // Given up on: later messages must not land in the outputs.
-      this._future.dispose();
-    } else if (!this._owned && !this._future.isDisposed) {
+    this._unwatchQueue();
+    if (!this._owned && !this._future.isDisposed) {
       this._future.removeMessageHook(this._hook);
+    }
+    if ((this._owned && !reply) || this._endedWithoutReply) {
+      // Given up on: later messages must not land in the outputs. A live
+      // cell's request the kernel dropped: disposing it is what clears the
+      // cell's [*] (CodeCell.execute waits for a reply that never comes).
+      this._future.dispose();
     }
     this._changed();
     this._resolveDone();
@@ -283,8 +377,13 @@ export class WatchedExecution {
   private _graceTimer: ReturnType<typeof setTimeout> | null = null;
   /** True once the kernel started the request (its execute_input). */
   private _begun: boolean;
-  /** Stopped before the kernel started it: interrupt again when it does. */
-  private _interruptedEarly = false;
+  /** Interrupts repeated after the stop (bounded by MAX_REARMS). */
+  private _rearms = 0;
+  /** Stops watching the executions queued ahead (set while it does). */
+  private _unwatchQueue: () => void = () => undefined;
+  private _idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The kernel went idle for this request and never replied. */
+  private _endedWithoutReply = false;
   private _stopByUser = false;
   private _lastMessageAt = Date.now();
 }

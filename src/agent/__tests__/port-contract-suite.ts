@@ -38,20 +38,41 @@ export function describePortContract(
     });
 
     for (const testCase of PORT_CASES) {
-      if (notApplicable[testCase.name]) {
+      if (notApplicable[testCase.name] || !selected(testCase.name)) {
         continue;
       }
-      it(
-        testCase.name,
-        async () => {
-          const outcome = await runPortCase(harness, testCase);
-          if (outcome.status === 'failed') {
-            throw new Error(outcome.error);
-          }
-          expect(outcome.status).toBe('passed');
-        },
-        testCase.timeoutMs + 10000
-      );
+      for (const run of runs()) {
+        it(
+          `${testCase.name}${run}`,
+          async () => {
+            const outcome = await runPortCase(harness, testCase);
+            if (outcome.status === 'failed') {
+              throw new Error(outcome.error);
+            }
+            expect(outcome.status).toBe('passed');
+          },
+          testCase.timeoutMs + 10000
+        );
+      }
     }
   });
+}
+
+/**
+ * PORT_CASE_ONLY (a case's exact name) and PORT_CASE_REPEAT (a count) run
+ * one case many times, as scripts/stress-port-case.sh does to reproduce a
+ * race under load; unset, every case runs once.
+ */
+function selected(name: string): boolean {
+  const only = process.env.PORT_CASE_ONLY;
+  return !only || only === name;
+}
+
+/** The suffixes of the repeated runs: [''] when the case runs once. */
+function runs(): string[] {
+  const count = Number(process.env.PORT_CASE_REPEAT ?? 1);
+  if (!Number.isInteger(count) || count <= 1) {
+    return [''];
+  }
+  return Array.from({ length: count }, (_, i) => ` (run ${i + 1} of ${count})`);
 }

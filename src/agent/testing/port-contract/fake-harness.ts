@@ -48,6 +48,8 @@ export function fakeHarness(): IPortHarness {
         NO_PROCESS,
       'a hard timeout that falls before the cell starts still stops it':
         NO_PROCESS,
+      'a stop that lands before the code runs ends the run as stopped':
+        NO_PROCESS,
       'the kernel dies mid-cell': NO_PROCESS,
       'another client restarts the kernel mid-run': NO_PROCESS,
       '50 MB of stdout: the cell and the observation stay bounded': NO_IOPUB,

@@ -111,10 +111,14 @@ export const FAULT_CASES: IPortCase[] = [
         const result = await port.runCell(id, { hardTimeoutMs: 1000 });
         check.equal(result.status, 'timeout', 'status');
         check.ok(result.notStopped !== true, 'stopped, not left running');
+        // Stopped in its code (KeyboardInterrupt), or dropped by the kernel
+        // before its code ran (the case below forces that): never both
+        // started and left without an error.
+        const started = check.streamText(result.outputs).includes('sleeping');
         check.equal(
-          check.errorName(result.outputs),
-          'KeyboardInterrupt',
-          'ename'
+          check.errorName(result.outputs) ?? (started ? 'none' : 'not run'),
+          started ? 'KeyboardInterrupt' : 'not run',
+          'ename (or not run)'
         );
         check.below(
           result.elapsedMs ?? Infinity,
@@ -128,6 +132,41 @@ export const FAULT_CASES: IPortCase[] = [
           'the code ahead got the first interrupt'
         );
         await idle(port, 5000);
+      })
+  },
+  {
+    name: 'a stop that lands before the code runs ends the run as stopped',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        // The interrupt lands in the kernel's input transformers, after
+        // execute_input: ipykernel catches it there and sends no reply,
+        // only idle. The run is over; waiting for a reply would report it
+        // still running after the grace period.
+        const setup = await port.runCell(
+          await codeCell(port, PROGRAMS.slowStarts)
+        );
+        check.equal(setup.status, 'ok', 'the set-up');
+        const id = await codeCell(port, PROGRAMS.answer);
+        const result = await port.runCell(id, { hardTimeoutMs: 700 });
+        check.equal(result.status, 'timeout', 'status');
+        check.ok(result.notStopped !== true, 'stopped, not left running');
+        check.equal(check.streamText(result.outputs), '', 'its output');
+        check.below(
+          result.elapsedMs ?? Infinity,
+          700 + GRACE_MS,
+          'elapsed ms (no grace period waited out)'
+        );
+        check.matches(
+          formatRunResult(result),
+          /hit the hard time limit.*interrupted/s,
+          'observation'
+        );
+        check.equal(port.runningCells(), [], 'the running cells');
+        await idle(port, 5000);
+        const again = await port.runCell(id, { hardTimeoutMs: 20000 });
+        check.equal(again.status, 'ok', 'the same cell run again');
+        check.equal(check.streamText(again.outputs), '42\n', 'its output');
       })
   },
   {

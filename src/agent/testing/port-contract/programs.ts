@@ -22,6 +22,15 @@ export const PROGRAMS = {
     "import time\nprint('working', flush=True)\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    time.sleep(1.5)\n    print('cleaned up', flush=True)\n    raise",
   ignoresSigint:
     "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nprint('ignoring', flush=True)\nwhile True:\n    time.sleep(0.05)",
+  /**
+   * From the next request on, the kernel spends 2 s in IPython's input
+   * transformers before the code runs: an interrupt then lands in the
+   * kernel's own machinery, which drops the request (no execute_reply).
+   */
+  slowStarts:
+    'import time\n' +
+    'def _slow_start(lines):\n    time.sleep(2)\n    return lines\n' +
+    'get_ipython().input_transformers_post.append(_slow_start)',
   catchesInterrupt:
     "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print('caught', flush=True)",
   dies: "print('about to die', flush=True)\nimport os\nos._exit(1)",
