@@ -22,10 +22,14 @@ summary() {
   printf 'Step timings (total %d min %d s):\n' $((SECONDS / 60)) $((SECONDS % 60))
   printf '  %s\n' "${timings[@]}"
   if [ -s "${SUITE_TIMES:-}" ]; then
-    echo "Test suites (in their lanes):"
+    echo "Checks and test suites (in their lanes):"
     cat "$SUITE_TIMES"
   fi
-  rm -f "${SUITE_TIMES:-}"
+  if [ -s "${SUITE_FAILURES:-}" ]; then
+    echo "Failures, every suite:"
+    cat "$SUITE_FAILURES"
+  fi
+  rm -f "${SUITE_TIMES:-}" "${SUITE_FAILURES:-}"
 }
 trap summary EXIT
 
@@ -52,7 +56,7 @@ lanes() {
   done
   i=0
   for lane in "$@"; do
-    printf -- '--- lane %d: %s (exit %d)\n' $((i + 1)) "$lane" "${codes[i]}"
+    printf -- '--- lane %d: %s (exit %d)\n' $((i + 1)) "${titles[i]:-$lane}" "${codes[i]}"
     cat "$dir/$i.log"
     [ "${codes[i]}" = 0 ] || failed=1
     i=$((i + 1))
@@ -77,15 +81,30 @@ children_cpu() {
   CPU=$(tail -n 1 "$file" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t }')
   rm -f "$file"
 }
+# A suite that fails adds its failing tests (Jest's ✕, Playwright's
+# numbered failures, pytest's FAILED/ERROR lines) to SUITE_FAILURES, which
+# the summary prints: the suites after it in its lane still run.
+export SUITE_FAILURES
+SUITE_FAILURES="$(mktemp)"
 suite() {
-  local name="$1" started=$SECONDS code=0 cpu
+  local name="$1" started=$SECONDS code=0 cpu log
   shift
   children_cpu
   cpu=$CPU
+  log="$(mktemp)"
   printf '\n=== %s\n' "$name"
-  "$@" || code=$?
+  (set -o pipefail && "$@" 2>&1 | tee "$log") || code=$?
   children_cpu
   printf '%4d s  (CPU %4d s)  %s%s\n' $((SECONDS - started)) $((CPU - cpu)) "$name" "$([ "$code" = 0 ] || echo " (FAILED, exit $code)")" >> "$SUITE_TIMES"
+  if [ "$code" != 0 ]; then
+    # One write, so that two lanes' lists do not interleave.
+    # (No named failing test, as from a linter: its last lines.)
+    local failures
+    failures="$(grep -E '^\s+✕ |^\s+[0-9]+\) \[|^(FAILED|ERROR) ' "$log" | sort -u | head -n 50 || true)"
+    [ -n "$failures" ] || failures="$(tail -n 8 "$log")"
+    printf '%s (exit %s):\n%s\n' "$name" "$code" "$(printf '%s\n' "$failures" | sed -E 's/^\s*/  /')" >> "$SUITE_FAILURES"
+  fi
+  rm -f "$log"
   return "$code"
 }
 export -f suite children_cpu
@@ -101,6 +120,39 @@ install_chromium() {
 }
 export -f install_chromium
 export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+
+# A lane runs every suite of its own whatever fails before it (`all`): one
+# red test or check must not hide the suites after it; the lane fails if
+# any did.
+all() {
+  local code=0 command
+  for command in "$@"; do
+    bash -c "$command" || code=1
+  done
+  return "$code"
+}
+export -f all
+# lane SUITE...: adds a lane (each suite quoted for `all`) and its title;
+# run_lanes runs the lanes added, at once, and starts a new list.
+test_lanes=()
+titles=()
+lane() {
+  local out="all" command
+  for command in "$@"; do out+=" $(printf '%q' "$command")"; done
+  test_lanes+=("$out")
+  titles+=("$(printf '%s\n' "$@" | sed -E "s/^suite '([^']*)'.*/\1/" | paste -sd ',' | sed 's/,/, /g')")
+}
+run_lanes() {
+  local code=0
+  if [ "${#test_lanes[@]}" = 1 ]; then
+    bash -c "${test_lanes[0]}" || code=$?
+  else
+    lanes "${test_lanes[@]}" || code=$?
+  fi
+  test_lanes=()
+  titles=()
+  return "$code"
+}
 
 step "Chromium and npm packages | Python test dependencies (pip)"
 # A symlink left by an earlier `labextension develop` (from another checkout)
@@ -133,9 +185,13 @@ step "Lint and type-checks | the lowest JupyterLab's types (4.0.0) and the repro
 # Type-checks: the extension, src/agent without the DOM, tests, UI tests,
 # benches, eval. The floor: src/ against JupyterLab 4.0.0's packages. The
 # reproducible build: two clean builds in two folders, no absolute paths.
-lanes \
-  "npm run lint && ruff check . && ruff format --check . && npm run typecheck" \
-  "./scripts/check-floor-types.sh && ./scripts/check-reproducible-build.sh"
+# A failed check is listed at the end; the tests run all the same.
+lane "suite 'Lint: ESLint, Prettier, Stylelint' npm run lint" "suite 'ruff' ruff check ." \
+  "suite 'ruff format' ruff format --check ." "suite 'Type-checks' npm run typecheck"
+lane "suite 'Types against JupyterLab 4.0.0' ./scripts/check-floor-types.sh" \
+  "suite 'Reproducible build' ./scripts/check-reproducible-build.sh"
+checks=0
+run_lanes || checks=1
 
 # The tests. The main UI suite runs in two parts of about equal time on two
 # sets of ports (ui-tests/playwright.config.js: UI_SHARD, UI_PORT_OFFSET),
@@ -191,16 +247,16 @@ completion="suite 'Inline completion UI test (Qwen2.5-Coder-0.5B on llama-server
 # server restarted mid-run came back too late; the live port's 50 MB case
 # saw its kernel connection drop).
 case "${TEST_LANES:-2}" in
-  1) test_lanes=("$jest && $wheel && $ui_a && $security && $scale && $jupyterhub && $completion && $ui_b && $pytest && $local_model && $real_model") ;;
-  2) test_lanes=(
-    "$jest && $ui_a && $security && $scale && $jupyterhub && $completion"
-    "$wheel && $ui_b && $pytest && $local_model && $real_model"
-  ) ;;
-  3) test_lanes=(
-    "$jest && $wheel"
-    "$ui_a && $security && $scale && $jupyterhub && $completion"
-    "$ui_b && $pytest && $local_model && $real_model"
-  ) ;;
+  1) lane "$jest" "$wheel" "$ui_a" "$security" "$scale" "$jupyterhub" "$completion" "$ui_b" "$pytest" "$local_model" "$real_model" ;;
+  2)
+    lane "$jest" "$ui_a" "$security" "$scale" "$jupyterhub" "$completion"
+    lane "$wheel" "$ui_b" "$pytest" "$local_model" "$real_model"
+    ;;
+  3)
+    lane "$jest" "$wheel"
+    lane "$ui_a" "$security" "$scale" "$jupyterhub" "$completion"
+    lane "$ui_b" "$pytest" "$local_model" "$real_model"
+    ;;
   *) echo "TEST_LANES must be 1, 2 or 3" >&2 && exit 2 ;;
 esac
 
@@ -212,9 +268,7 @@ esac
 # Jupyter server. Local model: the in-browser model on the WebAssembly and
 # WebGPU rungs (builds the tiny random-weight test model first, ~5 s), last:
 # SwiftShader's WebGPU computes more than the others.
-step "Tests in ${#test_lanes[@]} lane(s): $(printf '%s | ' "${test_lanes[@]}" | sed -E "s/suite '([^']*)'[^&|]*/\1 /g; s/ +/ /g; s/ \| ?$//")"
-if [ "${#test_lanes[@]}" = 1 ]; then
-  bash -c "set -euo pipefail; ${test_lanes[0]}"
-else
-  lanes "${test_lanes[@]}"
-fi
+step "Tests in ${#test_lanes[@]} lane(s): $(printf '%s | ' "${titles[@]}" | sed -E 's/ \| $//')"
+tests=0
+run_lanes || tests=1
+[ "$checks" = 0 ] && [ "$tests" = 0 ]
