@@ -1,3 +1,4 @@
+import type { CellOutput } from '../ports';
 import { AgentSession } from '../session';
 import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -241,6 +242,86 @@ describe('Fix this cell', () => {
     s.acceptReview();
     expect(s.getSnapshot().review).toBeNull();
     expect(notebook.cells[1].source).toBe('print(total)');
+  });
+
+  it('a small model (text protocol) writes the corrected cell as a code block, begun for it, that replaces the cell and runs; one reply per attempt', async () => {
+    const failing = (name: string): CellOutput => ({
+      type: 'error',
+      ename: 'NameError',
+      evalue: `name '${name}' is not defined`,
+      traceback: [`NameError: name '${name}' is not defined`]
+    });
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'total = 6', executionCount: 1 },
+        {
+          id: 'b',
+          source: 'print(totl)',
+          executionCount: 2,
+          outputs: [failing('totl')]
+        }
+      ]
+    });
+    notebook.vars.set('total', '6');
+    const model = new ScriptedModel([
+      // The first rewrite still fails; the second one fixes it. No words.
+      { text: '```python\nprint(tota)\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'ask-before-running',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const result = await s.fixCell('b', { model: () => model, notebook });
+
+    expect(result?.status).toBe('fixed');
+    expect(result?.attempts).toBe(2);
+    // Two model calls: one per attempt, no answer after the fix.
+    expect(model.requests).toHaveLength(2);
+    for (const request of model.requests) {
+      // The reply is begun as code for the model.
+      expect(request.messages[request.messages.length - 1]).toEqual({
+        role: 'assistant',
+        content: '```python\n'
+      });
+    }
+    const first = lastUserMessage(model, 0);
+    expect(first).toContain('Fix cell [2]');
+    expect(first).toContain('print(totl)');
+    // The code before the cell, and the failure in one line.
+    expect(first).toContain('total = 6');
+    expect(first).toContain("NameError: name 'totl' is not defined");
+    expect(first).toContain('whole corrected cell in one ```python block');
+    const retry = lastUserMessage(model, 1);
+    expect(retry).toMatch(/^Cell \[\d+\] still fails after your change/);
+    expect(retry).toContain('print(tota)');
+    // The hint for a name the code above defines, not "load the data again".
+    expect(retry).toContain('Use a name the code above or the kernel defines');
+    // The cell itself was rewritten and ran; nothing was added; no approval
+    // was asked for the cell the user asked to fix.
+    expect(notebook.cells.map(c => c.source)).toEqual([
+      'total = 6',
+      'print(total)'
+    ]);
+    expect(notebook.cells[1].outputs).toEqual([
+      { type: 'stream', name: 'stdout', text: '6\n' }
+    ]);
+    expect(s.getSnapshot().review?.changes).toMatchObject([
+      {
+        cellId: 'b',
+        kind: 'edited',
+        before: 'print(totl)',
+        after: 'print(total)'
+      }
+    ]);
+    // The cards show the code once (not again in the model's text).
+    const items = s.getSnapshot().items;
+    expect(items.filter(i => i.kind === 'tool')).toHaveLength(2);
+    expect(
+      items.filter(i => i.kind === 'assistant' && i.text.includes('```'))
+    ).toEqual([]);
   });
 
   it('Reject restores every changed source byte for byte and removes cells the agent added', async () => {

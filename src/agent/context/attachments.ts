@@ -55,14 +55,15 @@ export function mentionProbe(names: readonly string[]): IProbeOptions {
  * shape and columns (dtypes), or a clipped repr; or that it is not defined.
  */
 export function describeVariableRows(
-  rows: ReadonlyArray<IVariableRow>
+  rows: ReadonlyArray<IVariableRow>,
+  mark = '@'
 ): string {
   return rows
     .map(row => {
       if (row.missing) {
-        return `@${row.name}: not defined in the kernel`;
+        return `${mark}${row.name}: not defined in the kernel`;
       }
-      const parts = [`@${row.name}: ${row.type ?? 'unknown'}`];
+      const parts = [`${mark}${row.name}: ${row.type ?? 'unknown'}`];
       if (row.shape) {
         parts.push(`shape ${shapeText(row.shape)}`);
       }

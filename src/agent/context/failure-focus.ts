@@ -30,6 +30,19 @@ const CELL_FRAME = /^\s*(?:Cell In\s*\[|Input In\s*\[)/;
 const ARROW_LINE = /^\s*-+>\s*(\d+)\s(.*)$/;
 
 /**
+ * A NameError under a new block (the text protocol's answers: each block is
+ * a new cell, the data may not be loaded) and under a cell being fixed
+ * (the code above it ran: the name is misspelt or never defined).
+ */
+const NEW_BLOCK_NAME_HINT =
+  'Each block must define what it uses: load the data again in the same block.';
+const FIXED_CELL_NAME_HINT =
+  'Use a name the code above or the kernel defines (check the spelling), or define it in this cell.';
+
+/** Where the code that failed is rewritten: a new block, or the same cell (a fix). */
+export type FailureContext = 'new-block' | 'same-cell';
+
+/**
  * Hints for causes a data scientist knows by heart; each names the fix, not
  * the data, so it holds for any file. Checked in order.
  */
@@ -50,10 +63,7 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
     /^FileNotFoundError/,
     "No such file: print os.listdir('.') and use a name from it."
   ],
-  [
-    /^NameError/,
-    'Each block must define what it uses: load the data again in the same block.'
-  ],
+  [/^NameError/, NEW_BLOCK_NAME_HINT],
   // Measured: Qwen2.5-Coder-1.5B sent the same block again after each of
   // these (dates read as text; a made-up `pd.stats`).
   [
@@ -111,7 +121,10 @@ function clip(text: string): string {
 }
 
 /** The focus of an error observation, or null when it shows no exception. */
-export function failureFocus(observation: string): IFailureFocus | null {
+export function failureFocus(
+  observation: string,
+  context: FailureContext = 'new-block'
+): IFailureFocus | null {
   const exception = EXCEPTION_LINE.exec(observation)?.[1];
   if (!exception) {
     return null;
@@ -133,10 +146,14 @@ export function failureFocus(observation: string): IFailureFocus | null {
       line = { number: Number(arrow[1]), text: clip(arrow[2]) };
     }
   }
-  const hint =
+  const found =
     importHint(exception) ||
     (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
       suggestionHint(exception));
+  const hint =
+    found === NEW_BLOCK_NAME_HINT && context === 'same-cell'
+      ? FIXED_CELL_NAME_HINT
+      : found;
   return { error: clip(exception), ...(line ? { line } : {}), hint };
 }
 
@@ -144,8 +161,11 @@ export function failureFocus(observation: string): IFailureFocus | null {
  * The failure in words, one line each: "failed at line 7 (`code`) with
  * ValueError: …", then the hint when there is one. Null without an exception.
  */
-export function describeFailure(observation: string): string | null {
-  const focus = failureFocus(observation);
+export function describeFailure(
+  observation: string,
+  context: FailureContext = 'new-block'
+): string | null {
+  const focus = failureFocus(observation, context);
   if (!focus) {
     return null;
   }

@@ -183,7 +183,15 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
         break;
       case 'run-calls': {
         const repeated = await runCalls(run, next.calls);
-        next = afterCalls(repeated, run.failures.signature, round());
+        const target = turn.scope?.endAfterCellRuns;
+        const attempted =
+          !!target &&
+          next.calls.some(
+            call => tools.runsCode(call) && tools.cellOfCall(call) === target
+          );
+        next = attempted
+          ? { kind: 'stop', reason: 'completed' }
+          : afterCalls(repeated, run.failures.signature, round());
         break;
       }
       case 'stop':
@@ -295,11 +303,15 @@ async function callModel(
     if (signal.aborted) {
       return { kind: 'end', stop: { kind: 'stop', reason: 'stopped' } };
     }
+    const scope = run.turn.scope;
     const stream = model.streamChat(
       {
         messages: sent,
         tools: tools.specs,
-        ...(shape.forceCall ? { toolChoice: 'required' as const } : {}),
+        ...(shape.forceCall || scope?.codeOnly
+          ? { toolChoice: 'required' as const }
+          : {}),
+        ...(scope?.codeTarget ? { codeBlockCell: scope.codeTarget } : {}),
         ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
         ...(shape.prefill ? { prefill: shape.prefill } : {})
       },

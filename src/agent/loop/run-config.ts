@@ -88,6 +88,20 @@ export interface ITurnScope {
   approvedCells?: ReadonlySet<string>;
   /** Cells whose current source the model was given (it may edit them without reading first). */
   knownCells?: ReadonlyArray<{ id: string; source: string }>;
+  /**
+   * The text protocol: the cell this turn rewrites (a fix, a failed step):
+   * a reply's code block becomes that cell's new source, run at once,
+   * instead of a new cell.
+   */
+  codeTarget?: string;
+  /** Every reply is begun as code (text protocol) or must call a tool (native). */
+  codeOnly?: boolean;
+  /**
+   * The turn is one attempt at this cell: it ends once a call on it has
+   * run (a fix needs no words after it; the workflow checks the cell and
+   * asks again, or the review shows the change).
+   */
+  endAfterCellRuns?: string;
 }
 
 /** Where and for whom one turn runs. */

@@ -77,6 +77,11 @@ export interface IChatRequest {
    * `required` tool choice there begins a code block.
    */
   prefill?: string;
+  /**
+   * The text protocol, in a turn that rewrites one cell (a fix): the id of
+   * that cell, whose new source the reply's code block is.
+   */
+  codeBlockCell?: string;
 }
 
 /** Streams one model turn. */

@@ -3,7 +3,8 @@
  * (transcript, event) to the next transcript, kept apart from the session's
  * run management (runner.ts) and its store (store.ts).
  */
-import { TEXT_PROTOCOL_TOOL, withoutCodeBlock } from '../loop/text-protocol';
+import { isCodeBlockTool } from '../loop/code-block-tools';
+import { withoutCodeBlock } from '../loop/code-blocks';
 import { capTranscriptImages, toolImages } from '../tool-images';
 import type { AgentEvent, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { TranscriptItem } from './types';
@@ -33,7 +34,7 @@ export function applyEvent(
       return { items };
     }
     case 'tool-call':
-      if (event.call.name === TEXT_PROTOCOL_TOOL) {
+      if (isCodeBlockTool(event.call.name)) {
         dropAnsweredCode(items, event.call.arguments);
       }
       items.push({

@@ -8,7 +8,7 @@
 import type { ApprovalDecision } from '../loop/approval';
 import { runAgent, type IRunOutcome } from '../loop/run-agent';
 import type { RunConfig } from '../loop/run-config';
-import { addAndRunCell } from '../loop/text-protocol';
+import { addAndRunCell, rewriteAndRunCell } from '../loop/code-block-tools';
 import { uncomputedNumbers } from '../context/claims';
 import { withProjectRules, type IProjectRules } from '../context/project-rules';
 import { describeModelError } from '../model/errors';
@@ -123,7 +123,10 @@ export class TaskRunner {
       );
     };
 
-    return work(turn, notebook, controller.signal)
+    return work(turn, notebook, controller.signal, {
+      protocol: config.protocol,
+      profile: config.profile
+    })
       .catch((error: unknown) => {
         store.reportError({
           kind: 'unknown',
@@ -251,6 +254,7 @@ export class TaskRunner {
     this._store.set({ pendingApproval: request })
   );
   private readonly _textTools = new ToolRegistry([
-    addAndRunCell
+    addAndRunCell,
+    rewriteAndRunCell
   ] as ITool<never>[]);
 }

@@ -176,11 +176,21 @@ export type TaskTurn = (
   undoGroup?: boolean
 ) => Promise<IRunOutcome>;
 
+/**
+ * How a task's runs talk to the model (chosen when it starts,
+ * session/run-setup.ts): workflows ask a small model differently.
+ */
+export interface ITaskSetup {
+  protocol: 'native' | 'text';
+  profile: 'standard' | 'small';
+}
+
 /** The body of a task: its turns in `notebook`, until `signal` aborts. */
 export type TaskWork<T> = (
   turn: TaskTurn,
   notebook: INotebookPort,
-  signal: AbortSignal
+  signal: AbortSignal,
+  setup: ITaskSetup
 ) => Promise<T>;
 
 /** How a generation was asked for. */

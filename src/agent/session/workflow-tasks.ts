@@ -64,7 +64,7 @@ export function fixTask(
   maxAttempts: number | undefined,
   host: IWorkflowHost
 ): TaskWork<IFixResult> {
-  return async (turn, notebook, signal) => {
+  return async (turn, notebook, signal, setup) => {
     const { DEFAULT_FIX_ATTEMPTS, FIX_ALWAYS_ASK, fixCell } =
       await import('../workflows/fix-cell');
     // One undo step for the whole fix, however many turns it takes.
@@ -80,7 +80,9 @@ export function fixTask(
         runOptions: {
           signal,
           hardTimeoutMs: host.hardTimeoutMs()
-        }
+        },
+        // A model that writes code blocks writes the fixed cell as one.
+        rewrite: setup.protocol === 'text'
       });
     } finally {
       notebook.endUndoGroup();

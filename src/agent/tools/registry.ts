@@ -318,6 +318,20 @@ export class ToolRegistry {
     return 'error' in parsed ? 'run' : toolKind(tool, parsed.args);
   }
 
+  /** The cell `call` acts on (its tool's `cellOf`), when its arguments say. */
+  cellOfCall(call: { name: string; arguments: string }): string | undefined {
+    const tool = this._tools.get(call.name);
+    const parsed = tool?.cellOf ? this.parseArguments(call) : null;
+    if (!tool?.cellOf || !parsed || 'error' in parsed) {
+      return undefined;
+    }
+    try {
+      return tool.cellOf(parsed.args);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Whether `call` runs code (its tool's kind for these arguments is `run`). */
   runsCode(call: { name: string; arguments: string }): boolean {
     return this.kindOf(call) === 'run';

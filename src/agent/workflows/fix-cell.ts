@@ -14,6 +14,7 @@ import {
 import type { ToolFilter } from '../tools/registry';
 import { diffCells, type ICellChange } from './cell-changes';
 import { cellNumber, fixRequestLine } from './cell-label';
+import { rewriteContext, rewritePrompt } from './fix-rewrite';
 import type { TurnRunner } from './turn-runner';
 
 /** Attempts before giving up, by default. */
@@ -43,6 +44,11 @@ export interface IFixCellOptions {
   maxTurnsWithoutEdit?: number;
   /** For the check run of the cell (hard timeout, Stop). */
   runOptions?: IRunOptions;
+  /**
+   * Small models (the text protocol): each attempt asks for the corrected
+   * cell as a code block that replaces the cell and runs (fix-rewrite.ts).
+   */
+  rewrite?: boolean;
 }
 
 /** How a fix ended. */
@@ -103,20 +109,35 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
     }
     const first = attempts + idle === 0;
     const attempt = attempts + 1;
-    const outcome = await runTurn(
-      first
+    const prompt = options.rewrite
+      ? rewritePrompt(
+          current,
+          cellNumber(cells, cellId) ?? cellId,
+          problem,
+          await rewriteContext(
+            notebook,
+            cells,
+            cellId,
+            options.runOptions?.signal ?? new AbortController().signal
+          ),
+          !first
+        )
+      : first
         ? fixPrompt(current, problem, maxAttempts)
-        : retryPrompt(current, problem, attempt, maxAttempts, unchanged),
-      {
-        // The user's request names the cell as they see it; later turns
-        // are the workflow's own progress, shown as status lines.
-        ...(first
-          ? { display: fixRequestLine(before, cellId) }
-          : { status: statusLine(attempt, maxAttempts, unchanged) }),
-        knownCells: [{ id: current.id, source: current.source }],
-        approvedCells: new Set([cellId])
-      }
-    );
+        : retryPrompt(current, problem, attempt, maxAttempts, unchanged);
+    const outcome = await runTurn(prompt, {
+      // The user's request names the cell as they see it; later turns
+      // are the workflow's own progress, shown as status lines.
+      ...(first
+        ? { display: fixRequestLine(before, cellId) }
+        : { status: statusLine(attempt, maxAttempts, unchanged) }),
+      knownCells: [{ id: current.id, source: current.source }],
+      approvedCells: new Set([cellId]),
+      // One attempt per turn: the reply is the cell's new code, run at once.
+      ...(options.rewrite
+        ? { codeTarget: cellId, codeOnly: true, endAfterCellRuns: cellId }
+        : {})
+    });
     if (outcome.reason === 'stopped') {
       status = 'stopped';
       break;

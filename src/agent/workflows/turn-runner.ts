@@ -29,6 +29,12 @@ export interface ITurnOptions {
   approvalMode?: ApprovalMode;
   /** Cells the user already asked to edit and run (the cell to fix): no approval needed. */
   approvedCells?: ReadonlySet<string>;
+  /** The text protocol: the cell a reply's code block rewrites (loop/run-config.ts `ITurnScope`). */
+  codeTarget?: string;
+  /** Every reply is begun as code, or must call a tool. */
+  codeOnly?: boolean;
+  /** The turn ends once a call that runs this cell was carried out. */
+  endAfterCellRuns?: string;
 }
 
 /** Runs one agent turn for `prompt`; resolves when the turn ends. */

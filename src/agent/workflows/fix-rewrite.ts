@@ -1,0 +1,93 @@
+/**
+ * Fix this cell for small models: the corrected cell is asked for as a
+ * code block, the reply begun for the model, and that block becomes the
+ * cell's new source, run at once (loop/code-block-tools.ts
+ * `rewrite_and_run_cell`); one turn per attempt (fix-cell.ts).
+ *
+ * Measured with Qwen2.5-Coder-1.5B through the tool-style prompt
+ * (fix-cell.ts `fixPrompt`): it explained each fix in words ("use 'sum'
+ * instead", "I will import it") and wrote no code; 0 of 3 fixed. What it
+ * needs is what it cannot look up itself: the error in one line, the code
+ * that ran before the cell, and what the kernel holds (a misspelt column is
+ * fixed from the column names).
+ */
+import { describeFailure } from '../context/failure-focus';
+import { kernelVariables } from '../context/kernel-variables';
+import type { ICellSnapshot, INotebookPort } from '../ports';
+
+/** Characters of earlier code shown, at most (the newest kept). */
+const MAX_EARLIER = 2500;
+
+/** What a rewrite prompt shows besides the cell and its problem. */
+export interface IRewriteContext {
+  /** The code cells above the cell, joined (the newest last), or ''. */
+  earlier: string;
+  /** What the kernel holds now (context/kernel-variables.ts), or null. */
+  variables: string | null;
+}
+
+/** The context of a rewrite of `cellId`, read from the notebook and its kernel. */
+export async function rewriteContext(
+  notebook: INotebookPort,
+  cells: ReadonlyArray<ICellSnapshot>,
+  cellId: string,
+  signal: AbortSignal
+): Promise<IRewriteContext> {
+  return {
+    earlier: earlierCode(cells, cellId),
+    variables: await kernelVariables(notebook, signal)
+  };
+}
+
+/** The code cells above `cellId`, joined, cut from the top to MAX_EARLIER. */
+export function earlierCode(
+  cells: ReadonlyArray<ICellSnapshot>,
+  cellId: string
+): string {
+  const index = cells.findIndex(cell => cell.id === cellId);
+  const code = cells
+    .slice(0, Math.max(0, index))
+    .filter(cell => cell.type === 'code' && cell.source.trim())
+    .map(cell => cell.source.trim())
+    .join('\n\n');
+  return code.length > MAX_EARLIER
+    ? `# (earlier code cut)\n${code.slice(code.length - MAX_EARLIER)}`
+    : code;
+}
+
+/**
+ * The prompt of one attempt: the cell as it is now, what is wrong with it
+ * (`problem`, the workflow's words with the error output), the failure in
+ * one line, the code before it and the kernel's variables; `again` after an
+ * attempt that still fails.
+ */
+export function rewritePrompt(
+  cell: ICellSnapshot,
+  name: string,
+  problem: string,
+  context: IRewriteContext,
+  again: boolean
+): string {
+  const focus = describeFailure(problem, 'same-cell');
+  return [
+    again
+      ? `Cell ${name} still fails after your change. The cell now:`
+      : `Fix cell ${name} so that it runs without an error and does what it is meant to do. The cell:`,
+    '```python',
+    cell.source,
+    '```',
+    problem,
+    ...(focus ? [`In short: it ${focus}`] : []),
+    ...(context.earlier
+      ? [
+          'The code that ran before it in the notebook (already run; its variables exist):',
+          '```python',
+          context.earlier,
+          '```'
+        ]
+      : []),
+    ...(context.variables ? [context.variables] : []),
+    'Reply with the whole corrected cell in one ```python block and nothing else. ' +
+      'Keep what it is meant to do and change only what is wrong.'
+  ].join('\n');
+}
