@@ -140,7 +140,7 @@ lane() {
   local out="all" command
   for command in "$@"; do out+=" $(printf '%q' "$command")"; done
   test_lanes+=("$out")
-  titles+=("$(printf '%s\n' "$@" | sed -E "s/^suite '([^']*)'.*/\1/" | paste -sd ',' | sed 's/,/, /g')")
+  titles+=("$(printf '%s\n' "$@" | sed -E "s/^suite '([^']*)'.*/\1/" | awk 'NR > 1 { printf "; " } { printf "%s", $0 }')")
 }
 run_lanes() {
   local code=0
