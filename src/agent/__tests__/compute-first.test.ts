@@ -93,7 +93,7 @@ describe('compute check', () => {
       ],
       prompt: 1,
       runsCode,
-      namesData: true,
+      asksData: true,
       protocol: 'text',
       repairs: 0,
       ...over
@@ -142,14 +142,14 @@ describe('compute check', () => {
       /no code has run yet.*```python block/
     );
     // No data named, but invented numbers: also a guess.
-    expect(base('It is 3.75.', [], { namesData: false })).toMatch(
+    expect(base('It is 3.75.', [], { asksData: false })).toMatch(
       /no code has run yet/
     );
     // No data named, nothing stated: a plain answer stands.
-    expect(base('Hello! How can I help?', [], { namesData: false })).toBeNull();
+    expect(base('Hello! How can I help?', [], { asksData: false })).toBeNull();
     // The user's own numbers are not invented.
     expect(
-      base('Orders over 14 units: none.', [], { namesData: false })
+      base('Orders over 14 units: none.', [], { asksData: false })
     ).toBeNull();
   });
 
@@ -171,7 +171,7 @@ describe('compute check', () => {
         ],
         prompt: 0,
         runsCode,
-        namesData: true,
+        asksData: true,
         protocol: 'native',
         repairs: 0
       })

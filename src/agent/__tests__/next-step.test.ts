@@ -101,7 +101,7 @@ describe('afterAnswer', () => {
     messages,
     prompt: 1,
     runsCode,
-    namesData: true,
+    asksData: true,
     computeFirst: SMALL
   });
 

@@ -7,8 +7,9 @@
  * then states numbers no output shows. A capable model computes by itself;
  * a small one does when it is told, in its next turn, what is missing. So a
  * final answer is returned with a repair request when
- *   - the run has executed no code, and the request names a data file of the
- *     notebook's folder, or the answer states numbers the user did not give;
+ *   - the run has executed no code, and the request asks about data (names a
+ *     data file of the notebook's folder, or asks about what the kernel
+ *     holds: a follow-up), or the answer states numbers the user did not give;
  *   - or the answer states numbers that no output (nor the user) shows.
  * Pure: it reads the conversation, it changes nothing.
  */
@@ -26,8 +27,11 @@ export interface IComputeCheckInput {
   prompt: number;
   /** Whether a call runs code (the tools' own rule). */
   runsCode: (call: { name: string; arguments: string }) => boolean;
-  /** The request names data files of the notebook's folder. */
-  namesData: boolean;
+  /**
+   * The request asks about data: it names data files of the notebook's
+   * folder, or asks about what the kernel holds (context/data-question.ts).
+   */
+  asksData: boolean;
   /** How the model runs code: tool calls, or fenced blocks (text protocol). */
   protocol: 'native' | 'text';
   /** Repair requests already made in this run. */
@@ -74,7 +78,7 @@ export function computeRepair(
   );
   if (!ranCode) {
     const invented = unsupportedNumbers(text, userWords);
-    if (!input.namesData && !invented.length) {
+    if (!input.asksData && !invented.length) {
       return null;
     }
     return {

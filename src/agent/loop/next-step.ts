@@ -117,8 +117,8 @@ export interface IAnswerInput {
   /** Index of the run's request. */
   prompt: number;
   runsCode: IComputeCheckInput['runsCode'];
-  /** The request names data files of the notebook's folder. */
-  namesData: boolean;
+  /** The request asks about data (compute-check.ts `asksData`). */
+  asksData: boolean;
   computeFirst: IComputeFirst | undefined;
 }
 
@@ -138,7 +138,7 @@ export function afterAnswer(
     messages,
     prompt,
     runsCode: input.runsCode,
-    namesData: input.namesData,
+    asksData: input.asksData,
     protocol: computeFirst.protocol,
     repairs: memory.repairs
   });

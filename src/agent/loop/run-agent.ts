@@ -10,6 +10,9 @@
  * cell changes of a turn are one undo step.
  */
 import { dataPreview } from '../context/data-preview';
+import { isDataQuestion } from '../context/data-question';
+import { KERNEL_PROBE, kernelNote } from '../context/kernel-variables';
+import { probeVariables } from '../tools/variables-probe';
 import { TurnAccumulator, type IAssistantTurn } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
 import { RETRY_TEMPERATURE } from '../model/sampling';
@@ -84,7 +87,7 @@ export async function runAgent(
 async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
   const { tools, computeFirst } = config;
   const { notebook, conversation, signal, onEvent } = turn;
-  const { run, prompt, namesData, context } = await startTurn(config, turn);
+  const { run, prompt, asksData, context } = await startTurn(config, turn);
   const repeats = new RepeatedSteps();
   const round = () => ({
     steps,
@@ -136,7 +139,7 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
               messages: conversation.messages,
               prompt,
               runsCode: call => tools.runsCode(call),
-              namesData,
+              asksData,
               computeFirst
             });
         break;
@@ -215,9 +218,11 @@ async function startTurn(config: RunConfig, turn: ITurn) {
   for (const cell of turn.scope?.knownCells ?? []) {
     run.state.seen.set(cell.id, cell.source);
   }
-  const namesData = config.computeFirst
-    ? await previewData(turn, prompt)
-    : false;
+  // A fix's turns write code whatever they are told: no answer to check.
+  const asksData =
+    config.computeFirst && !turn.scope?.codeOnly
+      ? await smallModelContext(turn, prompt)
+      : false;
   const context = new ContextKeeper({
     model: config.model,
     tools: config.tools.specs,
@@ -229,28 +234,42 @@ async function startTurn(config: RunConfig, turn: ITurn) {
     signal: turn.signal,
     onEvent: turn.onEvent
   });
-  return { run, prompt, namesData, context };
+  return { run, prompt, asksData, context };
 }
 
 /**
- * Small models: the start of the data files the request names goes into
- * the conversation before the first model call. True when there were some.
+ * Small models: before the first model call, the start of the data files
+ * the request names and what the kernel holds go into the conversation (a
+ * follow-up's model is told the variables earlier turns made). True when
+ * the request asks about data: then an answer from a turn that ran no code
+ * is sent back (compute-check.ts).
  */
-async function previewData(turn: ITurn, prompt: number): Promise<boolean> {
-  const request = turn.conversation.messages[prompt];
-  const preview =
-    request?.role === 'user'
-      ? await dataPreview(request.content, turn.notebook)
-      : null;
-  if (!preview) {
-    return false;
+async function smallModelContext(
+  turn: ITurn,
+  prompt: number
+): Promise<boolean> {
+  const request = userText(turn.conversation.messages[prompt]);
+  const preview = request ? await dataPreview(request, turn.notebook) : null;
+  const rows = await probeVariables(
+    turn.notebook,
+    KERNEL_PROBE,
+    turn.signal,
+    10_000
+  );
+  const note = kernelNote(rows);
+  const context = [preview, note].filter(Boolean).join('\n\n');
+  if (context) {
+    turn.conversation.appendMessages({
+      role: 'user',
+      content: context,
+      observation: true
+    });
   }
-  turn.conversation.appendMessages({
-    role: 'user',
-    content: preview,
-    observation: true
-  });
-  return true;
+  const names = (rows ?? []).flatMap(row => [
+    row.name,
+    ...(row.columns ?? []).map(([column]) => column)
+  ]);
+  return !!preview || isDataQuestion(request, names, !!rows?.length);
 }
 
 /** However it ends, the run names the cells it leaves running. */
