@@ -20,21 +20,21 @@ the same user) never lands in a notebook, the sidebar or the model's context. Th
 isolation: the kernel can still use the key itself or send it anywhere over its own network connections (see the
 README's Security section). Binary buffers (widgets' binary data) pass as they are; the JSON parts of every
 message (header, parent header, metadata, content) are filtered, in both the v1 binary protocol and the legacy
-JSON one. Kernel messages are serialized by jupyter_client, which escapes no printable character, so the filter
-looks for the raw and URL-encoded forms only: one ``bytes.find`` per secret and a ``memchr`` for ``%`` per
-message (bench/agent-overhead.ts). A key printed ``\\u``-escaped on purpose, or base64-encoded, passes here; the
-proxy's request filter (all forms) still keeps it from a model provider.
+JSON one. The filter is the proxy's (``redaction.py``): a key printed raw, URL-encoded or in escapes at any
+depth (``print(repr(pem))``, ``print(json.dumps({"v": pem}))``, a config file holding it as a string literal,
+which jupyter_client's JSON escapes once more) is found; one first look per message (bench/kernel_filter.py).
+A key printed base64-encoded passes here.
 
 A key printed in pieces (``sys.stdout.write(k[:22])``, a pause, ``print(k[22:])``) reaches the browser as two
 stream messages, which JupyterLab joins. So the stream output of a run is filtered across its messages: per
-(parent message, stream name), the end of a stream message that is the start of a secret (a real prefix of
-one, raw, at most the longest secret's length minus one characters; a short secret's only at the start of a
-word) is held back and put before the next message of that stream, where the two are scrubbed together, or
-sent on its own when the run ends (the kernel's ``idle`` status for that parent). Output that ends otherwise
-(a progress bar, any text not ending in the start of a secret) is never held. Held text of a run that already
-ended (output of a thread the cell started) waits for the next message of its stream or the kernel's next
-``idle``. Not caught: a key split across different streams or message types (``stdout`` then ``stderr``,
-a print then a display), or printed in pieces URL-encoded.
+(parent message, stream name), the end of a stream message that is the start of a secret (a real prefix of one,
+raw or in escapes, ``SecretMatcher.pending_prefix``; a short secret's only at the start of a word, an escape cut
+off at the end too) is held back and put before the next message of that stream, where the two are scrubbed
+together, or sent on its own when the run ends (the kernel's ``idle`` status for that parent). Output that ends
+otherwise (a progress bar, any text not ending in the start of a secret) is never held. Held text of a run that
+already ended (output of a thread the cell started) waits for the next message of its stream or the kernel's
+next ``idle``. Not caught: a key split across different streams or message types (``stdout`` then ``stderr``, a
+print then a display), or printed in pieces URL-encoded.
 
 Enable it with ``--ServerApp.kernel_websocket_connection_class=
 jupyterlab_notebook_agent.kernel_websocket.NoDelayKernelWebsocketConnection`` (or the same key in a
@@ -112,8 +112,7 @@ class NoDelayKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
     def _relay(self, stream: Any, msg_list: Any, matcher: SecretMatcher | None) -> None:
         if matcher is not None and isinstance(msg_list, list):
             msg_list = [
-                matcher.redact(_bytes(part), escapes=False) if index < _JSON_PARTS else part
-                for index, part in enumerate(msg_list)
+                matcher.redact(_bytes(part)) if index < _JSON_PARTS else part for index, part in enumerate(msg_list)
             ]
         super()._on_zmq_reply(stream, msg_list)
 
@@ -166,14 +165,12 @@ class NoDelayKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
         text = content["text"]
         if held is None and not matcher.pending_prefix(text):
             return msg_list  # nothing held, nothing to hold: the message as it is
-        joined = matcher.redact_text(held.text + text if held is not None else text)
-        keep = matcher.pending_prefix(joined)
+        sent, keep = matcher.split_text(held.text if held is not None else "", text)
         if keep:
             metadata = json.loads(_bytes(msg_list[2])) if v1 else msg_list.get("metadata") or {}
-            holds[key] = _Held(key[1], joined[-keep:], header, parent, metadata)
+            holds[key] = _Held(key[1], keep, header, parent, metadata)
             if len(holds) > MAX_HELD_STREAMS:
                 self._send_held(stream, holds.popitem(last=False)[1], matcher, v1)
-        sent = joined[: len(joined) - keep]
         if not sent:
             return None
         content = {**content, "text": sent}
@@ -220,14 +217,14 @@ class NoDelayKernelWebsocketConnection(ZMQChannelsWebsocketConnection):
             return serialized
         if isinstance(serialized, str):
             data = serialized.encode("utf-8", "surrogatepass")
-            redacted = matcher.redact(data, escapes=False)
+            redacted = matcher.redact(data)
             return serialized if redacted is data else redacted.decode("utf-8", "replace")
-        if not matcher.candidates(serialized, escapes=False):
+        if not matcher.candidates(serialized):
             return serialized
         # A message with buffers: scrub its JSON, keep the buffers, rebuild the offsets.
         msg = deserialize_binary_message(serialized)
         buffers = msg.pop("buffers", [])
-        scrubbed = json.loads(matcher.redact(json.dumps(msg).encode(), escapes=False))
+        scrubbed = json.loads(matcher.redact(json.dumps(msg).encode()))
         scrubbed["buffers"] = buffers
         return serialize_binary_message(scrubbed)
 

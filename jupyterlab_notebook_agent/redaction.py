@@ -1,26 +1,27 @@
-"""Finding server-held secrets in bytes, in any mix of raw, ``\\u``-escaped and URL-encoded characters.
+"""Finding server-held secrets in bytes, in any mix of raw, escaped and URL-encoded characters.
 
 An upstream that echoes what it received (a debug endpoint, an error message quoting the
-``Authorization`` header, a gateway reflecting the request URL) may send a key back in any
-form its encoder produces: raw, JSON-escaped (``\\u0073k-…``, ``sk\\/…``, ``\\"``, ``\\n``) or URL-encoded
-(``%73k-…``), and split anywhere across network chunks. A secret with line breaks (a PEM key,
-JSON credentials in an MCP server's ``env``) is matched with ``\\n`` or ``\\r\\n`` line ends, raw or
-JSON-escaped. :class:`SecretMatcher` finds every
-such occurrence; :class:`StreamScrubber` applies it to a stream with a bounded look-behind.
+``Authorization`` header, a gateway reflecting the request URL), a tool that returns its
+environment, a cell that prints a config file, may send a key back in any form its encoder
+produces: raw, JSON-escaped (``\\u0073k-…``, ``sk\\/…``, ``\\"``, ``\\n``), ``repr``-escaped
+(``\\x0b``, ``\\'``), any of these nested (JSON text inside JSON, ``repr`` of JSON: ``\\\\n``), or
+URL-encoded (``%73k-…``), and split anywhere across network chunks. A secret with line breaks (a
+PEM key, JSON credentials in an MCP server's ``env``) is matched with ``\\n`` or ``\\r\\n`` line
+ends in any of those forms. :class:`SecretMatcher` finds every such occurrence; :class:`StreamScrubber`
+applies it to a stream with a bounded look-behind, and :meth:`SecretMatcher.split_text` to text
+that arrives in pieces a reader joins (kernel stream messages, SSE deltas).
 
 Speed: a buffer with no secret costs one first look (:mod:`.secret_scan`: secrets as raw
-bytes, and escapes that may hide one; one pass in C); only when a secret (or, after decoding
-the escapes of secret characters, an escaped one) is present does the exact (slower) regular
-expression run. Short escapes (``\\/``, ``\\"``) are decoded wherever a backslash precedes a
-character some secret holds; a server whose secrets hold none of ``/"\\`` and no control
-character never looks for them.
+bytes, and escapes that may hide one; one pass in C); only when it sees an escape of a
+character some secret holds are the escapes decoded, level by level (:mod:`.escapes`: the one
+decoding of JSON and Python escapes every filter uses), and only when a secret (raw, or in a
+decoded level) is present does the exact (slower) regular expression run.
 
 Short values (fewer than :data:`LONG` characters) would hit ordinary text: they count only
 as a whole token (no letter or digit right before or after), and a value that reads as a
 JSON number or literal (``1``, ``true``) only as a whole quoted string (``"1"``), so that
 ``"index": 1`` survives a header value ``1``. What is not caught: a value deliberately
-re-encoded (base64, reversed, split across JSON events as separate deltas) by an upstream
-that has it anyway.
+re-encoded (base64, reversed) by an upstream that has it anyway.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .secret_scan import Look, SecretScan
+from .escapes import INCOMPLETE, MAX_DEPTH, char_forms, longest_form, unescape_once, unescaped_text
+from .secret_scan import SecretScan
 
 #: What replaces a secret.
 REDACTED = b"[redacted]"
@@ -42,39 +44,10 @@ _WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 _JSON_SCALAR = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 
-#: JSON's short escapes: the letter after the backslash, and the character it stands for.
-_SHORT = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "/": "/", '"': '"', "\\": "\\"}
-_SHORT_ESCAPE = re.compile(rb'\\([/"\\bfnrt])')
-_SHORT_LETTER = {char: letter.encode() for letter, char in _SHORT.items()}
-
-
-def _hex(value: int, digits: int) -> bytes:
-    """Hex digits of ``value`` as a pattern matching either case."""
-    text = f"{value:0{digits}x}"
-    return b"".join(f"[{c}{c.upper()}]".encode() if c.isalpha() else c.encode() for c in text)
-
 
 def _char_pattern(char: str) -> bytes:
-    """Every way ``char`` can appear: raw UTF-8, JSON ``\\u`` escapes, URL ``%XX`` bytes, short escapes."""
-    raw = char.encode("utf-8")
-    forms = [re.escape(raw)]
-    code = ord(char)
-    # ``\\\\u`` too: the escaped form printed as text (JSON escapes its backslash once more).
-    if code < 0x10000:
-        forms.append(rb"\\?\\u" + _hex(code, 4))
-    else:  # a surrogate pair in JSON
-        high, low = 0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)
-        forms.append(rb"\\?\\u" + _hex(high, 4) + rb"\\?\\u" + _hex(low, 4))
-    forms.append(b"".join(b"%" + _hex(byte, 2) for byte in raw))
-    if char in '/"':  # ``\\/``, and as text (a JSON string of a JSON string: ``\\\\\\/``)
-        forms.append(rb"\\(?:\\\\)?" + re.escape(raw))
-    elif char == "\\":
-        forms.append(rb"\\\\(?:\\\\)?")
-    elif char in _SHORT_LETTER:  # ``\\n``, ``\\t``…, and as text (``\\\\n``, a JSON string of a JSON string)
-        forms.append(rb"\\?\\" + _SHORT_LETTER[char])
-    if char == " ":
-        forms.append(rb"\+")
-    return b"(?:" + b"|".join(forms) + b")"
+    """Every way ``char`` can appear (:func:`.escapes.char_forms`), as one group."""
+    return b"(?:" + b"|".join(char_forms(char)) + b")"
 
 
 def _secret_pattern(secret: str) -> bytes:
@@ -85,11 +58,8 @@ def _secret_pattern(secret: str) -> bytes:
 
 
 def _max_encoded(secret: str) -> int:
-    """The longest form ``secret`` can take: ``\\\\uXXXX`` (7 bytes), ``%XX`` per UTF-8 byte, a surrogate pair (14).
-
-    A line break may be two escapes (``\\\\u000d\\\\u000a``): 14.
-    """
-    return sum(14 if ord(c) >= 0x10000 or c == "\n" else max(7, 3 * len(c.encode("utf-8"))) for c in secret)
+    """The longest form ``secret`` can take (a stream holds back this much); a line break may be ``\\r\\n``."""
+    return sum(longest_form(c) + (longest_form("\r") if c == "\n" else 0) for c in secret)
 
 
 def _canonical(secret: str) -> str:
@@ -110,101 +80,57 @@ class SecretMatcher:
         #: Bytes a stream must hold back so that a secret split across chunks is still whole.
         self.look_behind = max((_max_encoded(s) for s in values), default=0) + 1
         chars = sorted({c for s in values for c in s})
-        # Escapes are decoded only where they stand for a character of a secret. Encoders escape
+        # %XX escapes are decoded only where they stand for a byte of a secret. Encoders escape
         # printable ASCII only on purpose, so for ASCII secrets the first look finds next to none.
-        self._points = frozenset(ord(c) for c in chars)
         self._bytes = frozenset(b for c in chars for b in c.encode())
         ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
         self._scan = SecretScan([s.encode("utf-8") for s in values], ascii_only, compiled)
-        #: The characters of secrets a JSON short escape can stand for (decoded when the first look saw one).
-        self._short_escapes = {
-            letter.encode(): char.encode()
-            for letter, char in _SHORT.items()
-            if char in chars or (char == "\r" and "\n" in chars)  # a line break may be \r\n
-        }
+        #: Each secret's first character and the secrets it starts (both line-end forms), for :meth:`pending_prefix`.
         self._prefix_starts: dict[str, list[str]] = {}
         for secret in values:
-            if len(secret) > 1:
-                self._prefix_starts.setdefault(secret[0], []).append(secret)
+            for form in dict.fromkeys([secret, secret.replace("\n", "\r\n")]):
+                if len(form) > 1:
+                    self._prefix_starts.setdefault(form[0], []).append(form)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
 
-    def _decoded(self, data: bytes, look: Look, plus: bool = False) -> bytes | None:
-        """``data`` with the escapes of secret characters decoded (``look``: which kinds it has), or None.
-
-        ``plus``: ``+`` read as a space (a form-encoded space), which a secret holding a ``+`` must not get.
-        """
-        decoded = 0
+    def _percent_decoded(self, data: bytes, plus: bool) -> bytes:
+        """``data`` with the ``%XX`` escapes of secret bytes decoded; ``plus``: ``+`` read as a space first."""
 
         def percent(match: re.Match[bytes]) -> bytes:
-            nonlocal decoded
             value = int(match.group(1), 16)
-            if value not in self._bytes:
-                return match.group(0)
-            decoded += 1
-            return bytes((value,))
+            return bytes((value,)) if value in self._bytes else match.group(0)
 
-        def unicode(match: re.Match[bytes]) -> bytes:
-            nonlocal decoded
-            value = int(match.group(1), 16)
-            if value not in self._points or 0xD800 <= value < 0xE000:
-                return match.group(0)
-            decoded += 1
-            return chr(value).encode("utf-8")
-
-        out = data
         if plus:
-            out, decoded = out.replace(b"+", b" "), 1  # before %2B is decoded to "+"
-        if look.percent:
-            out = self._scan.percent.sub(percent, out)
-        if look.escape:
-            if self._short_escapes:
-                out, count = self._unescaped(out)
-                decoded += count
-            out = self._scan.unicode.sub(unicode, out)
-            if decoded and b"\\" not in self._short_escapes:
-                # ``\\\\u0073`` or ``\\\\\\/``, the escaped form printed as text, leaves a backslash before a
-                # secret's character: no secret holds one, so they all go (the exact expression decides).
-                out = out.replace(b"\\", b"")
-        return out if decoded else None
+            data = data.replace(b"+", b" ")  # before %2B is decoded to "+": a secret holding "+" keeps it
+        return self._scan.percent.sub(percent, data)
 
-    def _unescaped(self, data: bytes) -> tuple[bytes, int]:
-        """``data`` with the short escapes of secret characters decoded, and how many there were."""
-        count = 0
+    def _look_through(self, data: bytes, seen: set[int], decoded: bool) -> None:
+        """Add to ``seen`` the secrets in ``data`` (if ``decoded``) and in each level of its escapes decoded."""
+        level = data
+        for depth in range(MAX_DEPTH + 1):
+            if depth or decoded:
+                seen.update(i for i in range(len(self.secrets)) if i not in seen and self._scan.found_in(i, level))
+                if len(seen) == len(self.secrets):
+                    return
+            level, changed = unescape_once(level)
+            if not changed:
+                return
 
-        def short(match: re.Match[bytes]) -> bytes:
-            nonlocal count
-            char = self._short_escapes.get(match.group(1))
-            if char is None:
-                return match.group(0)  # kept whole: the escape's letter is not the start of another escape
-            count += 1
-            return char
-
-        return _SHORT_ESCAPE.sub(short, data), count
-
-    def candidates(self, data: bytes, escapes: bool = True) -> list[str]:
-        """The secrets that may occur in ``data`` (fast; exact matching confirms).
-
-        ``escapes=False``: ``\\u`` escapes are not looked for, for kernel messages, which jupyter_client
-        serializes without ``\\u`` escapes of printable characters (URL-encoding and short escapes still are).
-        """
+    def candidates(self, data: bytes) -> list[str]:
+        """The secrets that may occur in ``data`` (fast; exact matching confirms)."""
         if not self.secrets:
             return []
-        look = self._scan.look(data, unicode=escapes)
+        look = self._scan.look(data)
         seen = set(look.raw)
-        for plus in (False, True) if self._plus and b"+" in data else (False,):
-            if len(seen) == len(self.secrets):
-                break
-            decoded = self._decoded(data, look, plus)
-            for depth in range(2):  # a JSON string of a JSON string (a tool result's JSON): decoded once more
-                if decoded is None or len(seen) == len(self.secrets):
-                    break
-                seen.update(i for i in range(len(self.secrets)) if i not in seen and self._scan.found_in(i, decoded))
-                if depth == 0 and self._short_escapes and b"\\" in decoded:
-                    decoded, count = self._unescaped(decoded)
-                    decoded = decoded if count else None
+        if len(seen) < len(self.secrets) and (look.escape or look.percent):
+            if look.percent:  # each level of escapes is looked through after the %XX decoding
+                for plus in (False, True) if self._plus and b"+" in data else (False,):
+                    self._look_through(self._percent_decoded(data, plus), seen, decoded=True)
+            else:
+                self._look_through(data, seen, decoded=False)
         return [s for i, s in enumerate(self.secrets) if i in seen]
 
     def spans(self, data: bytes, before: bytes = b"", candidates: list[str] | None = None) -> list[tuple[int, int]]:
@@ -239,11 +165,11 @@ class SecretMatcher:
             return prev == ord('"') and nxt == ord('"')
         return prev not in _WORD and nxt not in _WORD
 
-    def redact(self, data: bytes, before: bytes = b"", escapes: bool = True) -> bytes:
-        """``data`` with every secret replaced by ``[redacted]`` (``escapes``: see :meth:`candidates`)."""
+    def redact(self, data: bytes, before: bytes = b"") -> bytes:
+        """``data`` with every secret replaced by ``[redacted]``."""
         if not self.secrets:
             return data
-        candidates = self.candidates(data, escapes)
+        candidates = self.candidates(data)
         if not candidates:
             return data
         return _replace(data, self.spans(data, before, candidates))
@@ -259,10 +185,33 @@ class SecretMatcher:
     def pending_prefix(self, text: str) -> int:
         """How many characters at the end of ``text`` could be the start of a secret (0: none).
 
-        The longest end of ``text`` that is a real (shorter) prefix of a secret as it is written (raw);
-        for a short secret only at the start of a token, as it is matched. For a stream that holds
-        back what the next piece could complete (the kernel's stream output).
+        The longest end of ``text`` that is a real (shorter) prefix of a secret, as it is written or in
+        any level of its escapes (``\\n``, ``\\u0073``, nested: :mod:`.escapes`); for a short secret only at
+        the start of a token, as it is matched. An escape cut off at the very end (``\\``, ``\\u00``) counts
+        too. For text that arrives in pieces a reader joins (:meth:`split_text`).
         """
+        if not self.secrets:
+            return 0
+        best = self._raw_prefix(text)
+        window = text[-self.look_behind :]
+        if "\\" not in window:
+            return best
+        offset = len(text) - len(window)
+        cut = INCOMPLETE.search(window)
+        if cut is not None:  # what follows may make it the next character of a secret
+            best = max(best, len(window) - cut.start())
+            window = window[: cut.start()]
+        levels = unescaped_text(window)
+        if cut is not None:  # the text before the cut escape, as it is
+            levels.insert(0, (window, list(range(len(window)))))
+        for level, origins in levels:
+            held = self._raw_prefix(level)
+            if held:
+                best = max(best, len(text) - offset - origins[len(level) - held])
+        return best
+
+    def _raw_prefix(self, text: str) -> int:
+        """:meth:`pending_prefix` for the secrets as they are written (no escapes)."""
         best = 0
         for first, secrets in self._prefix_starts.items():
             longest = min(max(len(s) for s in secrets) - 1, len(text))
@@ -273,7 +222,7 @@ class SecretMatcher:
                 tail = text[pos:]
                 for secret in secrets:
                     if len(secret) > len(tail) and secret.startswith(tail):
-                        short = secret in self._short
+                        short = _canonical(secret) in self._short
                         if not short or pos == 0 or not _word_char(text[pos - 1]):
                             best = len(tail)
                             break
@@ -281,6 +230,13 @@ class SecretMatcher:
                     break
                 pos = text.find(first, pos + 1)
         return best
+
+    def split_text(self, held: str, text: str) -> tuple[str, str]:
+        """``held`` (what the last call kept) and the next piece ``text``, joined and redacted: what may go
+        out now, and the end to keep for the next piece (the start of a secret; see :meth:`pending_prefix`)."""
+        joined = self.redact_text(held + text)
+        keep = self.pending_prefix(joined)
+        return joined[: len(joined) - keep], joined[len(joined) - keep :]
 
     def contains(self, data: bytes) -> bool:
         """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""

@@ -2,12 +2,15 @@
 
 Most bytes the server sends hold no secret, so this look is nearly all the filter costs: it has to
 read every byte. It answers two questions: which secrets occur as raw bytes, and whether the
-buffer holds escapes (``\\uXXXX``, ``%XX``) in the range of the secrets' characters, or JSON's short
-escapes (``\\/``, ``\\"``, ``\\\\``, ``\\t``, ``\\b``, ``\\f``) of a character some secret holds, which the
-filter then decodes to look again (most traffic has none: encoders escape printable ASCII only on
-purpose, and most keys hold none of ``/"\\``). A secret with a line break is looked for in four raw
-forms: with ``\\n`` and ``\\r\\n`` line ends, each as it is and JSON-escaped (``\\n`` as two characters),
-so the many ``\\n`` escapes of ordinary JSON text need no decoding.
+buffer holds escapes that may stand for a character some secret holds: ``\\uXXXX`` and Python's
+``\\xXX`` in the range of the secrets' characters (``\\UXXXXXXXX`` for non-ASCII ones), ``%XX``,
+JSON's and Python's short escapes (``\\/``, ``\\"``, ``\\'``, ``\\\\``, ``\\t``, ``\\b``, ``\\f``) of a
+character some secret holds, and a line break escaped twice or more (``\\\\n``, JSON text inside
+JSON). The filter then decodes them, level by level (:mod:`.escapes`), to look again (most traffic
+has none: encoders escape printable ASCII only on purpose, and most keys hold none of ``/"'\\``).
+A secret with a line break is looked for in four raw forms: with ``\\n`` and ``\\r\\n`` line ends,
+each as it is and JSON-escaped (``\\n`` as two characters), so the many ``\\n`` escapes of ordinary
+JSON text need no decoding.
 
 Two ways to answer, the same answers:
 
@@ -43,7 +46,7 @@ class Look(NamedTuple):
     """What the first look found."""
 
     raw: frozenset[int]  #: indexes of the secrets found as raw bytes (in one of their raw forms)
-    #: a backslash escape that may stand for a secret's character: ``\\u`` in the secrets' range, or a short one
+    #: a backslash escape that may stand for a secret's character (see the module's docstring)
     escape: bool
     percent: bool  #: a ``%XX`` escape in that range
 
@@ -52,19 +55,29 @@ class SecretScan:
     """The first look for a fixed list of secrets (raw bytes).
 
     ``ascii_only``: the secrets' characters are all ASCII, so only escapes of printable ASCII
-    (``0x20``-``0x7F``) matter. ``unicode`` and ``percent`` are the expressions (group 1: the hex
-    value) the filter decodes escapes with. ``compiled=False``: Python even where Hyperscan runs.
+    (``0x20``-``0x7F``) matter. ``escape`` finds an escape worth decoding; ``percent`` (group 1: the hex
+    value) is the expression the filter decodes ``%XX`` with. ``compiled=False``: Python even where
+    Hyperscan runs.
     """
 
     def __init__(self, secrets: list[bytes], ascii_only: bool, compiled: bool = True) -> None:
         every = b"".join(secrets)
-        # Control characters (a tab, a PEM key's line breaks) are escaped as \u00XX by some encoders.
+        # Control characters (a tab, a PEM key's line breaks) are escaped as \u00XX or \xXX by some encoders.
         low = b"0-7" if any(byte < 0x20 for byte in every) else b"2-7"
-        self.unicode = re.compile(rb"\\u00([" + low + rb"][0-9a-fA-F])" if ascii_only else rb"\\u([0-9a-fA-F]{4})")
-        self.percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
-        #: JSON's short escapes of the characters the secrets hold (``\\n``, ``\\r``: the raw forms cover them).
+        code = rb"u00[" + low + rb"][0-9a-fA-F]|x[" + low + rb"][0-9a-fA-F]"
+        if not ascii_only:
+            code = rb"u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}"
+        # Short escapes of the characters the secrets hold; a line break only nested (``\\n``: the raw forms
+        # cover ``\n``, which ordinary JSON text is full of).
         letters = bytes(letter for byte, letter in _SHORT_LETTERS.items() if byte in every)
-        self.short = re.compile(rb"\\[" + re.escape(letters) + rb"]") if letters else None
+        kinds = [code]
+        if letters:
+            kinds.append(b"[" + re.escape(letters) + b"]")
+        if b"\n" in every or b"\r" in every:
+            kinds.append(rb"\\+[nr]")
+        #: A backslash escape that may stand for a character of a secret, at any depth.
+        self.escape = re.compile(rb"\\(?:" + b"|".join(kinds) + b")")
+        self.percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
         #: (index of the secret, one raw form of it): the secret itself, and for one with a line break its other forms.
         self._forms = [(index, form) for index, secret in enumerate(secrets) for form in raw_forms(secret)]
         self._needles = [(index, Needle(form)) for index, form in self._forms]
@@ -72,9 +85,7 @@ class SecretScan:
         # Imported only for a list with secrets: a server that holds none never loads it.
         self._hyperscan = _hyperscan() if compiled and secrets else None
         literals = [b"".join(b"\\x%02x" % byte for byte in form) for _, form in self._forms]
-        patterns = [*literals, self.unicode.pattern, self.percent.pattern]
-        if self.short is not None:
-            patterns.append(self.short.pattern)
+        patterns = [*literals, self.escape.pattern, self.percent.pattern]
         self._database = _compile(self._hyperscan, patterns)
         self._scratch = threading.local()  # Hyperscan scans without the GIL: one scratch space per thread
 
@@ -83,21 +94,14 @@ class SecretScan:
         """Whether Hyperscan answers (else Python)."""
         return self._database is not None
 
-    def look(self, data: bytes, unicode: bool = True) -> Look:
-        """What ``data`` (``bytes``, not a memoryview) holds.
-
-        ``unicode=False``: ``\\u`` escapes don't matter (kernel messages); short escapes of a secret's
-        characters still do (jupyter_client writes ``\\"`` and ``\\\\``).
-        """
+    def look(self, data: bytes) -> Look:
+        """What ``data`` (``bytes``, not a memoryview) holds."""
         if self._database is None:
             raw = set()
             for index, needle in self._needles:
                 if index not in raw and needle.found_in(data):
                     raw.add(index)
-            escape = b"\\" in data and (
-                (unicode and self.unicode.search(data) is not None)
-                or (self.short is not None and self.short.search(data) is not None)
-            )
+            escape = b"\\" in data and self.escape.search(data) is not None
             return Look(frozenset(raw), escape, b"%" in data and self.percent.search(data) is not None)
         found: set[int] = set()
 
@@ -113,16 +117,16 @@ class SecretScan:
         # in 7.9 million random looks against the Python path, 440 without; tests/test_redaction.py keeps checking).
         self._database.scan(data + b"\n", match_event_handler=on_match, scratch=scratch)
         count, forms = self._count, self._forms
-        escape = (unicode and count in found) or count + 2 in found
-        return Look(frozenset(forms[i][0] for i in found if i < count), escape, count + 1 in found)
+        return Look(frozenset(forms[i][0] for i in found if i < count), count in found, count + 1 in found)
 
     def found_in(self, index: int, data: bytes) -> bool:
         """Whether secret ``index`` occurs raw in ``data`` (for data decoded after the first look)."""
         return any(needle.found_in(data) for owner, needle in self._needles if owner == index)
 
 
-#: The characters JSON writes as a short escape, and the letter after the backslash (not ``\\n``, ``\\r``).
-_SHORT_LETTERS = {0x2F: 0x2F, 0x22: 0x22, 0x5C: 0x5C, 0x08: ord("b"), 0x0C: ord("f"), 0x09: ord("t")}
+#: The characters JSON and Python write as a short escape, and the letter after the backslash (not ``\\n``,
+#: ``\\r``: see :class:`SecretScan`).
+_SHORT_LETTERS = {0x2F: 0x2F, 0x22: 0x22, 0x27: 0x27, 0x5C: 0x5C, 0x08: ord("b"), 0x0C: ord("f"), 0x09: ord("t")}
 
 
 def raw_forms(secret: bytes) -> list[bytes]:

@@ -18,6 +18,10 @@ reflects headers or an error message quoting the request would:
                          ``\\/`` for every slash (PHP's encoder), ``\\"``, line breaks as ``\\n`` and ``\\r\\n``,
                          and a JSON string of a JSON string; no ``\\u`` escape anywhere
   sse-escapes:<N>        the same as an SSE stream, written N bytes per HTTP chunk
+  nested                 a 200 JSON answer whose text holds ``Echo.extra`` as a tool or a cell writes it: JSON
+                         text (``json.dumps({"value": …})``), JSON twice, ``repr``, ``repr`` of JSON, ``repr`` of
+                         bytes; inside the answer's JSON, so a line break arrives as ``\\\\n`` and deeper
+  sse-nested:<N>         the same as an SSE stream, one form a delta, written N bytes per HTTP chunk
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -104,6 +108,16 @@ def short_escaped(secret: str) -> list[str]:
     return [plain.replace("/", "\\/"), plain, crlf, crlf.replace("/", "\\/"), twice]
 
 
+#: How ``nested`` writes a secret into its text (the answer's JSON escapes each once more).
+NESTED = (
+    lambda s: json.dumps({"value": s}),
+    lambda s: json.dumps(json.dumps({"value": s})),
+    repr,
+    lambda s: repr(json.dumps({"value": s})),
+    lambda s: repr(s.encode()),
+)
+
+
 def _long(secrets: list[str]) -> list[str]:
     return [s for s in secrets if len(s) >= 8]
 
@@ -169,6 +183,12 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                     self._send(200, body.encode(), {"Content-Type": "application/json"})
                 else:
                     self._stream(int(mode.split(":", 1)[1]), shown, written=True)
+            elif mode == "nested":
+                content = " | ".join(write(s) for s in echo.extra for write in NESTED)
+                doc = {"id": "chatcmpl-echo", "choices": [{"index": 0, "message": {"content": content}}]}
+                self._send(200, json.dumps(doc).encode(), {"Content-Type": "application/json"})
+            elif mode.startswith("sse-nested:"):
+                self._stream(int(mode.split(":", 1)[1]), [write(s) for s in echo.extra for write in NESTED], plain=True)
             elif mode == "error":
                 message = f"Incorrect API key provided: {text}; you sent Authorization: Bearer {key}"
                 payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
@@ -203,12 +223,14 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, b'{"error": {"message": "unknown mode"}}', {"Content-Type": "application/json"})
 
-        def _stream(self, size: int, every: list[str], written: bool = False) -> None:
-            """``written``: the forms are JSON string contents already (put in as they are)."""
+        def _stream(self, size: int, every: list[str], written: bool = False, plain: bool = False) -> None:
+            """``written``: the forms are JSON string contents already (put in as they are); ``plain``: they are
+            text, which the events' JSON escapes as any encoder does."""
             events = []
             for n, form in enumerate(every):
                 delta = {"index": 0, "delta": {"content": "@@" if written else form}, "finish_reason": None}
-                event = json.dumps({"id": "chatcmpl-echo", "choices": [delta], "n": n}).replace("\\\\", "\\")
+                event = json.dumps({"id": "chatcmpl-echo", "choices": [delta], "n": n})
+                event = event if plain else event.replace("\\\\", "\\")
                 event = event.replace("@@", form) if written else event
                 events.append(f"data: {event}\n\n")
             events.append("data: [DONE]\n\n")

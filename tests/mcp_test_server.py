@@ -8,6 +8,8 @@ Run over stdio (``python mcp_test_server.py``) or streamable HTTP
 * ``plot()``: a text part and a small PNG image;
 * ``notes()``: an embedded text resource;
 * ``whoami()``: the value of ``$MCP_TEST_TOKEN`` (a secret the server holds: it must be redacted);
+* ``env_value(name, form)``: an environment variable (a secret of its ``env``) as a careless tool returns it:
+  ``raw``, ``json`` (``json.dumps({"value": …})``), ``json-twice``, ``repr``, ``repr-of-json``;
 * ``pid()``: the server's process id;
 * ``crash()``: the process exits at once;
 * ``hang()``: never answers; when cancelled it writes ``cancelled`` to ``$MCP_TEST_MARKER``;
@@ -80,6 +82,22 @@ def notes() -> list:
 def whoami() -> str:
     """Who the server runs as."""
     return f"token={os.environ.get('MCP_TEST_TOKEN', '')}"
+
+
+#: How ``env_value`` writes a value.
+FORMS = {
+    "raw": lambda v: v,
+    "json": lambda v: json.dumps({"value": v}),
+    "json-twice": lambda v: json.dumps(json.dumps({"value": v})),
+    "repr": repr,
+    "repr-of-json": lambda v: repr(json.dumps({"value": v})),
+}
+
+
+@server.tool()
+def env_value(name: str, form: str) -> str:
+    """An environment variable of the server, written as ``form`` (raw, json, json-twice, repr, repr-of-json)."""
+    return FORMS[form](os.environ.get(name, ""))
 
 
 @server.tool()

@@ -114,12 +114,11 @@ def test_both_first_looks_answer_alike(ascii_only):
     secrets = [b"s3cr", b"\\u0073k", "Größe".encode()]
     fast, slow = SecretScan(secrets, ascii_only), SecretScan(secrets, ascii_only, compiled=False)
     pieces = ["\\u0073", "\\u00f6", "\\u4e2d", "\\U0041", "%41", "%e2", "%2", "\\", "%", "u0073", "x", "é", "s3", "cr"]
-    pieces += ["Grö", "ße", "\\u0073k"]
+    pieces += ["Grö", "ße", "\\u0073k", "\\x73", "\\xc3", "\\U0001f600", "\\'", "\\t", "\\n", "n", "'"]
     rng = random.Random(7)
-    for _ in range(3000):
+    for _ in range(6000):
         data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))).encode()
-        for unicode in (True, False):
-            assert fast.look(data, unicode) == slow.look(data, unicode), data
+        assert fast.look(data) == slow.look(data), data
 
 
 @pytest.mark.parametrize("ascii_only", [True, False])
@@ -144,8 +143,14 @@ def test_both_first_looks_agree_where_a_secret_starts_or_ends_the_buffer(ascii_o
     assert looks > 30_000
 
 
-def test_kernel_messages_are_looked_at_for_url_encoding_only():
-    look = SecretScan([b"abc"], True).look
-    assert look(b"\\u0073 %73", unicode=False)[1:] == (False, True)
-    assert look(b"\\u0073", unicode=False)[1:] == (False, False)
-    assert look(b"\\u0073", unicode=True)[1:] == (True, False)
+@pytest.mark.parametrize("compiled", [True, False], ids=["hyperscan", "re"])
+def test_the_first_look_sees_every_escape_that_may_hide_a_secret_at_any_depth(compiled):
+    """Kernel messages included: they get the same look (a cell may print ``repr`` or JSON text)."""
+    look = SecretScan([b"abc-secret", b"line\none'tab\t"], True, compiled).look
+    escaped = [b"\\u0073", b"\\\\u0073", b"\\x73", b"\\\\\\\\x73", b"\\t", b"\\'", b"\\\\n", b"\\\\\\\\r"]
+    for data in escaped:
+        assert look(b"x " + data + b" y").escape, data
+    # JSON's own line breaks (the raw forms cover them), escapes of characters no secret holds, no escape.
+    for data in (b"\\n", b"\\r\\n", b"\\u00f6", b"\\xe9", b"plain", b"C:\\dir"):
+        assert not look(b"x " + data + b" y").escape, data
+    assert look(b"%73").percent and not look(b"%0a").percent
