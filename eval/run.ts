@@ -10,6 +10,7 @@
  *     [--server URL [--connect-timeout S]] [--out eval/results/<timestamp>]
  *     [--profile auto|small|standard] [--agent agent|plain] [--runs N]
  *     [--first-call required|auto]
+ *     [--set qa|followup|fix|generate] [--holdout]
  *
  * --profile: the prompt profile (auto: from the model's name, as the
  * sidebar chooses it). --agent plain: the one-tool interpreter loop
@@ -19,6 +20,12 @@
  * --server: run the tasks' notebooks and kernels on that Jupyter server
  * (local or remote; its token from $JUPYTER_TOKEN, never the command line,
  * where `ps` shows it), each task in notebook-agent-eval/<run>/<task>/.
+ *
+ * --set: which entry point is measured (default qa, the Q&A set below);
+ * followup, fix and generate run their sets (eval/tasks/<set>.json) through
+ * the product's AgentSession (src/sets/). --holdout: the set's held-out
+ * part (eval/tasks/holdout.json, <set>-holdout.json). --tasks FILE names a
+ * set file instead; its "kind" says which entry point it measures.
  *
  * Defaults: the built-in set, OPENAI_BASE_URL / NOTEBOOK_AGENT_MODEL from
  * the environment. The exit status is 0 when the run finished (whatever the
@@ -39,6 +46,8 @@ import { buildReport, perCell, writeReport } from './src/report';
 import { repeatMarkdown, summariseRuns } from './src/repeat';
 import { runTaskSet, type ITaskResult } from './src/runner';
 import { writeFile } from 'node:fs/promises';
+import { runSetCli } from './src/sets/cli';
+import { isSetKind, setFile, setKindOf } from './src/sets/load';
 
 // @jupyterlab/services logs every kernel status change at debug level.
 console.debug = () => undefined;
@@ -50,10 +59,9 @@ function say(line: string): void {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      tasks: {
-        type: 'string',
-        default: join(__dirname, 'tasks', 'builtin.json')
-      },
+      tasks: { type: 'string' },
+      set: { type: 'string', default: 'qa' },
+      holdout: { type: 'boolean', default: false },
       answers: { type: 'string' },
       'base-url': { type: 'string', default: process.env.OPENAI_BASE_URL },
       model: {
@@ -83,6 +91,67 @@ async function main(): Promise<void> {
   const baseUrl = values['base-url'];
   if (!baseUrl) {
     throw new Error('give --base-url (or set OPENAI_BASE_URL)');
+  }
+  if (!isSetKind(values.set)) {
+    throw new Error('--set must be qa, followup, fix or generate');
+  }
+  if (values.tasks && values.holdout) {
+    throw new Error('give --tasks FILE or --holdout, not both');
+  }
+  values.tasks ??= setFile(values.set, values.holdout!);
+  const kind = await setKindOf(values.tasks);
+  if (values.set !== 'qa' && kind !== values.set) {
+    throw new Error(
+      `--set ${values.set}, but ${values.tasks} is a ${kind} set`
+    );
+  }
+  if (kind !== 'qa') {
+    const model = values.model ?? '';
+    await runSetCli(
+      {
+        file: values.tasks,
+        endpoint: {
+          baseUrl,
+          model,
+          apiKey: process.env[values['api-key-env']!] ?? ''
+        },
+        dataDir: values['data-dir'],
+        only: values.only,
+        limit: values.limit,
+        runs: Math.max(1, Number(values.runs) || 1),
+        concurrency: Number(values.concurrency),
+        timeoutS: Number(values.timeout),
+        maxSteps: Number(values['max-steps']),
+        server: values.server
+          ? {
+              url: values.server,
+              token: process.env.JUPYTER_TOKEN ?? '',
+              connectTimeoutMs: Number(values['connect-timeout']) * 1000
+            }
+          : undefined,
+        out: resolve(
+          values.out ??
+            join(
+              __dirname,
+              'results',
+              new Date().toISOString().replace(/[:.]/g, '-')
+            )
+        ),
+        label:
+          values['server-label'] ?? `${model || '(default)'} at ${baseUrl}`,
+        qaOnly: [
+          values.protocol !== 'auto' ? '--protocol' : '',
+          values.profile !== 'auto' ? '--profile' : '',
+          values.agent !== 'agent' ? '--agent' : '',
+          values.context ? '--context' : '',
+          values.answers ? '--answers' : '',
+          values.prices ? '--prices' : '',
+          values['first-call'] !== 'required' ? '--first-call' : ''
+        ].filter(Boolean)
+      },
+      say
+    );
+    return;
   }
   const protocol =
     values.protocol === 'text' || values.protocol === 'native'

@@ -14,6 +14,11 @@ export interface ICheckContext {
   notebook: INotebookPort;
   /** Expected values from the generator (expected.json). */
   expected: Record<string, unknown>;
+  /**
+   * Image checks count only the cells that ran since this snapshot (cell
+   * id → execution count then): a follow-up question's plot must be new.
+   */
+  ranSince?: ReadonlyMap<string, number | null>;
 }
 
 /** The verdict of one check, with a line saying why. */
@@ -35,7 +40,7 @@ export async function runChecker(
     case 'python':
       return checkPython(checker.code, checker.expected_key, context);
     case 'image':
-      return checkImages(checker.min ?? 1, context.notebook);
+      return checkImages(checker.min ?? 1, context.notebook, context.ranSince);
     case 'all': {
       const details: string[] = [];
       for (const inner of checker.checks) {
@@ -123,9 +128,15 @@ async function checkPython(
 
 async function checkImages(
   min: number,
-  notebook: INotebookPort
+  notebook: INotebookPort,
+  ranSince?: ReadonlyMap<string, number | null>
 ): Promise<ICheckResult> {
-  const cells = await notebook.getCells();
+  const cells = (await notebook.getCells()).filter(
+    cell =>
+      !ranSince ||
+      !ranSince.has(cell.id) ||
+      ranSince.get(cell.id) !== cell.executionCount
+  );
   const images = cells
     .flatMap(cell => cell.outputs)
     .filter(
