@@ -112,7 +112,7 @@ describe('the client’s own key in requests', () => {
         onEvent: () => undefined
       }
     );
-    expect(outcome).toEqual({ reason: 'completed', steps: 3 });
+    expect(outcome).toEqual({ reason: 'completed', steps: 3, answer: 'Done.' });
     const requests = await server.received<{
       headers: Record<string, string>;
       body: { messages: Array<{ role: string; content: string }> };

@@ -86,7 +86,11 @@ describe('OpenAIChatClient over HTTP', () => {
         onEvent: () => undefined
       }
     );
-    expect(outcome).toEqual({ reason: 'completed', steps: 3 });
+    expect(outcome).toEqual({
+      reason: 'completed',
+      steps: 3,
+      answer: 'It printed 42.'
+    });
     expect(notebook.cells[0]).toMatchObject({
       source: 'print(6 * 7)',
       executionCount: 1

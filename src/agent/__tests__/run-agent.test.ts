@@ -87,7 +87,11 @@ describe('runAgent', () => {
       notebook
     );
     const outcome = await run();
-    expect(outcome).toEqual({ reason: 'completed', steps: 4 });
+    expect(outcome).toEqual({
+      reason: 'completed',
+      steps: 4,
+      answer: 'The answer is 42.'
+    });
     expect(notebook.cells.map(c => c.source)).toEqual([
       'secret = 6',
       'print(secret * 7)'

@@ -66,6 +66,8 @@ export interface IRunOutcome {
   detail?: string;
   /** Cells the agent ran that were still running when the run ended. */
   leftRunning?: IRunningCell[];
+  /** The model's final answer, when the run ended with one. */
+  answer?: string;
 }
 
 /** Run one turn of the agent until it answers, is stopped, or runs out of steps. */
@@ -85,7 +87,13 @@ export async function runAgent(
 }
 
 async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
-  const { tools, computeFirst } = config;
+  const { tools } = config;
+  // A turn that must write code, or words for a workflow, has no answer
+  // for the small profile's checks to send back.
+  const computeFirst =
+    turn.scope?.codeOnly || turn.scope?.wordsOnly
+      ? undefined
+      : config.computeFirst;
   const { notebook, conversation, signal, onEvent } = turn;
   const { run, prompt, asksData, context } = await startTurn(config, turn);
   const repeats = new RepeatedSteps();
@@ -186,11 +194,13 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
         break;
       case 'run-calls': {
         const repeated = await runCalls(run, next.calls);
-        const target = turn.scope?.endAfterCellRuns;
+        const target = turn.scope?.endAfterRun;
         const attempted =
-          !!target &&
+          target !== undefined &&
           next.calls.some(
-            call => tools.runsCode(call) && tools.cellOfCall(call) === target
+            call =>
+              tools.runsCode(call) &&
+              (target === true || tools.cellOfCall(call) === target)
           );
         next = attempted
           ? { kind: 'stop', reason: 'completed' }
@@ -220,7 +230,7 @@ async function startTurn(config: RunConfig, turn: ITurn) {
   }
   // A fix's turns write code whatever they are told: no answer to check.
   const asksData =
-    config.computeFirst && !turn.scope?.codeOnly
+    config.computeFirst && !turn.scope?.codeOnly && !turn.scope?.wordsOnly
       ? await smallModelContext(turn, prompt)
       : false;
   const context = new ContextKeeper({
@@ -278,11 +288,20 @@ async function end(
   stop: Extract<NextStep, { kind: 'stop' }> & { steps: number }
 ): Promise<IRunOutcome> {
   const { reason, error, detail, steps } = stop;
+  const last = run.turn.conversation.messages.at(-1);
+  const answer =
+    reason === 'completed' &&
+    last?.role === 'assistant' &&
+    !last.toolCalls?.length &&
+    last.content
+      ? last.content
+      : undefined;
   const outcome: IRunOutcome = {
     reason,
     steps,
     ...(error ? { error } : {}),
-    ...(detail !== undefined ? { detail } : {})
+    ...(detail !== undefined ? { detail } : {}),
+    ...(answer !== undefined ? { answer } : {})
   };
   const left = await cellsLeftRunning(run.turn.notebook, run.state);
   run.turn.onEvent({
@@ -327,10 +346,13 @@ async function callModel(
       {
         messages: sent,
         tools: tools.specs,
-        ...(shape.forceCall || scope?.codeOnly
-          ? { toolChoice: 'required' as const }
-          : {}),
+        ...(scope?.wordsOnly
+          ? { toolChoice: 'none' as const, noCodeBlocks: true }
+          : shape.forceCall || scope?.codeOnly
+            ? { toolChoice: 'required' as const }
+            : {}),
         ...(scope?.codeTarget ? { codeBlockCell: scope.codeTarget } : {}),
+        ...(scope?.prefill ? { prefill: scope.prefill } : {}),
         ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
         ...(shape.prefill ? { prefill: shape.prefill } : {})
       },

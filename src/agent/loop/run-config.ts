@@ -97,11 +97,18 @@ export interface ITurnScope {
   /** Every reply is begun as code (text protocol) or must call a tool (native). */
   codeOnly?: boolean;
   /**
-   * The turn is one attempt at this cell: it ends once a call on it has
-   * run (a fix needs no words after it; the workflow checks the cell and
-   * asks again, or the review shows the change).
+   * The turn is one attempt at this cell (`true`: at any new cell): it ends
+   * once a call that runs it was carried out (a fix needs no words after
+   * it; the workflow checks the cell and asks again, or goes on).
    */
-  endAfterCellRuns?: string;
+  endAfterRun?: string | true;
+  /**
+   * The reply is words for the workflow to use (a plan, a summary): no
+   * code runs from it, and the answer checks of small models do not apply.
+   */
+  wordsOnly?: boolean;
+  /** The text protocol: the reply is begun with this (a plan's `# `). */
+  prefill?: string;
 }
 
 /** Where and for whom one turn runs. */

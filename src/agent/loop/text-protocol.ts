@@ -261,7 +261,9 @@ export class TextProtocolClient implements IModelClient {
       text += '\n```';
       yield { choices: [{ index: 0, delta: { content: '\n```' } }] };
     }
-    const blocks = extractCodeBlocks(text).slice(0, MAX_BLOCKS);
+    const blocks = request.noCodeBlocks
+      ? []
+      : extractCodeBlocks(text).slice(0, MAX_BLOCKS);
     if (blocks.length) {
       yield {
         choices: [

@@ -82,6 +82,8 @@ export interface IChatRequest {
    * that cell, whose new source the reply's code block is.
    */
   codeBlockCell?: string;
+  /** The text protocol: the reply's code blocks are words, not code to run (a plan). */
+  noCodeBlocks?: boolean;
 }
 
 /** Streams one model turn. */

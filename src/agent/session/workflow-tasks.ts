@@ -22,7 +22,7 @@ export function generateTask(
   options: IGenerateRequestOptions,
   host: IWorkflowHost
 ): TaskWork<IGenerateResult> {
-  return async (turn, notebook, signal) =>
+  return async (turn, notebook, signal, setup) =>
     (await import('../workflows/generate-notebook')).generateNotebook({
       notebook,
       request,
@@ -33,7 +33,9 @@ export function generateTask(
         signal,
         hardTimeoutMs: host.hardTimeoutMs()
       },
-      onVerification: event => host.notice(verificationNotice(event))
+      onVerification: event => host.notice(verificationNotice(event)),
+      // A model that writes code blocks writes one step's cell at a time.
+      stepwise: setup.protocol === 'text'
     });
 }
 

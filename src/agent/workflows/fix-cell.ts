@@ -135,7 +135,7 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
       approvedCells: new Set([cellId]),
       // One attempt per turn: the reply is the cell's new code, run at once.
       ...(options.rewrite
-        ? { codeTarget: cellId, codeOnly: true, endAfterCellRuns: cellId }
+        ? { codeTarget: cellId, codeOnly: true, endAfterRun: cellId }
         : {})
     });
     if (outcome.reason === 'stopped') {

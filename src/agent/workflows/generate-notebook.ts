@@ -7,7 +7,12 @@
 import { formatBytes } from '../context/text';
 import type { INotebookPort, IRunOptions } from '../ports';
 import type { IRunOutcome } from '../loop/run-agent';
+import { kernelVariables } from '../context/kernel-variables';
+import { cellNumber } from './cell-label';
 import { assessEvidence } from './evidence';
+import { earlierCode, rewritePrompt } from './fix-rewrite';
+import { buildBySteps, filesLines } from './generate-by-steps';
+import { folderDataFiles, namedFiles, type IFolderFile } from './folder-files';
 import type { TurnRunner } from './turn-runner';
 import { verifyNotebook, type IVerification } from './verify-notebook';
 
@@ -35,6 +40,12 @@ export interface IGenerateOptions {
   runOptions?: IRunOptions;
   /** Told before each verification starts and after it ends. */
   onVerification?: (event: IVerificationEvent) => void;
+  /**
+   * Small models (the text protocol): the product keeps the structure and
+   * the model writes one cell at a time (generate-by-steps.ts); repairs
+   * rewrite the failing cell.
+   */
+  stepwise?: boolean;
 }
 
 /**
@@ -77,10 +88,24 @@ export async function generateNotebook(
   const initial = await notebook.getCells();
   const placeholder =
     initial.length === 1 && !initial[0].source.trim() ? initial[0].id : null;
-  let outcome = await runTurn(
-    generatePrompt(notebook.path, options.request, options.attachments ?? []),
-    { display: options.request }
-  );
+  const files = await folderDataFiles(notebook);
+  let outcome = options.stepwise
+    ? await buildBySteps({
+        notebook,
+        request: options.request,
+        files,
+        runTurn,
+        signal: options.runOptions?.signal
+      })
+    : await runTurn(
+        generatePrompt(
+          notebook.path,
+          options.request,
+          options.attachments ?? [],
+          files
+        ),
+        { display: options.request }
+      );
   if (placeholder) {
     await dropPlaceholder(notebook, placeholder);
   }
@@ -137,12 +162,27 @@ export async function generateNotebook(
           };
     }
     const failed = verification.failure;
-    outcome = await runTurn(repairPrompt(verification), {
-      // The workflow's own step, shown as a status line (not as the user's).
-      // (The verification's notice above it says what failed.)
-      status: `Repairing the notebook (attempt ${repairs + 1} of ${maxRepairs})`,
-      knownCells: failed ? [{ id: failed.cellId, source: failed.source }] : []
-    });
+    const status = `Repairing the notebook (attempt ${repairs + 1} of ${maxRepairs})`;
+    outcome =
+      options.stepwise && failed
+        ? await runTurn(
+            await rewriteFailure(notebook, failed, options.runOptions?.signal),
+            {
+              status,
+              knownCells: [{ id: failed.cellId, source: failed.source }],
+              codeTarget: failed.cellId,
+              codeOnly: true,
+              endAfterRun: failed.cellId
+            }
+          )
+        : await runTurn(repairPrompt(verification), {
+            // The workflow's own step, shown as a status line (not as the
+            // user's). (The verification's notice above it says what failed.)
+            status,
+            knownCells: failed
+              ? [{ id: failed.cellId, source: failed.source }]
+              : []
+          });
   }
 }
 
@@ -164,24 +204,76 @@ async function dropPlaceholder(
   }
 }
 
-/** The prompt that starts a generation. */
+/**
+ * The verification's failing cell as a rewrite prompt (small models): the
+ * cell, its error after the restart, the code above it, the kernel's state.
+ */
+async function rewriteFailure(
+  notebook: INotebookPort,
+  failed: NonNullable<IVerification['failure']>,
+  signal = new AbortController().signal
+): Promise<string> {
+  const cells = await notebook.getCells();
+  const cell = cells.find(c => c.id === failed.cellId);
+  const snapshot = cell ?? {
+    id: failed.cellId,
+    type: 'code' as const,
+    source: failed.source,
+    outputs: [],
+    executionCount: null
+  };
+  return rewritePrompt(
+    snapshot,
+    cellNumber(cells, failed.cellId) ?? failed.cellId,
+    `After a kernel restart, running the notebook from the top, it failed:\n${failed.observation}`,
+    {
+      earlier: earlierCode(cells, failed.cellId),
+      variables: await kernelVariables(notebook, signal)
+    },
+    false
+  );
+}
+
+/**
+ * The prompt that starts a generation. `folder`: the data files of the
+ * notebook's folder, which the notebook uses; made-up sample data only
+ * when there are none and the request names none.
+ */
 export function generatePrompt(
   path: string,
   request: string,
-  attachments: ReadonlyArray<IAttachedFile>
+  attachments: ReadonlyArray<IAttachedFile>,
+  folder: ReadonlyArray<IFolderFile> = []
 ): string {
+  const present = new Set(folder.map(file => file.name));
+  const missing = namedFiles(request).filter(
+    name => !present.has(name) && !attachments.some(a => a.name === name)
+  );
   const files = attachments.length
     ? [
         'Attached files, in the notebook’s directory (open them by these relative paths):',
         ...attachments.map(
           file =>
             `- ${file.name}${file.size !== undefined ? ` (${formatBytes(file.size)})` : ''}`
+        ),
+        ...filesLines(
+          folder.filter(file => !attachments.some(a => a.name === file.name))
         )
       ]
-    : [
-        'No files are attached. If the task needs data, create a small realistic sample dataset ' +
-          'in the notebook, and say in a markdown cell that it is sample data.'
-      ];
+    : folder.length
+      ? filesLines(folder)
+      : missing.length
+        ? []
+        : [
+            'The notebook’s folder holds no data files. If the task needs data, create a small realistic ' +
+              'sample dataset in the notebook, and say in a markdown cell that it is sample data.'
+          ];
+  if (missing.length) {
+    files.push(
+      `The request names ${missing.join(', ')}, which the notebook’s folder does not hold: look for ` +
+        'it with list_files, and if it is not there, say so in a markdown cell. Never make up data in its place.'
+    );
+  }
   return [
     `Create the notebook "${path}" from scratch for this request:`,
     '',

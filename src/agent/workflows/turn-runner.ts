@@ -33,8 +33,12 @@ export interface ITurnOptions {
   codeTarget?: string;
   /** Every reply is begun as code, or must call a tool. */
   codeOnly?: boolean;
-  /** The turn ends once a call that runs this cell was carried out. */
-  endAfterCellRuns?: string;
+  /** The turn ends once a call that runs this cell (`true`: any new cell) was carried out. */
+  endAfterRun?: string | true;
+  /** The reply is words for the workflow (a plan, a summary): nothing runs from it. */
+  wordsOnly?: boolean;
+  /** The text protocol: the reply is begun with this. */
+  prefill?: string;
 }
 
 /** Runs one agent turn for `prompt`; resolves when the turn ends. */

@@ -1,0 +1,139 @@
+/**
+ * Generate notebook with a small model (the text protocol): a plan in
+ * words, a markdown cell and one code cell per step, a failing step's cell
+ * rewritten in place, a summary with only backed numbers; and the prompt
+ * of every model naming the folder's data files instead of asking for
+ * made-up data.
+ */
+import { AgentSession } from '../session';
+import { ScriptedModel } from '../testing/scripted-model';
+import { agentTools } from '../tools/all-tools';
+import { ToolRegistry } from '../tools/registry';
+import { parsePlan, summaryCell } from '../workflows/generate-by-steps';
+import { generatePrompt } from '../workflows/generate-notebook';
+import { MiniKernelNotebook } from './mini-kernel';
+
+describe('the plan in a small model’s reply', () => {
+  it('reads the title and the numbered or bulleted steps, cut to six', () => {
+    expect(
+      parsePlan(
+        '# **Sales by region**\n\nSteps:\n1. Load `sales.csv`.\n2) Total revenue per region:\n- Plot it\n' +
+          '4. a\n5. five\n6. six\n7. seven\n8. eight',
+        'r'
+      )
+    ).toEqual({
+      title: 'Sales by region',
+      steps: [
+        'Load sales.csv',
+        'Total revenue per region',
+        'Plot it',
+        'five',
+        'six',
+        'seven'
+      ]
+    });
+  });
+
+  it('is one step, the request, when the reply has none', () => {
+    expect(parsePlan('Sure, I can help.', 'Count the rows of a.csv')).toEqual({
+      title: 'Analysis',
+      steps: ['Count the rows of a.csv']
+    });
+  });
+});
+
+describe('the summary cell', () => {
+  it('keeps the sentences whose numbers an output shows, under its heading', () => {
+    expect(
+      summaryCell(
+        '## Summary\nThe West leads with 1234.5 in revenue. Sales grew 40% in May. There are 3 regions.',
+        ['West    1234.5\nEast 800', 'regions = 3']
+      )
+    ).toBe(
+      '## Summary\nThe West leads with 1234.5 in revenue. There are 3 regions.'
+    );
+    expect(summaryCell('It rose by 99.', [])).toBe(
+      '## Summary\nThe outputs above show the results of each step.'
+    );
+  });
+});
+
+describe('Generate’s prompt and the folder’s files', () => {
+  it('names the data files of the folder and never asks for made-up data then', () => {
+    const prompt = generatePrompt(
+      'a/n.ipynb',
+      'Analyse sales.csv',
+      [],
+      [{ name: 'sales.csv', size: 2000 }]
+    );
+    expect(prompt).toContain(
+      "Data files in the notebook's folder (open them by these names; do not make up data): sales.csv."
+    );
+    expect(prompt).not.toMatch(/sample dataset/);
+  });
+
+  it('says a named file is missing instead of asking for sample data', () => {
+    const prompt = generatePrompt('n.ipynb', 'Analyse sales.csv', [], []);
+    expect(prompt).toContain(
+      'The request names sales.csv, which the notebook’s folder does not hold'
+    );
+    expect(prompt).not.toMatch(/create a small realistic sample dataset/);
+  });
+
+  it('offers sample data only when the folder holds none and the request names none', () => {
+    expect(generatePrompt('n.ipynb', 'Show a sine wave', [], [])).toMatch(
+      /holds no data files.*sample dataset/
+    );
+  });
+});
+
+describe('Generate notebook with a small model, step by step', () => {
+  it('writes the plan and each step’s heading as markdown, one code cell per step (rewritten when it fails), and a backed summary; verified', async () => {
+    const notebook = new MiniKernelNotebook({
+      path: 'work/sales.ipynb',
+      files: { 'work/sales.csv': 'region,units\nWest,6\n' }
+    });
+    const model = new ScriptedModel([
+      { text: '# Sales\n1. Set the total\n2. Print the total' },
+      { text: '```python\ntotal = 6\n```' },
+      { text: '```python\nprint(totl)\n```' },
+      // The step's cell failed: its rewrite.
+      { text: '```python\nprint(total)\n```' },
+      { text: '## Summary\nThe total is 6. It doubled to 12 last year.' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const result = await s.generate('Sum the units of sales.csv', {
+      model: () => model,
+      notebook
+    });
+
+    expect(s.getSnapshot().error).toBeNull();
+    expect(result?.status).toBe('verified');
+    expect(notebook.cells.map(c => [c.type, c.source])).toEqual([
+      ['markdown', '# Sales\n\n1. Set the total\n2. Print the total'],
+      ['markdown', '## 1. Set the total'],
+      ['code', 'total = 6'],
+      ['markdown', '## 2. Print the total'],
+      ['code', 'print(total)'],
+      ['markdown', '## Summary\nThe total is 6.']
+    ]);
+    // The plan: begun for the model, no code to run, the folder's file named.
+    const plan = model.requests[0];
+    expect(plan.messages.at(-1)).toEqual({ role: 'assistant', content: '# ' });
+    expect(JSON.stringify(plan.messages)).toContain('sales.csv');
+    // Steps: begun as code.
+    expect(model.requests[1].messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: '```python\n'
+    });
+    // The failing step's cell went back as a rewrite of that cell.
+    const rewrite = String(model.requests[3].messages.at(-2)?.content);
+    expect(rewrite).toMatch(/^Fix cell \S+ so that it runs/);
+    expect(rewrite).toContain('print(totl)');
+  });
+});

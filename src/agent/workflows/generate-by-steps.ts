@@ -1,0 +1,312 @@
+/**
+ * Generate notebook for small models: the product keeps the structure,
+ * the model writes one piece at a time. A plan (a title and a few steps,
+ * words only) becomes the title cell; each step becomes a markdown cell
+ * the product writes, then one code cell the model writes (its reply begun
+ * as code), run before the next step and rewritten in place when it fails;
+ * a summary (words only) quoting what the cells printed ends it. The
+ * verification after it (generate-notebook.ts) is the same for every model.
+ *
+ * Measured with Qwen2.5-Coder-1.5B through the one-long-turn prompt
+ * (generate-notebook.ts `generatePrompt`): 12.4 min, 10 code cells and no
+ * markdown (the title and the plan written into code cells: SyntaxError),
+ * printed tables pasted back as code, the same error five times, invented
+ * sample data although the request named the file. A 1.5B model does not
+ * hold a whole notebook in mind; it writes a short cell for a named step.
+ */
+import { unsupportedNumbers } from '../context/claims';
+import { dataPreview } from '../context/data-preview';
+import { formatRunResult } from '../context/observations';
+import { kernelVariables } from '../context/kernel-variables';
+import type { IRunOutcome } from '../loop/run-agent';
+import type { ICellSnapshot, INotebookPort } from '../ports';
+import { cellNumber } from './cell-label';
+import { outputText } from './evidence';
+import { earlierCode, rewritePrompt } from './fix-rewrite';
+import type { IFolderFile } from './folder-files';
+import type { TurnRunner } from './turn-runner';
+
+/** Steps of a plan, at most (each costs a model call or more). */
+export const MAX_PLAN_STEPS = 6;
+
+/** Rewrites of a step's failing cell before going on. */
+export const STEP_REPAIRS = 2;
+
+/** A notebook's plan: its title and steps. */
+export interface IPlan {
+  title: string;
+  steps: string[];
+}
+
+/** What a stepwise generation needs. */
+export interface IStepwiseOptions {
+  notebook: INotebookPort;
+  request: string;
+  /** The data files of the notebook's folder (folder-files.ts). */
+  files: ReadonlyArray<IFolderFile>;
+  runTurn: TurnRunner;
+  signal?: AbortSignal;
+}
+
+/** Build the notebook step by step; the last turn's outcome (or the first that ended early). */
+export async function buildBySteps(
+  options: IStepwiseOptions
+): Promise<IRunOutcome> {
+  const { notebook, request, runTurn } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const preview = options.files.length
+    ? await dataPreview(
+        options.files.map(file => file.name).join(' '),
+        notebook
+      )
+    : null;
+  const planned = await runTurn(planPrompt(request, options.files, preview), {
+    display: request,
+    wordsOnly: true,
+    prefill: '# '
+  });
+  if (ended(planned)) {
+    return planned;
+  }
+  const plan = parsePlan(planned.answer ?? '', request);
+  await notebook.insertCell({ type: 'markdown', source: planCell(plan) });
+  let last = planned;
+  for (const [index, step] of plan.steps.entries()) {
+    await notebook.insertCell({
+      type: 'markdown',
+      source: `## ${index + 1}. ${step}`
+    });
+    const before = new Set((await notebook.getCells()).map(cell => cell.id));
+    last = await runTurn(
+      stepPrompt(
+        index,
+        plan.steps.length,
+        step,
+        await kernelVariables(notebook, signal)
+      ),
+      {
+        status: `Step ${index + 1} of ${plan.steps.length}: ${step}`,
+        codeOnly: true,
+        endAfterRun: true
+      }
+    );
+    if (ended(last)) {
+      return last;
+    }
+    const cells = await notebook.getCells();
+    const added = cells.filter(
+      cell => cell.type === 'code' && !before.has(cell.id)
+    );
+    const cell = added[added.length - 1];
+    if (cell && failed(cell)) {
+      last = await repairStep(options, cell, index, signal);
+      if (ended(last)) {
+        return last;
+      }
+    }
+  }
+  return writeSummary(options, plan);
+}
+
+/** Whether a turn ended the generation (the user stopped it, or an error). */
+function ended(outcome: IRunOutcome): boolean {
+  return outcome.reason === 'stopped' || outcome.reason === 'error';
+}
+
+/** Whether a cell's last run failed. */
+function failed(cell: ICellSnapshot): boolean {
+  return cell.outputs.some(output => output.type === 'error');
+}
+
+/** Rewrite a step's failing cell in place, a bounded number of times. */
+async function repairStep(
+  options: IStepwiseOptions,
+  cell: ICellSnapshot,
+  index: number,
+  signal: AbortSignal
+): Promise<IRunOutcome> {
+  const { notebook, runTurn } = options;
+  let current = cell;
+  let outcome: IRunOutcome = { reason: 'completed', steps: 0 };
+  for (let attempt = 1; attempt <= STEP_REPAIRS; attempt++) {
+    const cells = await notebook.getCells();
+    outcome = await runTurn(
+      rewritePrompt(
+        current,
+        cellNumber(cells, current.id) ?? current.id,
+        `It failed:\n${formatRunResult({
+          cellId: current.id,
+          status: 'error',
+          executionCount: current.executionCount,
+          outputs: current.outputs
+        })}`,
+        {
+          earlier: earlierCode(cells, current.id),
+          variables: await kernelVariables(notebook, signal)
+        },
+        attempt > 1
+      ),
+      {
+        status: `Step ${index + 1}: its cell failed, rewriting it (attempt ${attempt} of ${STEP_REPAIRS})`,
+        knownCells: [{ id: current.id, source: current.source }],
+        codeTarget: current.id,
+        codeOnly: true,
+        endAfterRun: current.id
+      }
+    );
+    const now = (await notebook.getCells()).find(c => c.id === current.id);
+    if (ended(outcome) || !now || !failed(now)) {
+      return outcome;
+    }
+    current = now;
+  }
+  return outcome;
+}
+
+/** Ask for the summary and write it as the last cell, with only backed numbers. */
+async function writeSummary(
+  options: IStepwiseOptions,
+  plan: IPlan
+): Promise<IRunOutcome> {
+  const { notebook, request, runTurn } = options;
+  const outcome = await runTurn(summaryPrompt(plan), {
+    status: 'Writing the summary',
+    wordsOnly: true,
+    prefill: SUMMARY_HEADING
+  });
+  if (ended(outcome)) {
+    return outcome;
+  }
+  const cells = await notebook.getCells();
+  const sources = [
+    ...cells.flatMap(cell => cell.outputs.map(outputText)),
+    ...cells.filter(cell => cell.type === 'code').map(cell => cell.source),
+    request
+  ];
+  await notebook.insertCell({
+    type: 'markdown',
+    source: summaryCell(outcome.answer ?? '', sources)
+  });
+  return outcome;
+}
+
+/** The prompt of the plan: the request, the folder's data files, their first lines. */
+export function planPrompt(
+  request: string,
+  files: ReadonlyArray<IFolderFile>,
+  preview: string | null
+): string {
+  return [
+    'Plan a Jupyter notebook for this request:',
+    '"""',
+    request.trim(),
+    '"""',
+    ...filesLines(files),
+    ...(preview ? [preview] : []),
+    'Reply with a title line that starts with "# ", then 3 to 6 numbered steps, one line each. ' +
+      'Each step is one short code cell that loads, computes, prints or plots one thing the request asks for' +
+      (files.length
+        ? '; the first step loads the data from the files above'
+        : '') +
+      '. Write no code in this reply.'
+  ].join('\n');
+}
+
+/** The folder's data files in words, for a prompt (generate-notebook.ts too). */
+export function filesLines(files: ReadonlyArray<IFolderFile>): string[] {
+  return files.length
+    ? [
+        `Data files in the notebook's folder (open them by these names; do not make up data): ${files
+          .map(file => file.name)
+          .join(', ')}.`
+      ]
+    : [];
+}
+
+/** The prompt of one step. */
+export function stepPrompt(
+  index: number,
+  total: number,
+  step: string,
+  variables: string | null
+): string {
+  return [
+    `Step ${index + 1} of ${total}: ${step}`,
+    ...(variables ? [variables] : []),
+    'Write the code cell for this step only, in one ```python block: short, using the variables ' +
+      'the cells above defined, printing (or plotting) its result.'
+  ].join('\n');
+}
+
+/** The prompt of the summary. */
+export function summaryPrompt(plan: IPlan): string {
+  return [
+    `The notebook "${plan.title}" is built: its cells ran, and their outputs are above.`,
+    'Write its summary: 2 to 4 sentences of what the outputs show, quoting the values the cells printed. ' +
+      'Only values that appear in the outputs above; no code.'
+  ].join('\n');
+}
+
+const SUMMARY_HEADING = '## Summary\n';
+
+/**
+ * The plan in a reply: its `# ` title and numbered (or bulleted) steps,
+ * cut to MAX_PLAN_STEPS. A reply with no steps becomes one step: the
+ * request itself.
+ */
+export function parsePlan(text: string, request: string): IPlan {
+  const lines = text.split('\n').map(line => line.trim());
+  const titleLine = lines.find(line => /^#\s+\S/.test(line));
+  const title = clean(titleLine?.replace(/^[#\s]+/, '') ?? '') || 'Analysis';
+  const steps = lines
+    .map(line => /^(?:\d+[.)]|[-*])\s+(.+)$/.exec(line)?.[1])
+    .filter((step): step is string => !!step && !step.includes('```'))
+    .map(clean)
+    .filter(step => step.length > 2)
+    .slice(0, MAX_PLAN_STEPS);
+  return {
+    title,
+    steps: steps.length ? steps : [clean(request).slice(0, 200)]
+  };
+}
+
+/** A line of the model's plan without markdown emphasis or a trailing colon. */
+function clean(line: string): string {
+  return line
+    .replace(/[*_`]+/g, '')
+    .replace(/[:.]\s*$/, '')
+    .trim();
+}
+
+/** The title cell: the title and the plan. */
+export function planCell(plan: IPlan): string {
+  return [
+    `# ${plan.title}`,
+    '',
+    ...plan.steps.map((step, i) => `${i + 1}. ${step}`)
+  ].join('\n');
+}
+
+/**
+ * The summary cell from the model's reply: its sentences that state only
+ * numbers `sources` show (a small model's summary invents some), under the
+ * summary heading.
+ */
+export function summaryCell(
+  answer: string,
+  sources: ReadonlyArray<string>
+): string {
+  const body = answer
+    // (A begun reply may repeat its heading: llama-server echoes the prefill.)
+    .replace(/^(?:\s*#+\s*summary\b[ \t:]*\n?)+/i, '')
+    .replace(/```[\s\S]*?(```|$)/g, '')
+    .trim();
+  // A sentence ends at . ! or ? before a space (not inside 1234.5).
+  const sentences = body.split(/(?<=[.!?])\s+|\n+/);
+  const backed = sentences
+    .map(sentence => sentence.trim())
+    .filter(
+      sentence => sentence && !unsupportedNumbers(sentence, [...sources]).length
+    );
+  return `${SUMMARY_HEADING}${backed.join(' ') || 'The outputs above show the results of each step.'}`;
+}
