@@ -15,10 +15,12 @@ import { ServerNotebookPort } from '../../src/headless/server-port';
 import { runChecker } from '../src/checkers';
 import { openEvalServer, type IEvalServer } from '../src/eval-server';
 import { writeAndRun } from '../src/sets/fix';
+import { missingValues } from '../src/sets/generate';
 import { loadSessionSet, taskKeys } from '../src/sets/load';
 import type {
   IFixTask,
   IFollowupTask,
+  IGenerateTask,
   SessionSet,
   SessionSetKind
 } from '../src/sets/types';
@@ -122,6 +124,29 @@ describe('the new sets', () => {
         }
         for (const file of task.files ?? []) {
           expect(existsSync(join(dataDir, file))).toBe(true);
+        }
+      }
+    }
+  );
+
+  it.each(['generate', 'generate-holdout'])(
+    '%s: every asked value is a number (or numbers by name), found by a matching cell output',
+    name => {
+      const set = sets.get(name)!;
+      for (const task of set.tasks as IGenerateTask[]) {
+        for (const value of task.values ?? []) {
+          const want = set.expected[value.expected_key];
+          const numbers =
+            typeof want === 'object' && want !== null
+              ? Object.values(want)
+              : [want];
+          expect([task.id, numbers.every(n => typeof n === 'number')]).toEqual([
+            task.id,
+            true
+          ]);
+          // Printed as pandas prints them, every value is found.
+          const text = numbers.map(n => (n as number).toFixed(6)).join('\n');
+          expect(missingValues(value, set.expected, text)).toEqual([]);
         }
       }
     }

@@ -117,9 +117,15 @@ function cell(text: string, max = 140): string {
   return text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, max);
 }
 
+const TITLES: Record<SessionSetKind, string> = {
+  followup: 'follow-up questions',
+  fix: 'Fix this cell',
+  generate: 'Generate notebook'
+};
+
 function header(info: ISetRunInfo, runs: number, unit: string): string[] {
   return [
-    `# Notebook Agent eval: ${info.set} (${info.kind})`,
+    `# Notebook Agent eval: ${TITLES[info.kind]} (${info.set})`,
     '',
     `Model ${info.label}; Notebook Agent, ${info.agent}; prompt v${PROMPT_VERSION} ` +
       `(small-model prompt v${SMALL_PROMPT_VERSION}); started ${info.startedAt}; ` +
