@@ -10,6 +10,11 @@ import { runAgent, type IRunOutcome } from '../loop/run-agent';
 import type { RunConfig } from '../loop/run-config';
 import { addAndRunCell, rewriteAndRunCell } from '../loop/code-block-tools';
 import { uncomputedNumbers } from '../context/claims';
+import {
+  claimsChange,
+  NO_CHANGE_NOTICE,
+  withoutEcho
+} from '../context/turn-truth';
 import { withProjectRules, type IProjectRules } from '../context/project-rules';
 import { describeModelError } from '../model/errors';
 import type { IModelClient } from '../model/types';
@@ -29,6 +34,16 @@ const NO_NOTEBOOK: IAgentError = {
   message: 'No notebook is open: Notebook Agent works in the active notebook.',
   hint: 'Open or create a notebook (File > New > Notebook), click into it, and ask again.'
 };
+
+/** The notebook's cells as one string (types and sources), to tell whether a turn changed any. */
+async function cellSources(notebook: INotebookPort): Promise<string> {
+  try {
+    const cells = await notebook.getCells();
+    return JSON.stringify(cells.map(cell => [cell.type, cell.source]));
+  } catch {
+    return '';
+  }
+}
 
 /** Runs a session's tasks, one at a time. */
 export class TaskRunner {
@@ -180,6 +195,7 @@ export class TaskRunner {
             ]
           }
     );
+    const before = await cellSources(notebook);
     const outcome = await runAgent(config, {
       notebook,
       conversation: store,
@@ -200,10 +216,46 @@ export class TaskRunner {
     if (outcome.reason === 'completed') {
       this._markUncomputed(start, tools);
     }
+    // The prompt was the workflow's (the user saw a line of their own or a
+    // status): what the model says is checked against it and the notebook.
+    if (options.display !== undefined || options.status !== undefined) {
+      this._checkWorkflowAnswer(
+        prompt,
+        outcome,
+        before === (await cellSources(notebook))
+      );
+    }
     if (outcome.error?.kind === 'unknown-model' && model.listModels) {
       void this._suggestModels(model.listModels.bind(model), outcome.error);
     }
     return outcome;
+  }
+
+  /**
+   * After a turn on a workflow's prompt: the lines the answer copied from
+   * that prompt leave the transcript (the model keeps them), and an answer
+   * claiming a change when no cell changed gets a notice under it.
+   */
+  private _checkWorkflowAnswer(
+    prompt: string,
+    outcome: IRunOutcome,
+    unchanged: boolean
+  ): void {
+    const store = this._store;
+    const items = [...store.getSnapshot().items];
+    const index = items.length - 1;
+    const answer = items[index];
+    if (answer?.kind !== 'assistant') {
+      return;
+    }
+    const text = withoutEcho(answer.text, prompt);
+    if (text !== answer.text) {
+      items[index] = { ...answer, text };
+      store.set({ items: text ? items : items.slice(0, index) });
+    }
+    if (unchanged && outcome.answer && claimsChange(text)) {
+      store.notice(NO_CHANGE_NOTICE);
+    }
   }
 
   /**
