@@ -167,6 +167,51 @@ describe('the follow-up set', () => {
     expect(markdown).toMatch(/1st 1\/1 · 2nd 0\/1 · 3rd 1\/1 · 4th 0\/1/);
   }, 180_000);
 
+  it('stops a question at its timeout, as Stop would, and asks the next one', async () => {
+    await model.script([
+      {
+        content: 'Thinking about it for a long time…',
+        stall: 30,
+        stall_after: 1
+      },
+      { content: 'ANSWER: 6' }
+    ]);
+    const started = Date.now();
+    const [row] = await runSessionSet(
+      {
+        kind: 'followup',
+        name: 'slow',
+        dataDir: dir,
+        expected: { total: 6 },
+        tasks: [
+          {
+            id: 'slow',
+            files: ['data.csv'],
+            questions: [1, 2].map(() => ({
+              prompt: 'What is the sum of column a in data.csv?',
+              checker: { type: 'answer' as const, expected_key: 'total' },
+              solution: ''
+            }))
+          }
+        ]
+      },
+      {
+        endpoint: {
+          baseUrl: `${model.root}/v1`,
+          model: 'scripted-model',
+          apiKey: 'unused'
+        },
+        concurrency: 1,
+        timeoutS: 3
+      }
+    );
+    expect(row.questions.map(q => [q.end, q.success])).toEqual([
+      ['timeout', false],
+      ['completed', true]
+    ]);
+    expect(Date.now() - started).toBeLessThan(25_000);
+  }, 60_000);
+
   it('asks for the answer line only where the answer is checked', () => {
     expect(
       questionPrompt({

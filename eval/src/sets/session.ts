@@ -51,6 +51,9 @@ export interface ISetRunOptions {
   onResult?: (row: IRowBase) => void;
 }
 
+/** How long a stopped run may take to end before the harness leaves it. */
+const STOP_GRACE_MS = 60_000;
+
 /** The tools whose calls may run code, by name (every protocol's). */
 const TOOLS = new ToolRegistry([
   ...agentTools(),
@@ -211,15 +214,24 @@ export class TaskSession {
     work: () => Promise<T> | null
   ): Promise<{ value: T | null; timedOut: boolean }> {
     let timedOut = false;
+    let giveUp: () => void = () => undefined;
+    // A run that does not end within a minute of its Stop is left behind
+    // (the task is scored as it is): one stuck task must not hang the set.
+    const abandoned = new Promise<null>(resolve => {
+      giveUp = () => resolve(null);
+    });
+    let grace: ReturnType<typeof setTimeout> | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       this.session.stop();
+      grace = setTimeout(giveUp, STOP_GRACE_MS);
     }, timeoutS * 1000);
     try {
-      const value = await work();
+      const value = await Promise.race([work(), abandoned]);
       return { value: value ?? null, timedOut };
     } finally {
       clearTimeout(timer);
+      clearTimeout(grace);
     }
   }
 
