@@ -264,6 +264,8 @@ export function followupMarkdown(
     'README line (beside the Q&A table):',
     '',
     '```',
+    '| model | set | questions right (median) | by position | sessions | median time |',
+    '| --- | --- | --- | --- | --- | --- |',
     `| ${info.model} | follow-ups (${info.set}), ${runsLabel(perRun.length)} | **${s.succeeded}/${s.questions} questions (${percent(s.succeeded, s.questions)})** | ` +
       `${s.byPosition.map(p => `${ordinal(p.position)} ${p.succeeded}/${p.questions}`).join(' · ')} | ` +
       `all right ${s.sessionsAllRight}/${s.sessions} sessions | ${s.medianQuestionS.toFixed(1)} s/question |`,
@@ -323,6 +325,8 @@ export function fixMarkdown(
     'README line (beside the Q&A table):',
     '',
     '```',
+    '| model | set | fixed (median) | parts | side effects | median time |',
+    '| --- | --- | --- | --- | --- | --- |',
     `| ${info.model} | Fix this cell (${info.set}), ${runsLabel(perRun.length)} | **${s.succeeded}/${s.tasks} (${percent(s.succeeded, s.tasks)})** | ` +
       `in place ${s.inPlace} · runs ${s.runsClean} · values ${s.checkPassed} · review ${s.reviewShown} | ` +
       `cells added in ${s.withAddedCells}, others changed in ${s.withOtherCellsChanged} | ${s.medianS.toFixed(1)} s/fix |`,
@@ -379,6 +383,8 @@ export function generateMarkdown(
     'README line (beside the Q&A table):',
     '',
     '```',
+    '| model | set | success (median) | parts | time |',
+    '| --- | --- | --- | --- | --- |',
     `| ${info.model} | Generate notebook (${info.set}), ${runsLabel(perRun.length)} | **${s.succeeded}/${s.tasks} (${percent(s.succeeded, s.tasks)})** | ` +
       `verified ${s.verified} · markdown ${s.markdownOk} · files ${s.filesUsed} (invented ${s.invented}) · values ${s.valuesFound} · plots ${s.plotsOk} | ` +
       `median ${s.medianMinutes.toFixed(1)} min/notebook |`,
