@@ -58,10 +58,57 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['deep/er/Agents.MD', /steers every later run/],
   ['mcp.json', /runs the commands an mcp\.json names/],
   ['config/notebook_agent/mcp.json', /mcp\.json/],
+  // Installers' own configuration (#35 D2): pip reads `$VIRTUAL_ENV/pip.conf`
+  // as its site configuration, conda `$CONDA_PREFIX/condarc` and
+  // `condarc.d/`, wherever the environment lies under the root.
+  ['venv/pip.conf', /pip reads it as its configuration/],
+  ['venv/pip.ini', /pip reads it as its configuration/],
+  ['env/pip.conf', /pip reads it as its configuration/],
+  ['pip.conf', /pip reads it/],
+  ['Library/Application Support/pip/pip.conf', /pip reads it/],
+  ['xdg/pip/PIP.CONF', /pip reads it/],
+  ['conda/condarc', /conda reads it as its configuration/],
+  ['miniconda3/envs/work/condarc', /conda reads it/],
+  ['conda/condarc.d/channels.yml', /conda reads it/],
+  ['conda/mambarc', /conda reads it/],
+  ['project/uv.toml', /uv reads it as its configuration/],
+  ['node/etc/npmrc', /npm reads it as its configuration/],
+  ['pydistutils.cfg', /setuptools reads it/],
+  ['venv/lib/distutils.cfg', /installed Python environment|setuptools/],
+  ['env/etc/conda/activate.d/evil.sh', /conda runs or reads it/],
+  ['env/conda-meta/state', /conda runs or reads it/],
+  ['etc/profile.d/evil.sh', /shells run the scripts in it/],
+  // What the interpreter reads at start besides .pth and sitecustomize.
+  ['venv/pyvenv.cfg', /Python reads it at every start/],
+  ['python311._pth', /Python reads it at every start/],
+  [
+    'analysis/__pycache__/pandas.cpython-311.pyc',
+    /Python loads compiled code from __pycache__/
+  ],
+  ['helpers/__pycache__/clean.cpython-312.pyc', /__pycache__/],
+  ['sitecustomize/__init__.py', /Python runs this file at every start/],
+  // IPython's and Jupyter's, under any folder (older IPython and
+  // jupyter_core read them from the working folder too).
+  ['ipython/profile_default/startup/00-evil.ipy', /IPython runs its startup/],
+  ['profile_work/ipython_config.json', /Jupyter or IPython/],
+  ['ipydir/profile_work/extensions/ext.py', /IPython reads its profile/],
+  ['venv/etc/ipython/extra.py', /Jupyter or IPython/],
+  ['jupyter_lab_config.py', /Jupyter or IPython/],
+  ['deep/er/jupyter_config.json', /Jupyter or IPython/],
+  ['config/nbconfig/notebook.json', /Jupyter reads it/],
+  ['config/labconfig/page_config.json', /Jupyter reads it/],
+  ['kernels/python3/kernel.js', /kernel spec/],
+  ['jupyter-config/custom/custom.js', /Jupyter's page loads it/],
+  ['custom/custom.css', /Jupyter's page loads it/],
   // Refused as hidden by the file tools first; the rule names them too.
   ['.bashrc', /hidden files configure programs/],
   ['.ipython/profile_default/startup/x.py', /hidden files/],
-  ['.jupyter/jupyter_server_config.py', /hidden files/]
+  ['.jupyter/jupyter_server_config.py', /hidden files/],
+  ['.condarc', /hidden files configure programs \(shells, pip, conda/],
+  ['.pypirc', /hidden files/],
+  ['.npmrc', /hidden files/],
+  ['.config/pip/pip.conf', /hidden files/],
+  ['.pip/pip.conf', /hidden files/]
 ];
 
 /** Asked in every mode but run-everything. */
@@ -88,7 +135,13 @@ const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
   ['conftest.py', /pytest runs it when tests run in this folder/],
   ['tests/conftest.py', /pytest runs it/],
   ['pkg/setup.py', /pip runs the build code it holds/],
-  ['pyproject.toml', /pip runs the build code it names/]
+  ['pyproject.toml', /pip runs the build code it names/],
+  // setuptools reads setup.cfg when pip installs the folder (its cmdclass
+  // and setup_requires name code and indexes); pytest's ini files name the
+  // plugins it imports, as a conftest.py would.
+  ['pkg/setup.cfg', /pip runs the build code it names/],
+  ['pytest.ini', /pytest imports the plugins it names/],
+  ['tests/tox.ini', /pytest imports the plugins it names/]
 ];
 
 /** Created as before: an edit, no question in the default mode. */
@@ -104,7 +157,23 @@ const ORDINARY = [
   'report.txt',
   'binary/data.csv',
   'lib/readme.md',
-  'readme_AGENTS.md'
+  'readme_AGENTS.md',
+  // Near the names above, and ordinary (#35 D2: no question for these).
+  'requirements.txt',
+  'analysis/requirements-dev.txt',
+  'environment.yml',
+  'helpers/config.py',
+  'analysis/helpers/my_config.py',
+  'settings/app.conf',
+  'notes/pip.md',
+  'conda_notes.md',
+  'kernels/matmul.cu',
+  'kernels/notes.md',
+  'profiles/user.csv',
+  'data/startup.py',
+  'custom/style.css',
+  'etc/readme.md',
+  'analysis/pycache_notes.txt'
 ];
 
 describe('runsLater', () => {

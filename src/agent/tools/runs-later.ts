@@ -7,12 +7,16 @@
  * - `always` (asked in every approval mode, "run everything" included):
  *   what runs outside the kernel the user handed to the agent, or in every
  *   later run — a `.pth` or `sitecustomize.py` (every Python start of the
- *   environment, the Jupyter server's own included), anything in an
+ *   environment, the Jupyter server's own included), what the interpreter
+ *   reads at start (`pyvenv.cfg`, `._pth`, `__pycache__/`), anything in an
  *   installed environment (`site-packages`, a venv's `lib/pythonX.Y`, its
- *   `bin/`), Jupyter's and IPython's configuration, kernel specs and
- *   startup files, JupyterLab extensions, `AGENTS.md` (read into every
- *   later run's prompt) and `mcp.json` (its commands run at the next
- *   listing);
+ *   `bin/`, conda's `conda-meta/` and `etc/conda/`), the installers' own
+ *   configuration (`pip.conf`/`pip.ini`, `condarc`, `uv.toml`, `npmrc`:
+ *   the next install the user approves, whose card shows package names
+ *   only, asks the index they name), Jupyter's and IPython's
+ *   configuration, profiles, kernel specs and startup files, JupyterLab
+ *   extensions, `AGENTS.md` (read into every later run's prompt) and
+ *   `mcp.json` (its commands run at the next listing);
  * - otherwise (asked in every mode but "run everything", where the agent
  *   may run any code in the kernel anyway): Python files that a plain
  *   `import` picks up before the library of the same name (next to the
@@ -21,17 +25,24 @@
  *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip).
  *
  * `pyproject.toml` is in: its build-system table can point pip at code in
- * the folder (`backend-path`), and pytest reads plugins from it. Files that
- * a tool runs only when the user names them (`noxfile.py`, `Makefile`) and
- * pure settings (`setup.cfg`, `pytest.ini`) are not. Hidden paths (`.bashrc`,
+ * the folder (`backend-path`), and pytest reads plugins from it; so are
+ * `setup.cfg` (setuptools' `cmdclass` and `setup_requires`) and pytest's
+ * ini files (`-p plugin` in `addopts` imports a module, as a conftest.py
+ * would run). Files that a tool reads only when the user names them
+ * (`requirements.txt`, `environment.yml`, `noxfile.py`, `Makefile`) are
+ * not. The installers' and Jupyter's file names ask wherever they lie: where
+ * an environment or a configuration folder is (`$VIRTUAL_ENV`,
+ * `$CONDA_PREFIX`, `$XDG_CONFIG_HOME`, `$JUPYTER_CONFIG_DIR`, `$IPYTHONDIR`)
+ * is not known here, and older IPython and jupyter_core read theirs from the
+ * working folder. Hidden paths (`.bashrc`, `.condarc`, `.pypirc`, `.npmrc`,
  * `.ipython/`, `.jupyter/`, `.git/hooks`) are refused by the file tools
  * before this rule is read; it still names them, so the rule holds alone.
  *
  * Pure: paths only (relative to the server root, "/"-separated), no reads.
- * A folder that is a link (`helpers` → `site-packages`) is not seen here;
- * the ports see it (src/kernel/files.ts: the server answers where a path
- * really leads, and a write whose real place this rule names, under a name
- * it does not, is refused with that place).
+ * A folder that is a link (`helpers` → `proj`) is not seen here; the
+ * caller judges the real place too (./write-landing.ts: the name given and
+ * where it really leads, each against the notebook's folder as named and as
+ * it really is).
  */
 import { RULES_FILE } from '../context/project-rules';
 
@@ -54,6 +65,22 @@ const JUPYTER_CONFIG = /^(jupyter|ipython)(_\w+)?_config\.(py|json)$/i;
 
 /** Where IPython keeps startup files of a profile. */
 const PROFILE = /^profile_/i;
+
+/**
+ * The installers' configuration files, by name: pip's (`pip.conf`, on
+ * Windows `pip.ini`: global, user, and `$VIRTUAL_ENV/pip.conf` per
+ * environment), conda's (`condarc` in `/etc/conda`, `$CONDA_ROOT`,
+ * `$XDG_CONFIG_HOME/conda`, `~/.conda`, `$CONDA_PREFIX`) and mamba's,
+ * uv's (`uv.toml` in the project or any folder above it), npm's global
+ * `$PREFIX/etc/npmrc`, and distutils'/setuptools' (`pydistutils.cfg`,
+ * `distutils.cfg`: the index that `setup_requires` asks).
+ */
+const INSTALLER_CONFIG: Array<[RegExp, string]> = [
+  [/^pip\.(conf|ini)$/, 'pip'],
+  [/^(condarc|mambarc)$/, 'conda'],
+  [/^uv\.toml$/, 'uv'],
+  [/^npmrc$/, 'npm']
+];
 
 /** A venv's or conda's library folder, e.g. `lib/python3.11`. */
 const PYTHON_LIB = /^python\d+(\.\d+)*t?$/i;
@@ -86,7 +113,7 @@ const ALWAYS: Rule[] = [
   [
     // Shell startup files, ~/.ipython, ~/.jupyter, .git/hooks.
     p => [...p.folders, p.name].some(part => part.startsWith('.')),
-    'hidden files configure programs (shells, IPython, Jupyter, git) that run them at their next start'
+    'hidden files configure programs (shells, pip, conda, npm, IPython, Jupyter, git) that read or run them at their next start'
   ],
   [
     p => p.name === RULES_FILE.toLowerCase(),
@@ -96,13 +123,35 @@ const ALWAYS: Rule[] = [
     p => p.name === 'mcp.json',
     'the Jupyter server runs the commands an mcp.json names when it lists MCP tools'
   ],
+  ...INSTALLER_CONFIG.map(([name, installer]): Rule => [
+    p =>
+      name.test(p.name) ||
+      (installer === 'conda' && inFolder(p, /^condarc\.d$/i)),
+    `${installer} reads it as its configuration at every install: the index and the packages it names are what the next install fetches`
+  ]),
+  [
+    p => /^(pydistutils|distutils)\.cfg$/.test(p.name),
+    'setuptools reads it when pip builds a package, with the index it names'
+  ],
   [
     p => p.name.endsWith('.pth'),
     'Python runs the code in a .pth file at every start of its environment'
   ],
   [
-    p => p.name === 'sitecustomize.py' || p.name === 'usercustomize.py',
+    p =>
+      p.name === 'sitecustomize.py' ||
+      p.name === 'usercustomize.py' ||
+      inFolder(p, /^(site|user)customize$/i),
     'Python runs this file at every start of the environment that holds it'
+  ],
+  [
+    // pyvenv.cfg names the interpreter's home; a `._pth` file replaces sys.path.
+    p => p.name === 'pyvenv.cfg' || p.name.endsWith('._pth'),
+    'Python reads it at every start to decide where its standard library and packages are'
+  ],
+  [
+    p => inFolder(p, /^__pycache__$/i),
+    'Python loads compiled code from __pycache__ in place of the module next to it'
   ],
   [
     p =>
@@ -111,11 +160,23 @@ const ALWAYS: Rule[] = [
     'it is inside an installed Python environment, whose programs (the Jupyter server among them) import from there'
   ],
   [
+    // activate.d/ scripts, env_vars.d/, conda-meta/state (the environment's variables).
+    p => inFolder(p, /^conda-meta$/i) || nested(p, /^etc$/i, /^conda$/i),
+    'conda runs or reads it at every activation of, or install into, the environment'
+  ],
+  [
+    p => nested(p, /^etc$/i, /^profile\.d$/i),
+    'shells run the scripts in it at every login'
+  ],
+  [
     p => inFolder(p, /^([bB][iI][nN]|Scripts)$/),
     'programs in a bin/ folder run in place of commands of the same name (python, pip, jupyter)'
   ],
   [
-    p => JUPYTER_CONFIG.test(p.name) || inFolder(p, /_config\.d$/i),
+    p =>
+      JUPYTER_CONFIG.test(p.name) ||
+      inFolder(p, /_config\.d$/i) ||
+      nested(p, /^etc$/i, /^ipython$/i),
     'Jupyter or IPython runs or loads it at its next start'
   ],
   [
@@ -123,8 +184,22 @@ const ALWAYS: Rule[] = [
     'IPython runs its startup files at the start of every kernel'
   ],
   [
-    p => p.name === 'kernel.json' || nested(p, /^(etc|share)$/i, /^jupyter$/i),
+    p => inFolder(p, PROFILE),
+    'IPython reads its profile (configuration, startup files, extensions) at the start of every kernel'
+  ],
+  [
+    p =>
+      p.name === 'kernel.json' ||
+      (p.name === 'kernel.js' && nested(p, /^kernels$/i, /./)) ||
+      nested(p, /^(etc|share)$/i, /^jupyter$/i) ||
+      inFolder(p, /^(nb|lab)config$/i),
     'Jupyter reads it at its next start (a kernel spec names the command that starts a kernel)'
+  ],
+  [
+    p =>
+      /^custom\.(js|css)$/.test(p.name) &&
+      /^custom$/i.test(p.folders[p.folders.length - 1] ?? ''),
+    "Jupyter's page loads it at its next start, when it lies in Jupyter's configuration folder"
   ],
   [
     p => inFolder(p, /^(lab|nb)extensions$/i),
@@ -143,8 +218,12 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'pip runs the build code it holds when this folder is installed'
   ],
   [
-    p => p.name === 'pyproject.toml',
+    p => p.name === 'pyproject.toml' || p.name === 'setup.cfg',
     'pip runs the build code it names when this folder is installed'
+  ],
+  [
+    p => p.name === 'pytest.ini' || p.name === 'tox.ini',
+    'pytest imports the plugins it names when tests run in this folder or below'
   ],
   [
     p => p.folder === p.notebookFolder && PYTHON_MODULE.test(p.name),
