@@ -1,9 +1,10 @@
 /**
  * Files through a Jupyter server's contents API, for the agent's
- * list_files/read_file on every port: paths relative to the server root,
- * links out of the root or to hidden files refused or left out
- * (src/server-api/path-check.ts), binary
- * files refused, and refusals written for the model to act on.
+ * list_files/read_file/write_file on every port: paths relative to the
+ * server root, links out of the root or to hidden files refused or left out
+ * (src/server-api/path-check.ts), binary files refused, a write through a
+ * folder link judged where it really lands (agent/tools/write-landing.ts),
+ * and refusals written for the model to act on.
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
 import {
@@ -15,7 +16,8 @@ import {
   type INotebookPort
 } from '../agent/ports';
 import { nothingAt } from '../agent/port-refusals';
-import { runsLater } from '../agent/tools/runs-later';
+import { folderOf } from '../agent/tools/runs-later';
+import { judgeLanding } from '../agent/tools/write-landing';
 import {
   assertInsideRoot,
   checkedPlace,
@@ -33,6 +35,9 @@ export abstract class ContentsFilesPort implements Pick<
 > {
   constructor(protected readonly contents: Contents.IManager) {}
 
+  /** The open notebook's path: writes are judged against its folder. */
+  abstract readonly path: string;
+
   listFiles(path: string): Promise<IFileEntry[]> {
     return listFiles(this.contents, path);
   }
@@ -42,7 +47,17 @@ export abstract class ContentsFilesPort implements Pick<
   }
 
   writeFile(path: string, text: string): Promise<void> {
-    return writeTextFile(this.contents, path, text);
+    return writeTextFile(this.contents, path, text, this.path);
+  }
+
+  /**
+   * Where `path` really is, links followed, relative to the root (write_file
+   * judges that place: agent/tools/write-landing.ts); null when the server
+   * does not say. Throws like a read when the path is refused.
+   */
+  async realPlace(path: string): Promise<string | null> {
+    return (await checkedPlace(this.contents.serverSettings, normalize(path)))
+      .real;
   }
 
   deleteFile(path: string): Promise<void> {
@@ -136,25 +151,32 @@ export async function readTextFile(
  * Create or replace a text file. The path is checked first (inside the
  * root, nothing hidden on the way, no link to a hidden or outside place:
  * writing through `notes.txt -> .env` would replace .env); a directory
- * there is refused.
+ * there is refused. `notebookPath`: the open notebook's, whose folder (as
+ * named and as it really is) a module next to it shadows libraries in.
  */
 export async function writeTextFile(
   contents: Contents.IManager,
   path: string,
-  text: string
+  text: string,
+  notebookPath = ''
 ): Promise<void> {
   const file = normalize(path);
   const { real } = await checkedPlace(contents.serverSettings, file);
-  // A link on the way can lead a harmless name into a place whose files run
-  // later (`helpers -> …/site-packages`): write_file asked, or not, from the
-  // name; the real place is named back so that the agent writes it there,
-  // where the rule asks the user.
-  const hiddenRisk = real && real !== file ? runsLater(real, '') : null;
-  if (hiddenRisk?.always && !runsLater(file, '')?.always) {
-    throw new NotebookPortError(
-      `Refused: ${file} leads through a link to ${real}, and ${hiddenRisk.reason}. ` +
-        `Nothing was written; to write it there, use the path ${real}, which the user is asked to approve.`
-    );
+  if (real !== null && real !== file) {
+    // A link on the way can lead a harmless name into a place whose files
+    // run later (`helpers -> proj`, the notebook's folder; `-> site-packages`):
+    // write_file asked, or not, from the name (and judged the real place
+    // then; a link can change since). The real place is named back so that
+    // the agent writes it there, where the rule asks the user.
+    const landing = judgeLanding({
+      path: file,
+      real,
+      notebookPath,
+      realNotebookFolder: await realFolder(contents, notebookPath)
+    });
+    if ('refused' in landing) {
+      throw new NotebookPortError(landing.refused);
+    }
   }
   const meta = await get(contents, file, { content: false }, 'file').catch(
     error => {
@@ -176,6 +198,19 @@ export async function writeTextFile(
     await contents.save(file, { type: 'file', format: 'text', content: text });
   } catch (error) {
     throw failure(error, 'write', file);
+  }
+}
+
+/** Where the notebook's folder really is; null when not known (or refused). */
+async function realFolder(
+  contents: Contents.IManager,
+  notebookPath: string
+): Promise<string | null> {
+  try {
+    return (await checkedPlace(contents.serverSettings, folderOf(notebookPath)))
+      .real;
+  } catch {
+    return null;
   }
 }
 

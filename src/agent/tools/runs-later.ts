@@ -90,9 +90,13 @@ interface IPlace {
   folders: string[];
   /** The file name in lower case. */
   name: string;
-  /** The folder the file is in, and the notebook's ("" for the root). */
+  /** The folder the file is in ("" for the root). */
   folder: string;
-  notebookFolder: string;
+  /**
+   * The notebook's folder: as named, and where it really is when a link
+   * leads there (the kernel imports from the real one).
+   */
+  notebookFolders: readonly string[];
 }
 
 /** A rule: the paths it names, and why they act later. */
@@ -226,7 +230,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'pytest imports the plugins it names when tests run in this folder or below'
   ],
   [
-    p => p.folder === p.notebookFolder && PYTHON_MODULE.test(p.name),
+    p => p.notebookFolders.includes(p.folder) && PYTHON_MODULE.test(p.name),
     'a notebook in this folder imports it before the library of the same name'
   ],
   [
@@ -236,7 +240,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
   [
     p =>
       p.name === '__init__.py' &&
-      p.folders.slice(0, -1).join('/') === p.notebookFolder,
+      p.notebookFolders.includes(p.folders.slice(0, -1).join('/')),
     'it makes its folder a package that a notebook in this folder imports before the library of the same name'
   ],
   [
@@ -245,7 +249,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
   ],
   [
     p =>
-      (p.folder === p.notebookFolder || p.folder === '') &&
+      (p.notebookFolders.includes(p.folder) || p.folder === '') &&
       WINDOWS_COMMAND.test(p.name),
     'on Windows, a command run from this folder runs it in place of the program of the same name'
   ]
@@ -261,6 +265,18 @@ export function runsLater(
   path: string,
   notebookPath: string
 ): IRunsLater | null {
+  return runsLaterNear(path, [folderOf(notebookPath)]);
+}
+
+/**
+ * {@link runsLater} with the notebook's folder given, maybe more than one
+ * name for it (`link/` as the notebook is named, `proj/` where the link
+ * leads): a module next to any of them is next to the notebook.
+ */
+export function runsLaterNear(
+  path: string,
+  notebookFolders: readonly string[]
+): IRunsLater | null {
   const parts = segments(path);
   if (!parts.length) {
     return null;
@@ -270,7 +286,7 @@ export function runsLater(
     folders,
     name: parts[parts.length - 1].toLowerCase(),
     folder: folders.join('/'),
-    notebookFolder: segments(notebookPath).slice(0, -1).join('/')
+    notebookFolders: notebookFolders.map(folder => segments(folder).join('/'))
   };
   for (const [rules, always] of [
     [ALWAYS, true],
@@ -282,6 +298,16 @@ export function runsLater(
     }
   }
   return null;
+}
+
+/** How strongly a verdict asks: not at all, unless everything may run, always. */
+export function askRank(later: IRunsLater | null): 0 | 1 | 2 {
+  return later === null ? 0 : later.always ? 2 : 1;
+}
+
+/** The folder of a root-relative path ("" for the root). */
+export function folderOf(path: string): string {
+  return segments(path).slice(0, -1).join('/');
 }
 
 /** "/a//b/./c" → ["a", "b", "c"] (paths here are already checked by `rootPath`). */

@@ -8,8 +8,11 @@
  * Creating a file is an edit; replacing one asks first whatever the mode
  * (kind `replace`), showing a diff against the file as it is. Creating a
  * file that runs or steers later (a `.pth`, a module next to the notebook,
- * `AGENTS.md`: runs-later.ts) asks too, with the reason in the card's
- * title; a call that skipped the approval step cannot create one. The write is
+ * `pip.conf`, `AGENTS.md`: runs-later.ts) asks too, with the reason in the
+ * card's title; a call that skipped the approval step cannot create one.
+ * Where the path really leads is judged too (write-landing.ts): a name
+ * that a folder link leads to such a place is refused with the real place.
+ * The write is
  * refused when the file changed between what the approval showed and the
  * write. The result carries the content before, so one Undo puts it back
  * (or removes a file the agent created): session/file-undo.ts.
@@ -19,7 +22,8 @@ import { NoSuchFileError } from '../ports';
 import type { INotebookPort } from '../ports';
 import { rootPath } from './file-tools';
 import { defineTool, type IToolPreview } from './registry';
-import { runsLater, type IRunsLater } from './runs-later';
+import type { IRunsLater } from './runs-later';
+import { landingOf } from './write-landing';
 
 /** Longest content write_file accepts, in characters. */
 export const MAX_WRITE_CHARS = 1_000_000;
@@ -123,9 +127,13 @@ export const writeFile = defineTool<IWriteArgs>({
       return { refused: checked.refused };
     }
     const { path } = checked;
+    const landing = await landingOf(notebook, path);
+    if ('refused' in landing) {
+      return { refused: landing.refused };
+    }
+    const { later } = landing;
     const before = await currentText(notebook, path);
     state.filesShown.set(path, before);
-    const later = runsLater(path, notebook.path);
     if (before === null) {
       return {
         kind: 'edit',
@@ -174,12 +182,15 @@ export const writeFile = defineTool<IWriteArgs>({
       };
     }
     if (shown === undefined && before === null) {
-      const later = runsLater(path, notebook.path);
-      if (later) {
+      const landing = await landingOf(notebook, path);
+      if ('refused' in landing) {
+        return { ok: false, output: landing.refused };
+      }
+      if (landing.later) {
         // Only the loop's approval step (which says why) may create one.
         return {
           ok: false,
-          output: `Refused: creating ${path} needs the user's approval: ${later.reason}.`
+          output: `Refused: creating ${path} needs the user's approval: ${landing.later.reason}.`
         };
       }
     }
