@@ -251,7 +251,10 @@ def ensure_test_env() -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # No abbreviations: the eval's --set (follow-ups, Fix, Generate) would be taken for --setup-only.
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False
+    )
     parser.add_argument(
         "--model", default="qwen2.5-coder-1.5b", choices=sorted(MODELS), help="the PyPI-shipped model to serve"
     )
