@@ -70,7 +70,7 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['conda/condarc', /conda reads it as its configuration/],
   ['miniconda3/envs/work/condarc', /conda reads it/],
   ['conda/condarc.d/channels.yml', /conda reads it/],
-  ['conda/mambarc', /conda reads it/],
+  ['conda/mambarc', /mamba reads it as its configuration/],
   ['project/uv.toml', /uv reads it as its configuration/],
   ['node/etc/npmrc', /npm reads it as its configuration/],
   ['pydistutils.cfg', /setuptools reads it/],

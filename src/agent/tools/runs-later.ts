@@ -77,7 +77,8 @@ const PROFILE = /^profile_/i;
  */
 const INSTALLER_CONFIG: Array<[RegExp, string]> = [
   [/^pip\.(conf|ini)$/, 'pip'],
-  [/^(condarc|mambarc)$/, 'conda'],
+  [/^condarc$/, 'conda'],
+  [/^mambarc$/, 'mamba'],
   [/^uv\.toml$/, 'uv'],
   [/^npmrc$/, 'npm']
 ];
