@@ -14,12 +14,12 @@ import { generatePrompt } from '../workflows/generate-notebook';
 import { MiniKernelNotebook } from './mini-kernel';
 
 describe('the plan in a small model’s reply', () => {
-  it('reads the title and the numbered or bulleted steps, cut to six', () => {
+  it('reads the numbered or bulleted steps, cut to six; the title is the request’s first clause', () => {
     expect(
       parsePlan(
-        '# **Sales by region**\n\nSteps:\n1. Load `sales.csv`.\n2) Total revenue per region:\n- Plot it\n' +
+        '1. Load `sales.csv`.\n2) Total revenue per region:\n- Plot it\n' +
           '4. a\n5. five\n6. six\n7. seven\n8. eight',
-        'r'
+        'sales by region: totals and a plot'
       )
     ).toEqual({
       title: 'Sales by region',
@@ -34,15 +34,37 @@ describe('the plan in a small model’s reply', () => {
     });
   });
 
+  it('reads numbered headings with code under them as the steps (Qwen2.5-Coder-1.5B)', () => {
+    expect(
+      parsePlan(
+        '# 1. Load the data\n```python\nimport pandas as pd\n```\n\n# 2. Revenue by region\n' +
+          '```python\nprint(1)\n```\n### Step 3: Plot the trend',
+        'Analyse sales.csv. Then more.'
+      )
+    ).toEqual({
+      title: 'Analyse sales.csv',
+      steps: ['Load the data', 'Revenue by region', 'Plot the trend']
+    });
+  });
+
   it('is one step, the request, when the reply has none', () => {
     expect(parsePlan('Sure, I can help.', 'Count the rows of a.csv')).toEqual({
-      title: 'Analysis',
+      title: 'Count the rows of a.csv',
       steps: ['Count the rows of a.csv']
     });
   });
 });
 
 describe('the summary cell', () => {
+  it('drops a sentence about a plot when no cell shows one', () => {
+    expect(
+      summaryCell('The total is 6. The line plot shows a rise.', ['6'], false)
+    ).toBe('## Summary\nThe total is 6.');
+    expect(
+      summaryCell('The total is 6. The line plot shows a rise.', ['6'], true)
+    ).toBe('## Summary\nThe total is 6. The line plot shows a rise.');
+  });
+
   it('keeps the sentences whose numbers an output shows, under its heading', () => {
     expect(
       summaryCell(
@@ -94,7 +116,7 @@ describe('Generate notebook with a small model, step by step', () => {
       files: { 'work/sales.csv': 'region,units\nWest,6\n' }
     });
     const model = new ScriptedModel([
-      { text: '# Sales\n1. Set the total\n2. Print the total' },
+      { text: '1. Set the total\n2. Print the total' },
       { text: '```python\ntotal = 6\n```' },
       { text: '```python\nprint(totl)\n```' },
       // The step's cell failed: its rewrite.
@@ -115,7 +137,10 @@ describe('Generate notebook with a small model, step by step', () => {
     expect(s.getSnapshot().error).toBeNull();
     expect(result?.status).toBe('verified');
     expect(notebook.cells.map(c => [c.type, c.source])).toEqual([
-      ['markdown', '# Sales\n\n1. Set the total\n2. Print the total'],
+      [
+        'markdown',
+        '# Sum the units of sales.csv\n\n1. Set the total\n2. Print the total'
+      ],
       ['markdown', '## 1. Set the total'],
       ['code', 'total = 6'],
       ['markdown', '## 2. Print the total'],
@@ -124,7 +149,7 @@ describe('Generate notebook with a small model, step by step', () => {
     ]);
     // The plan: begun for the model, no code to run, the folder's file named.
     const plan = model.requests[0];
-    expect(plan.messages.at(-1)).toEqual({ role: 'assistant', content: '# ' });
+    expect(plan.messages.at(-1)).toEqual({ role: 'assistant', content: '1. ' });
     expect(JSON.stringify(plan.messages)).toContain('sales.csv');
     // Steps: begun as code.
     expect(model.requests[1].messages.at(-1)).toEqual({

@@ -90,6 +90,17 @@ describe('the failure of an error output', () => {
     );
   });
 
+  it('says how to install a module the kernel lacks, by its install name', () => {
+    const hint = (line: string) =>
+      failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;
+    expect(hint("ModuleNotFoundError: No module named 'matplotlib'")).toBe(
+      'The package is not installed in the kernel: install it first with `%pip install matplotlib` (a block of its own), then run the code again.'
+    );
+    expect(
+      hint("ModuleNotFoundError: No module named 'sklearn.linear_model'")
+    ).toMatch(/%pip install scikit-learn/);
+  });
+
   it('adds the usual way out of the usual data-reading errors', () => {
     const hint = (line: string) =>
       failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;

@@ -116,6 +116,33 @@ describe('whether a notebook holds the work it claims', () => {
   });
 });
 
+describe('a request that asks for a plot', () => {
+  it('is verified only when a cell shows an image', () => {
+    const text = cell({ source: 'print(6)', outputs: stdout('6\n') });
+    const image = cell({
+      id: 'p',
+      source: 'df.plot()',
+      outputs: [
+        {
+          type: 'display_data',
+          data: { 'image/png': 'iVBOR…', 'text/plain': '<Figure>' },
+          metadata: {}
+        }
+      ]
+    });
+    expect(assessEvidence([text], 'Plot revenue by month')).toEqual({
+      ok: false,
+      reason: 'the request asks for a plot, and no cell shows one'
+    });
+    expect(assessEvidence([text, image], 'Plot revenue by month')).toEqual({
+      ok: true
+    });
+    expect(assessEvidence([text], 'Total revenue by month')).toEqual({
+      ok: true
+    });
+  });
+});
+
 describe('Generate notebook says "Built, not verified" when the work is not in it', () => {
   it('a notebook whose only code is a placeholder runs, but is not verified', async () => {
     const notebook = new MiniKernelNotebook({

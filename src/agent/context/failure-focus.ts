@@ -93,6 +93,31 @@ const MODULE_ALIASES: Readonly<Record<string, string>> = {
   sns: 'import seaborn as sns'
 };
 
+/** Packages whose import name is not their install name. */
+const PACKAGE_NAMES: Readonly<Record<string, string>> = {
+  sklearn: 'scikit-learn',
+  cv2: 'opencv-python',
+  PIL: 'pillow',
+  yaml: 'pyyaml',
+  bs4: 'beautifulsoup4',
+  dateutil: 'python-dateutil'
+};
+
+/**
+ * The hint for a module that is not installed: the install, in a block of
+ * its own (the user approves it like any code). A small model otherwise
+ * sends the same import again (measured: a plot step failed five times on
+ * `import matplotlib.pyplot` in a kernel without matplotlib).
+ */
+function installHint(exception: string): string {
+  const module = /^ModuleNotFoundError: No module named '([\w]+)/.exec(
+    exception
+  )?.[1];
+  return module
+    ? `The package is not installed in the kernel: install it first with \`%pip install ${PACKAGE_NAMES[module] ?? module}\` (a block of its own), then run the code again.`
+    : '';
+}
+
 /** The hint for a NameError on a module's usual short name, or ''. */
 function importHint(exception: string): string {
   const name = /^NameError: name '(\w+)' is not defined/.exec(exception)?.[1];
@@ -148,6 +173,7 @@ export function failureFocus(
   }
   const found =
     importHint(exception) ||
+    installHint(exception) ||
     (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
       suggestionHint(exception));
   const hint =

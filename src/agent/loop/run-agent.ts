@@ -353,7 +353,9 @@ async function callModel(
             : {}),
         ...(scope?.codeTarget ? { codeBlockCell: scope.codeTarget } : {}),
         ...(scope?.prefill ? { prefill: scope.prefill } : {}),
-        ...(shape.sampled ? { temperature: RETRY_TEMPERATURE } : {}),
+        ...(shape.sampled || scope?.sampled
+          ? { temperature: RETRY_TEMPERATURE }
+          : {}),
         ...(shape.prefill ? { prefill: shape.prefill } : {})
       },
       signal

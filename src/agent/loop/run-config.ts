@@ -107,6 +107,11 @@ export interface ITurnScope {
    * code runs from it, and the answer checks of small models do not apply.
    */
   wordsOnly?: boolean;
+  /**
+   * The reply is sampled, not greedy (model/sampling.ts): a retry after a
+   * greedy model sent the same code back.
+   */
+  sampled?: boolean;
   /** The text protocol: the reply is begun with this (a plan's `# `). */
   prefill?: string;
 }

@@ -2,13 +2,14 @@
  * Whether a generated notebook holds the work it claims, once it ran from
  * the top: a notebook of placeholders (`# Your code goes here`), of one
  * empty cell, or whose summary quotes numbers no cell printed, runs
- * without error too. "Verified" needs all three:
+ * without error too. "Verified" needs all of:
  * - a code cell with real code (not only comments, `pass`, `...`,
  *   imports, magics or shell lines);
  * - such a cell produced output, or defined a name (or wrote a file) that
  *   the summary cites;
  * - every number the summary states is in the outputs (context/claims.ts),
- *   or in the code or the request that gave it.
+ *   or in the code or the request that gave it;
+ * - a request that asks for a plot has one (an image output).
  */
 import { unsupportedNumbers } from '../context/claims';
 import type { CellOutput, ICellSnapshot } from '../ports';
@@ -83,7 +84,31 @@ export function assessEvidence(
         `which no output of the notebook shows`
     };
   }
+  if (asksForPlot(request) && !code.some(cell => showsImage(cell.outputs))) {
+    return {
+      ok: false,
+      reason: 'the request asks for a plot, and no cell shows one'
+    };
+  }
   return { ok: true };
+}
+
+/** Words that ask for a picture. */
+const PLOT_WORDS =
+  /\b(?:plots?|plotted|charts?|graphs?|histograms?|scatter|heat ?maps?|visuali[sz]e|visuali[sz]ation|figures?|box ?plots?|bar ?charts?)\b/i;
+
+/** Whether a request asks for a plot. */
+export function asksForPlot(request: string): boolean {
+  return PLOT_WORDS.test(request);
+}
+
+/** Whether any of `outputs` is an image. */
+export function showsImage(outputs: ReadonlyArray<CellOutput>): boolean {
+  return outputs.some(
+    output =>
+      (output.type === 'display_data' || output.type === 'execute_result') &&
+      Object.keys(output.data).some(mime => mime.startsWith('image/'))
+  );
 }
 
 /** The text of an output, as evidence. */

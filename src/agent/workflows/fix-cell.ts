@@ -133,9 +133,15 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
         : { status: statusLine(attempt, maxAttempts, unchanged) }),
       knownCells: [{ id: current.id, source: current.source }],
       approvedCells: new Set([cellId]),
-      // One attempt per turn: the reply is the cell's new code, run at once.
+      // One attempt per turn: the reply is the cell's new code, run at once
+      // (sampled after a turn that changed nothing: greedy repeats itself).
       ...(options.rewrite
-        ? { codeTarget: cellId, codeOnly: true, endAfterRun: cellId }
+        ? {
+            codeTarget: cellId,
+            codeOnly: true,
+            endAfterRun: cellId,
+            ...(unchanged ? { sampled: true } : {})
+          }
         : {})
     });
     if (outcome.reason === 'stopped') {

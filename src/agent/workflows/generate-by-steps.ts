@@ -21,7 +21,7 @@ import { kernelVariables } from '../context/kernel-variables';
 import type { IRunOutcome } from '../loop/run-agent';
 import type { ICellSnapshot, INotebookPort } from '../ports';
 import { cellNumber } from './cell-label';
-import { outputText } from './evidence';
+import { asksForPlot, outputText, showsImage } from './evidence';
 import { earlierCode, rewritePrompt } from './fix-rewrite';
 import type { IFolderFile } from './folder-files';
 import type { TurnRunner } from './turn-runner';
@@ -63,7 +63,7 @@ export async function buildBySteps(
   const planned = await runTurn(planPrompt(request, options.files, preview), {
     display: request,
     wordsOnly: true,
-    prefill: '# '
+    prefill: '1. '
   });
   if (ended(planned)) {
     return planned;
@@ -128,6 +128,7 @@ async function repairStep(
   const { notebook, runTurn } = options;
   let current = cell;
   let outcome: IRunOutcome = { reason: 'completed', steps: 0 };
+  let same = false;
   for (let attempt = 1; attempt <= STEP_REPAIRS; attempt++) {
     const cells = await notebook.getCells();
     outcome = await runTurn(
@@ -151,13 +152,16 @@ async function repairStep(
         knownCells: [{ id: current.id, source: current.source }],
         codeTarget: current.id,
         codeOnly: true,
-        endAfterRun: current.id
+        endAfterRun: current.id,
+        ...(same ? { sampled: true } : {})
       }
     );
     const now = (await notebook.getCells()).find(c => c.id === current.id);
     if (ended(outcome) || !now || !failed(now)) {
       return outcome;
     }
+    // The same code again (greedy repeats itself): the next try is sampled.
+    same = now.source === current.source;
     current = now;
   }
   return outcome;
@@ -185,7 +189,11 @@ async function writeSummary(
   ];
   await notebook.insertCell({
     type: 'markdown',
-    source: summaryCell(outcome.answer ?? '', sources)
+    source: summaryCell(
+      outcome.answer ?? '',
+      sources,
+      cells.some(cell => showsImage(cell.outputs))
+    )
   });
   return outcome;
 }
@@ -203,12 +211,10 @@ export function planPrompt(
     '"""',
     ...filesLines(files),
     ...(preview ? [preview] : []),
-    'Reply with a title line that starts with "# ", then 3 to 6 numbered steps, one line each. ' +
+    'Reply with 3 to 6 numbered steps, one short line each, and nothing else: no title, no code. ' +
       'Each step is one short code cell that loads, computes, prints or plots one thing the request asks for' +
-      (files.length
-        ? '; the first step loads the data from the files above'
-        : '') +
-      '. Write no code in this reply.'
+      (files.length ? '; step 1 loads the data from the files above' : '') +
+      '.'
   ].join('\n');
 }
 
@@ -232,7 +238,8 @@ export function stepPrompt(
 ): string {
   return [
     `Step ${index + 1} of ${total}: ${step}`,
-    ...(variables ? [variables] : []),
+    variables ??
+      'Nothing is defined in the kernel yet: import and load what this step needs.',
     'Write the code cell for this step only, in one ```python block: short, using the variables ' +
       'the cells above defined, printing (or plotting) its result.'
   ].join('\n');
@@ -250,24 +257,35 @@ export function summaryPrompt(plan: IPlan): string {
 const SUMMARY_HEADING = '## Summary\n';
 
 /**
- * The plan in a reply: its `# ` title and numbered (or bulleted) steps,
- * cut to MAX_PLAN_STEPS. A reply with no steps becomes one step: the
- * request itself.
+ * The plan in a reply begun with "1. ": its numbered (or bulleted) steps,
+ * or its numbered headings (`# 2. Compute…`, `### Step 3: Plot…`: the
+ * 1.5B wrote a heading and a code block per step), cut to MAX_PLAN_STEPS.
+ * The title is the product's: the request's first clause. A reply with no
+ * steps becomes one step, the request itself.
  */
 export function parsePlan(text: string, request: string): IPlan {
-  const lines = text.split('\n').map(line => line.trim());
-  const titleLine = lines.find(line => /^#\s+\S/.test(line));
-  const title = clean(titleLine?.replace(/^[#\s]+/, '') ?? '') || 'Analysis';
-  const steps = lines
-    .map(line => /^(?:\d+[.)]|[-*])\s+(.+)$/.exec(line)?.[1])
-    .filter((step): step is string => !!step && !step.includes('```'))
-    .map(clean)
-    .filter(step => step.length > 2)
-    .slice(0, MAX_PLAN_STEPS);
+  const steps: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const step =
+      /^(?:\d+[.)]|[-*])\s+(.+)$/.exec(line)?.[1] ??
+      /^#{1,6}\s*(?:step\s*)?\d+\s*[.):]\s*(.+)$/i.exec(line)?.[1];
+    if (step && !step.includes('```')) {
+      steps.push(clean(step));
+    }
+  }
+  const kept = steps.filter(step => step.length > 2).slice(0, MAX_PLAN_STEPS);
   return {
-    title,
-    steps: steps.length ? steps : [clean(request).slice(0, 200)]
+    title: titleOf(request),
+    steps: kept.length ? kept : [clean(request).slice(0, 200)]
   };
+}
+
+/** A notebook's title from its request: the first clause, cut short. */
+export function titleOf(request: string): string {
+  const first = clean(request.trim().split(/[\n:;!?]|\.(?:\s|$)/)[0] ?? '');
+  const title = first.length > 80 ? `${first.slice(0, 79).trimEnd()}…` : first;
+  return title ? title[0].toUpperCase() + title.slice(1) : 'Analysis';
 }
 
 /** A line of the model's plan without markdown emphasis or a trailing colon. */
@@ -289,12 +307,14 @@ export function planCell(plan: IPlan): string {
 
 /**
  * The summary cell from the model's reply: its sentences that state only
- * numbers `sources` show (a small model's summary invents some), under the
+ * numbers `sources` show (a small model's summary invents some) and, when
+ * no cell shows an image (`images`), that claim no plot, under the
  * summary heading.
  */
 export function summaryCell(
   answer: string,
-  sources: ReadonlyArray<string>
+  sources: ReadonlyArray<string>,
+  images = false
 ): string {
   const body = answer
     // (A begun reply may repeat its heading: llama-server echoes the prefill.)
@@ -306,7 +326,11 @@ export function summaryCell(
   const backed = sentences
     .map(sentence => sentence.trim())
     .filter(
-      sentence => sentence && !unsupportedNumbers(sentence, [...sources]).length
+      sentence =>
+        sentence &&
+        !unsupportedNumbers(sentence, [...sources]).length &&
+        // A plot it says is there, where no cell shows one.
+        (images || !asksForPlot(sentence))
     );
   return `${SUMMARY_HEADING}${backed.join(' ') || 'The outputs above show the results of each step.'}`;
 }

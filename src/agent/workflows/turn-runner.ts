@@ -37,6 +37,11 @@ export interface ITurnOptions {
   endAfterRun?: string | true;
   /** The reply is words for the workflow (a plan, a summary): nothing runs from it. */
   wordsOnly?: boolean;
+  /**
+   * The reply is sampled, not greedy (model/sampling.ts): a retry after a
+   * greedy model sent the same code back.
+   */
+  sampled?: boolean;
   /** The text protocol: the reply is begun with this. */
   prefill?: string;
 }
