@@ -13,13 +13,16 @@ processes (127.0.0.1, free ports, temporary directories) that proxy to it:
 
 Each round streams MB megabytes of SSE through each server in turn (interleaved, so load drift
 hits all), twice: ASCII text, and non-ASCII text that goes out \\u-escaped (the matcher's slower
-path, as from servers that write JSON with ensure_ascii). Prints, per server and content, the
+path, as from servers that write JSON with ensure_ascii); with --held a third time, text whose every
+delta ends in the first letter of a secret ("…dogs": the look-behind across events holds it and
+parses the next event, its slow path). Events are --frame bytes long (64 KB; a model's token
+stream sends ~200-byte events, where the per-event work counts most). Prints, per server and content, the
 median throughput and the server's CPU time per MB (user + system, from /proc), the cost of the
 filter (CPU per MB pooled over the rounds, filter/none - 1: the robust figure on a shared machine, where wall-clock
 throughput swings with the load; the proxy is CPU-bound, so it is the throughput cost) and the
 servers' peak memory growth (VmHWM). Target: filter cost <= 10 %.
 
-Run: python bench/proxy_filter.py [MB=100] [--rounds 3] [--before DIR]
+Run: python bench/proxy_filter.py [MB=100] [--rounds 3] [--before DIR] [--frame BYTES] [--held]
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ from scripted_model_server import _big_stream, serve  # noqa: E402
 from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber  # noqa: E402
 from jupyterlab_notebook_agent.sse_relay import SseRelay  # noqa: E402
 
+try:  # the look-behind across events (issue #35, D4); a --before checkout's own bench has none
+    from jupyterlab_notebook_agent.sse_deltas import DeltaScrubber
+except ImportError:  # pragma: no cover
+    DeltaScrubber = None
+
 SECRETS = {
     "OPENAI_API_KEY": "sk-bench-env-key-0123456789abcdef",
     "key": "sk-bench-provider-key-0123456789",
@@ -54,6 +62,8 @@ SECRETS = {
     "query": "query-bench-0123456789",
 }
 CONTENTS = {"ascii": "x", "escaped non-ASCII": "Größe "}
+#: With --held: every delta ends in "s", the first letter of two secrets (the look-behind's slow path).
+HELD = {"held (ends in 's')": "dogs"}
 
 
 def free_port() -> int:
@@ -160,27 +170,35 @@ class Server:
         self.log.close()
 
 
-def in_process(unit: str, megabytes: int = 20) -> float:
-    """ms per MB the scrubber (6 secrets) adds to the proxy's per-chunk work, measured alone (best of 5).
+def in_process(unit: str, frame: int, megabytes: int = 20) -> tuple[float, float]:
+    """ms per MB the scrubber (6 secrets) adds to the proxy's per-chunk work, measured alone (best of 5),
+    without and with the look-behind across events before it.
 
     The same frames as a streamed answer, cut into whole events by the SSE relay as the proxy does,
-    then fed to the scrubber: no server, no sockets, so the figure is free of the noise of a
+    then fed to the filter: no server, no sockets, so the figure is free of the noise of a
     shared machine.
     """
-    data = "".join(_big_stream(megabytes * 1024 * 1024, 64 * 1024, unit)).encode()
+    data = "".join(_big_stream(megabytes * 1024 * 1024, frame, unit)).encode()
     relay, events = SseRelay(), []
     for i in range(0, len(data), 16384):
         chunk = relay.feed(data[i : i + 16384])
         if chunk:
             events.append(chunk)
-    matcher, best = SecretMatcher(tuple(SECRETS.values())), float("inf")
+    matcher, best, both = SecretMatcher(tuple(SECRETS.values())), float("inf"), float("inf")
     for _ in range(5):
         scrubber = StreamScrubber(matcher)
         start = time.perf_counter()
         for chunk in events:
             scrubber.feed(chunk, at_boundary=True)
         best = min(best, time.perf_counter() - start)
-    return best * 1000 / (len(data) / 1e6)
+        if DeltaScrubber is not None:
+            scrubber, deltas = StreamScrubber(matcher), DeltaScrubber(matcher)
+            start = time.perf_counter()
+            for chunk in events:
+                scrubber.feed(deltas.feed(chunk), at_boundary=True)
+            both = min(both, time.perf_counter() - start)
+    per_mb = len(data) / 1e6
+    return best * 1000 / per_mb, both * 1000 / per_mb
 
 
 def _pooled(runs: list[tuple[float, int]]) -> float:
@@ -193,7 +211,10 @@ def main() -> None:
     parser.add_argument("megabytes", nargs="?", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout whose jupyterlab_notebook_agent to compare with")
+    parser.add_argument("--frame", type=int, default=64 * 1024, help="bytes per SSE event (64 KB)")
+    parser.add_argument("--held", action="store_true", help="also text whose every delta ends in a secret's start")
     args = parser.parse_args()
+    contents = {**CONTENTS, **(HELD if args.held else {})}
     model, script = serve(0)
     model_url = f"http://127.0.0.1:{model.server_port}/v1"
     work = Path(tempfile.mkdtemp(prefix="proxy-filter-bench-"))
@@ -204,24 +225,28 @@ def main() -> None:
         if args.before:
             # Without the query string: code before the filter builds a wrong URL from it (a 404).
             servers.append(Server("before", args.before.resolve(), model_url, True, work, query=False))
-        print(f"proxy filter: {args.megabytes} MB SSE per answer, {args.rounds} rounds, servers interleaved")
+        print(
+            f"proxy filter: {args.megabytes} MB SSE per answer in {args.frame}-byte events, {args.rounds} rounds, "
+            "servers interleaved"
+        )
         rates: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
-        for unit in CONTENTS.values():
+        for unit in contents.values():
             for server in servers:  # warm-up: first-use allocations, imports
-                script.load([{"stream_bytes": 4 * 1024 * 1024, "text": unit}])
+                script.load([{"stream_bytes": 4 * 1024 * 1024, "text": unit, "frame_bytes": args.frame}])
                 server.stream(4)
         baseline_rss = {s.name: s.peak_rss_mb() for s in servers}
-        for content, unit in CONTENTS.items():
+        for content, unit in contents.items():
             for _ in range(args.rounds):
                 for server in servers:
-                    script.load([{"stream_bytes": args.megabytes * 1024 * 1024, "text": unit}])
+                    turn = {"stream_bytes": args.megabytes * 1024 * 1024, "text": unit, "frame_bytes": args.frame}
+                    script.load([turn])
                     before = server.cpu_seconds()
                     seconds, received = server.stream(args.megabytes)
                     used = server.cpu_seconds() - before
                     rates.setdefault((server.name, content), []).append(received / seconds / 1e6)
                     cpu.setdefault((server.name, content), []).append((used, received))
-        for content in CONTENTS:
+        for content in contents:
             print(f"\n{content}:")
             medians = {s.name: statistics.median(rates[(s.name, content)]) for s in servers}
             # Pooled over the rounds: one run's CPU time is ~40 clock ticks of 10 ms, so a per-run figure
@@ -243,11 +268,14 @@ def main() -> None:
             # CPU per MB is the figure: wall-clock throughput on a shared machine swings with the load.
             status = "PASS" if cost <= 0.10 else "MISS"
             print(f"target: {content}: filter cost <= 10 % (server CPU per MB): {status} ({cost:.1%})")
-        print("\nthe scrubber alone, in this process (6 secrets, the same events, best of 5):")
-        for content, unit in CONTENTS.items():
-            alone = in_process(unit)
-            share = alone / statistics.median(cpu[("none", content)])
-            print(f"  {content:18} {alone:.2f} ms per MB = {share:.1%} of the no-secret server's CPU per MB")
+        print("\nthe filter alone, in this process (6 secrets, the same events, best of 5):")
+        for content, unit in contents.items():
+            alone, both = in_process(unit, args.frame)
+            none = _pooled(cpu[("none", content)])
+            print(
+                f"  {content:18} scrubber {alone:.2f} ms per MB ({alone / none:.1%} of the no-secret server's CPU "
+                f"per MB); with the look across events {both:.2f} ms per MB ({both / none:.1%})"
+            )
         print("\npeak memory growth of each server over all streams (VmHWM):")
         for server in servers:
             print(f"  {server.name:8} {server.peak_rss_mb() - baseline_rss[server.name]:+.1f} MB")

@@ -7,7 +7,8 @@ arrives. Retries, redirects and unreachable endpoints are handled here.
 Nothing from the upstream reaches the browser unfiltered (``outbound.py``): its
 headers pass an allowlist with validated values, error bodies are scrubbed of
 every server-held secret and then cut, and successful bodies (JSON and SSE) are
-scrubbed as they stream, a secret split across chunks included.
+scrubbed as they stream, a secret split across chunks included, and in a stream
+one split across its events' deltas (a key streamed in pieces: ``sse_deltas.py``).
 
 A successful answer that is not a stream (a JSON completion, a model list) is held
 until it is whole (up to :data:`MAX_HELD_ANSWER`), so one that breaks off upstream
@@ -32,6 +33,7 @@ from .port_owner import trusted_owner
 from .providers import Provider, url_only_provider
 from .proxy_target import Target
 from .redaction import StreamScrubber
+from .sse_deltas import DeltaScrubber
 from .sse_relay import SseRelay
 from .upstream import UpstreamCall, UpstreamResponse, retry_delay
 
@@ -72,6 +74,8 @@ class _ProxyHandler(_AgentHandler):
         self._error_scrubber: StreamScrubber | None = None
         self._streaming = False
         self._relay: SseRelay | None = None
+        #: The look-behind across a stream's events, for a key streamed in pieces (sse_deltas.py).
+        self._deltas: DeltaScrubber | None = None
         #: A successful answer that is not a stream, held until it is whole (None when not held).
         self._held: bytearray | None = None
         self._target_now: Target | None = None
@@ -160,6 +164,8 @@ class _ProxyHandler(_AgentHandler):
             self._streaming = True
             if "text/event-stream" in response.headers.get("Content-Type", ""):
                 self._relay = SseRelay()  # forwards whole events, so a break can be reported
+                matcher = self._target_now.matcher if self._target_now is not None else self.outbound_matcher()
+                self._deltas = DeltaScrubber(matcher)
             else:
                 self._held = bytearray()  # held whole, so a break can still be a 502
             self._start_response(response)
@@ -194,8 +200,9 @@ class _ProxyHandler(_AgentHandler):
                 if not chunk:
                     return
                 if self._relay.at_boundary:
-                    self.write_events(chunk)  # whole events: nothing needs holding back
+                    self.write_events(self._across_events(chunk))  # whole events: nothing more held back
                 else:
+                    self.write_events(self._across_events(None))  # an event too long to hold: no more look-behind
                     self.write(chunk)
             else:
                 self.write(chunk)
@@ -295,6 +302,15 @@ class _ProxyHandler(_AgentHandler):
         )
         return False
 
+    def _across_events(self, events: bytes | None) -> bytes:
+        """Whole ``events`` through the look-behind across events; None: what it holds (the look ends)."""
+        if self._deltas is None:
+            return events or b""
+        if events is None:
+            deltas, self._deltas = self._deltas, None
+            return deltas.flush()
+        return self._deltas.feed(events)
+
     def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
         """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""
         relay = self._relay
@@ -312,9 +328,12 @@ class _ProxyHandler(_AgentHandler):
             if stream is not None:
                 stream.close()
         if broken is None or relay is None:
+            if relay is not None:
+                self.write_events(self._across_events(None))  # held text of a choice that never finished
             self.finish(relay.flush() if relay is not None else None)
             return
-        self.write_events(b"")  # what the outbound filter held back belongs before the error event
+        # What the filters held back belongs before the error event.
+        self.write_events(self._across_events(None))
         self.finish(relay.broken(target.redact(str(broken) or type(broken).__name__)))
 
     def _broken_answer(self, target: Target, broken: BaseException | str, received: int) -> None:

@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from .escapes import INCOMPLETE, MAX_DEPTH, char_forms, longest_form, unescape_once, unescaped_text
 from .secret_scan import SecretScan
+from .secret_starts import SecretStarts
 
 #: What replaces a secret.
 REDACTED = b"[redacted]"
@@ -86,12 +87,8 @@ class SecretMatcher:
         ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
         self._scan = SecretScan([s.encode("utf-8") for s in values], ascii_only, compiled)
-        #: Each secret's first character and the secrets it starts (both line-end forms), for :meth:`pending_prefix`.
-        self._prefix_starts: dict[str, list[str]] = {}
-        for secret in values:
-            for form in dict.fromkeys([secret, secret.replace("\n", "\r\n")]):
-                if len(form) > 1:
-                    self._prefix_starts.setdefault(form[0], []).append(form)
+        #: The start of a secret, as it is written, at the end of a text (:meth:`pending_prefix`).
+        self.starts = SecretStarts(values, self._short, self._short - self._scalar)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -133,8 +130,11 @@ class SecretMatcher:
                 self._look_through(data, seen, decoded=False)
         return [s for i, s in enumerate(self.secrets) if i in seen]
 
-    def spans(self, data: bytes, before: bytes = b"", candidates: list[str] | None = None) -> list[tuple[int, int]]:
-        """Where secrets occur in ``data``, merged and sorted. ``before``: bytes that preceded it."""
+    def spans(
+        self, data: bytes, before: bytes = b"", candidates: list[str] | None = None, open_end: bool = False
+    ) -> list[tuple[int, int]]:
+        """Where secrets occur in ``data``, merged and sorted. ``before``: bytes that preceded it; ``open_end``:
+        more may follow, so a short secret that ends ``data`` is not (yet) a whole token."""
         found: list[tuple[int, int]] = []
         for secret in self.candidates(data) if candidates is None else candidates:
             for match in self._exact[secret].finditer(data):
@@ -145,7 +145,9 @@ class SecretMatcher:
                     # ``\\u0073…``: the escaped form shown as text; take its backslash too (streams never
                     # cut right after a backslash, so it is in ``data``).
                     start = max(start - 1, 0)
-                if secret in self._short and not self._whole(data, start, end, before, secret in self._scalar):
+                if secret in self._short and (
+                    (open_end and end == len(data)) or not self._whole(data, start, end, before, secret in self._scalar)
+                ):
                     continue
                 found.append((start, end))
         found.sort()
@@ -165,21 +167,21 @@ class SecretMatcher:
             return prev == ord('"') and nxt == ord('"')
         return prev not in _WORD and nxt not in _WORD
 
-    def redact(self, data: bytes, before: bytes = b"") -> bytes:
-        """``data`` with every secret replaced by ``[redacted]``."""
+    def redact(self, data: bytes, before: bytes = b"", open_end: bool = False) -> bytes:
+        """``data`` with every secret replaced by ``[redacted]`` (``open_end``: see :meth:`spans`)."""
         if not self.secrets:
             return data
         candidates = self.candidates(data)
         if not candidates:
             return data
-        return _replace(data, self.spans(data, before, candidates))
+        return _replace(data, self.spans(data, before, candidates, open_end))
 
-    def redact_text(self, text: str) -> str:
+    def redact_text(self, text: str, open_end: bool = False) -> str:
         """The same for text (messages, log lines)."""
         if not self.secrets or not text:
             return text
         data = text.encode("utf-8", "surrogatepass")
-        redacted = self.redact(data)
+        redacted = self.redact(data, open_end=open_end)
         return text if redacted is data else redacted.decode("utf-8", "replace")
 
     def pending_prefix(self, text: str) -> int:
@@ -187,16 +189,17 @@ class SecretMatcher:
 
         The longest end of ``text`` that is a real (shorter) prefix of a secret, as it is written or in
         any level of its escapes (``\\n``, ``\\u0073``, nested: :mod:`.escapes`); for a short secret only at
-        the start of a token, as it is matched. An escape cut off at the very end (``\\``, ``\\u00``) counts
-        too. For text that arrives in pieces a reader joins (:meth:`split_text`).
+        the start of a token, as it is matched, and the whole of one too (the next piece may continue the
+        word). An escape cut off at the very end (``\\``, ``\\u00``) counts too. For text that arrives in
+        pieces a reader joins (:meth:`split_text`).
         """
         if not self.secrets:
             return 0
         best = self._raw_prefix(text)
-        window = text[-self.look_behind :]
-        if "\\" not in window:
+        offset = max(len(text) - self.look_behind, 0)
+        if text.find("\\", offset) < 0:
             return best
-        offset = len(text) - len(window)
+        window = text[offset:]
         cut = INCOMPLETE.search(window)
         if cut is not None:  # what follows may make it the next character of a secret
             best = max(best, len(window) - cut.start())
@@ -212,40 +215,27 @@ class SecretMatcher:
 
     def _raw_prefix(self, text: str) -> int:
         """:meth:`pending_prefix` for the secrets as they are written (no escapes)."""
-        best = 0
-        for first, secrets in self._prefix_starts.items():
-            longest = min(max(len(s) for s in secrets) - 1, len(text))
-            if longest <= best:
-                continue
-            pos = text.find(first, len(text) - longest)
-            while pos != -1 and len(text) - pos > best:
-                tail = text[pos:]
-                for secret in secrets:
-                    if len(secret) > len(tail) and secret.startswith(tail):
-                        short = _canonical(secret) in self._short
-                        if not short or pos == 0 or not _word_char(text[pos - 1]):
-                            best = len(tail)
-                            break
-                if best == len(tail):
-                    break
-                pos = text.find(first, pos + 1)
-        return best
+        return self.starts.in_text(text)
 
     def split_text(self, held: str, text: str) -> tuple[str, str]:
-        """``held`` (what the last call kept) and the next piece ``text``, joined and redacted: what may go
-        out now, and the end to keep for the next piece (the start of a secret; see :meth:`pending_prefix`)."""
-        joined = self.redact_text(held + text)
-        keep = self.pending_prefix(joined)
-        return joined[: len(joined) - keep], joined[len(joined) - keep :]
+        """``held`` (what the last call kept) and the next piece ``text``, joined: what may go out now, and the end
+        to keep for the next piece (the start of a secret, or a short one that the next piece may make part of a
+        longer word; see :meth:`pending_prefix`).
+
+        Only the end is redacted here (a secret that ends where the kept part starts): what goes out is sent
+        whole, in one message or event, through :meth:`redact` (the kernel filter, the outbound filter), which
+        finds the rest, a secret across ``held`` and ``text`` included. So a long piece costs no more than a
+        short one.
+        """
+        joined = held + text
+        cut = max(len(joined) - 2 * self.look_behind, 0)
+        end = self.redact_text(joined[cut:], open_end=True)
+        keep = self.pending_prefix(end)
+        return joined[:cut] + end[: len(end) - keep], end[len(end) - keep :]
 
     def contains(self, data: bytes) -> bool:
         """Whether ``data`` holds a secret (exactly, as :meth:`redact` would replace)."""
         return bool(self.secrets) and bool(self.candidates(data)) and bool(self.spans(data))
-
-
-def _word_char(char: str) -> bool:
-    """A letter, a digit or a non-ASCII character: what a short secret's neighbour may not be."""
-    return ord(char) >= 0x80 or (char.isascii() and char.isalnum())
 
 
 def _escaped(data: bytes, start: int, before: bytes) -> bool:

@@ -24,8 +24,9 @@ MAX_PENDING = 1024 * 1024
 #: The error ``type`` of the event that ends a broken stream.
 BROKEN_TYPE = "upstream_stream_broken"
 
-#: An empty line ends an event: a line end (CRLF, LF or CR) right after another one.
-_EVENT_END = re.compile(rb"(?:\r\n|\n|\r)(?:\r\n|\n|\r)")
+#: An empty line ends an event: a line end (CRLF, LF or CR) right after another one. A CR followed by
+#: an LF is one line end (CRLF), never two: a stream with CRLF lines is not cut after each line.
+EVENT_END = re.compile(rb"(?:\r\n|\n|\r(?!\n))(?:\r\n|\n|\r(?!\n))")
 
 
 class SseRelay:
@@ -41,7 +42,7 @@ class SseRelay:
         start = max(0, len(self._pending) - 3)
         self._pending.extend(chunk)
         end = 0
-        for match in _EVENT_END.finditer(self._pending, start):
+        for match in EVENT_END.finditer(self._pending, start):
             end = match.end()
         self.at_boundary = end > 0
         if end == 0 and len(self._pending) > MAX_PENDING:

@@ -22,6 +22,11 @@ reflects headers or an error message quoting the request would:
                          text (``json.dumps({"value": …})``), JSON twice, ``repr``, ``repr`` of JSON, ``repr`` of
                          bytes; inside the answer's JSON, so a line break arrives as ``\\\\n`` and deeper
   sse-nested:<N>         the same as an SSE stream, one form a delta, written N bytes per HTTP chunk
+  split:<N>              a 200 SSE stream of ``before <key> after`` in deltas that cut the key in N pieces (one
+                         event, one HTTP chunk each); as ``choices[].text`` on ``v1/completions``
+  split-escaped:<N>      the same, every character of every delta ``\\u``-escaped
+  split-tool:<N>         the same in a tool call's ``function.arguments``
+  split-choices:<N>      two choices (``n: 2``) streaming it, their events interleaved
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -118,6 +123,15 @@ NESTED = (
 )
 
 
+def split_text(text: str, secret: str, pieces: int) -> list[str]:
+    """``text`` cut so that ``secret`` in it is in ``pieces`` parts (the first and last with the text around it)."""
+    start = text.index(secret)
+    size = len(secret) / pieces
+    cuts = [start + round(size * i) for i in range(1, pieces)]
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
 def _long(secrets: list[str]) -> list[str]:
     return [s for s in secrets if len(s) >= 8]
 
@@ -189,6 +203,10 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 self._send(200, json.dumps(doc).encode(), {"Content-Type": "application/json"})
             elif mode.startswith("sse-nested:"):
                 self._stream(int(mode.split(":", 1)[1]), [write(s) for s in echo.extra for write in NESTED], plain=True)
+            elif mode.startswith("split"):
+                kind, pieces = mode.rsplit(":", 1)
+                completion = self.path.rstrip("/").endswith("/completions") and "/chat/" not in self.path
+                self._split(kind, split_text(f"before {key} after", key, int(pieces)), completion)
             elif mode == "error":
                 message = f"Incorrect API key provided: {text}; you sent Authorization: Bearer {key}"
                 payload = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
@@ -245,6 +263,40 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
                 if size < 16 and i % 64 == 0:
                     time.sleep(0.001)  # separate TCP segments now and then, not only HTTP chunks
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+        def _split(self, kind: str, pieces: list[str], completion: bool) -> None:
+            """One event per piece, each its own HTTP chunk (see the ``split`` modes)."""
+            head = {"id": "cmpl-split", "object": "text_completion" if completion else "chat.completion.chunk"}
+            events: list[str] = []
+            if kind == "split-tool":
+                call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "run", "arguments": ""}}
+                events.append(json.dumps({**head, "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}))
+            for piece in pieces:
+                for index in (0, 1) if kind == "split-choices" else (0,):
+                    if kind == "split-tool":
+                        delta: dict[str, Any] = {"tool_calls": [{"index": 0, "function": {"arguments": "@@"}}]}
+                        choice: dict[str, Any] = {"index": index, "delta": delta}
+                    elif completion:
+                        choice = {"index": index, "text": "@@", "logprobs": None, "finish_reason": None}
+                    else:
+                        choice = {"index": index, "delta": {"content": "@@"}, "finish_reason": None}
+                    written = escaped(piece) if kind == "split-escaped" else json.dumps(piece)[1:-1]
+                    events.append(json.dumps({**head, "choices": [choice]}).replace("@@", written))
+            for index in (0, 1) if kind == "split-choices" else (0,):
+                last = {"index": index, "finish_reason": "stop", **({"text": ""} if completion else {"delta": {}})}
+                events.append(json.dumps({**head, "choices": [last]}))
+            events.append("[DONE]")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in events:
+                data = f"data: {event}\n\n".encode()
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+                time.sleep(0.002)  # each its own TCP segment, as a model's deltas come
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 

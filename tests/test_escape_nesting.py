@@ -19,12 +19,15 @@ import pytest
 from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber
 
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQ/pem+line\n-----END PRIVATE KEY-----"
+#: A key as long as a real one's (longer than the one expression that finds a secret's start at a text's end).
+LONG_PEM = "-----BEGIN EC PRIVATE KEY-----\n" + "\n".join(f"MHcCAQEEIN{i}x" + "q7/Zk+" * 10 for i in range(3))
+LONG_PEM += "\n-----END EC PRIVATE KEY-----"
 CRLF = "first-line-of-a-secret-0123\r\nsecond-line-of-a-secret-4567"
 TAB = "tab\tseparated-secret-value-0123"
 QUOTES = "pass\"word'with-both-quotes-0123"
 SLASHES = "sk-proj/Abc\\def/0123456789-slashes"
 NON_ASCII = "Größe-geheimer-Schlüssel-€-😀-0123"
-SECRETS = {"pem": PEM, "crlf": CRLF, "tab": TAB, "quotes": QUOTES, "slashes": SLASHES, "non-ascii": NON_ASCII}
+SECRETS = {"pem": PEM, "long-pem": LONG_PEM, "crlf": CRLF, "tab": TAB, "quotes": QUOTES, "slashes": SLASHES, "non-ascii": NON_ASCII}
 
 ENCODINGS = {
     "raw": lambda s: s,

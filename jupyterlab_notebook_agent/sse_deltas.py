@@ -1,0 +1,228 @@
+"""The outbound filter's look across SSE events: a key a model streams in pieces (issue #35, D4).
+
+A streamed answer's client joins the text of its events: the chat view a choice's ``delta.content``,
+inline completion a completion's ``text`` as ghost text, the agent a tool call's
+``function.arguments``. An upstream that streams a key as two, three or ten deltas, or one character
+per delta, or ``\\u``-escaped across them, puts it whole on the screen though no event holds it, and
+the scrubber (which sees one event at a time, :mod:`.redaction`) passes each piece.
+
+:class:`DeltaScrubber` keeps a look-behind per choice and field of the decoded delta text: the end of a
+field that is the start of a secret (``SecretMatcher.pending_prefix``: raw or in escapes, at most the
+longest secret's length) is taken out of its event and put before the next delta of the same choice
+and field, where the two are redacted together (``SecretMatcher.split_text``); an event that changes
+is written again as JSON. What is still held when that choice finishes goes into its finishing event;
+at ``[DONE]``, at the end of the stream or when it breaks, into events of its own.
+
+Speed: most events hold nothing to take out and nothing is held. For those the events pass as they
+are, after one look at the raw bytes: each joined field's string is found by its key (one search for
+a quote), and only its last :attr:`~.redaction.SecretMatcher.look_behind` bytes are decoded and looked
+at (bench/proxy_filter.py). Only an event with something to hold, or after one, is parsed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .redaction import SecretMatcher
+from .sse_relay import EVENT_END
+
+#: The fields of a streamed choice a client joins across events (OpenAI's chat and completion streams,
+#: and the reasoning fields of servers that stream a model's thinking).
+JOINED = ("content", "reasoning_content", "reasoning", "refusal")
+
+#: A joined field's key and the opening quote of its string value (a data line may break between them).
+_FIELD = re.compile(rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"(?:\s|data:)*:(?:\s|data:)*"')
+
+_LINE = re.compile(r"\r\n|\n|\r")
+
+#: The last bytes of an escape in JSON text, whole or cut off (``\\u00``, ``\\x``, ``\\\\``).
+_ESCAPE_ENDS = b"0123456789abcdefABCDEFnrtbf/\"'\\uUx"
+
+#: (choice index, path of the field in the choice), e.g. ``(0, ("delta", "content"))``.
+Key = tuple[int, tuple[Any, ...]]
+
+
+class DeltaScrubber:
+    """One streamed answer's look-behind across its events (see the module's docstring)."""
+
+    def __init__(self, matcher: SecretMatcher) -> None:
+        self.matcher = matcher
+        self._held: dict[Key, str] = {}
+        #: The last event parsed, without its choices: the frame of an event that carries held text alone.
+        self._frame: dict[str, Any] = {}
+        #: The bytes a JSON string can end with when it ends with the start of a secret: the secrets' own
+        #: bytes, the last byte of an escape (a hex digit, a short escape's letter) and of a cut-off one.
+        self._last_bytes = frozenset(b"".join(s.encode() for s in matcher.secrets) + _ESCAPE_ENDS)
+
+    def feed(self, events: bytes) -> bytes:
+        """Whole SSE events in; the events to send now (held text taken out or put back in)."""
+        if not self.matcher or (not self._held and not self._may_hold(events)):
+            return events
+        return b"".join(self._event(event) for event in _split(events))
+
+    def flush(self) -> bytes:
+        """The stream ended or broke: what is held, as events of its own."""
+        if not self._held:
+            return b""
+        by_choice: dict[int, dict[str, Any]] = {}
+        for (index, path), text in self._held.items():
+            choice = by_choice.setdefault(index, {"index": index})
+            _put(choice, path, text)
+        self._held.clear()
+        events = []
+        for choice in by_choice.values():
+            choice.setdefault("finish_reason", None)
+            events.append(_data({**self._frame, "choices": [choice]}, "\n\n"))
+        return b"".join(events)
+
+    # -- the look at the raw bytes -----------------------------------------------------------------------------
+
+    def _may_hold(self, events: bytes) -> bool:
+        """Whether a joined field's string in ``events`` ends with what may be the start of a secret."""
+        pos, search, starts_secret = 0, _FIELD.search, self.matcher.starts.in_bytes
+        while (match := search(events, pos)) is not None:
+            start = match.end()
+            end = _closing_quote(events, start)  # memchr: the text itself is never scanned by an expression
+            if end < 0:
+                return True  # not JSON as expected: look properly
+            pos = end + 1
+            if end == start or events[end - 1] not in self._last_bytes:
+                continue
+            if events.find(b"\\", max(start, end - self.matcher.look_behind - 16), end) >= 0:
+                if self._escaped_tail_pending(events, start, end):
+                    return True
+                continue
+            if starts_secret(events, start, end):  # no escape: the JSON is the text's UTF-8
+                return True
+        return False
+
+    def _escaped_tail_pending(self, events: bytes, start: int, end: int) -> bool:
+        """Whether the JSON string ``events[start:end]``, escapes and all, ends with the start of a secret."""
+        tail = events[max(start, end - self.matcher.look_behind - 16) : end]
+        for shift in range(16):  # a cut inside an escape or a character: start a little later
+            try:
+                text = json.loads(b'"' + tail[shift:] + b'"')
+            except ValueError:
+                continue
+            return bool(self.matcher.pending_prefix(text))
+        return True
+
+    # -- one event, parsed ---------------------------------------------------------------------------------------
+
+    def _event(self, event: bytes) -> bytes:
+        text = event.decode("utf-8", "surrogateescape").rstrip("\r\n")
+        lines = _LINE.split(text) if "\r" in text else text.split("\n")
+        data = "\n".join(_value(line) for line in lines if line == "data" or line.startswith("data:"))
+        if data.strip() == "[DONE]":
+            return self.flush() + event
+        try:
+            parsed = json.loads(data) if data else None
+        except ValueError:
+            return event
+        if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
+            return event
+        self._frame = {k: v for k, v in parsed.items() if k not in ("choices", "usage")}
+        changed = False
+        for position, choice in enumerate(parsed["choices"]):
+            if isinstance(choice, dict):
+                changed = self._choice(choice, position) or changed
+        if not changed:
+            return event
+        other = [line for line in lines if line and not (line == "data" or line.startswith("data:"))]
+        return "".join(f"{line}\n" for line in other).encode("utf-8", "surrogateescape") + _data(parsed, "\n\n")
+
+    def _choice(self, choice: dict[str, Any], position: int) -> bool:
+        """Hold and put back the joined fields of one choice; whether it changed."""
+        index = choice.get("index")
+        index = index if isinstance(index, int) and not isinstance(index, bool) else position
+        changed = False
+        for path, text in _joined_fields(choice):
+            sent, keep = self.matcher.split_text(self._held.pop((index, path), ""), text)
+            if keep:
+                self._held[(index, path)] = keep
+            if sent != text:
+                _put(choice, path, sent)
+                changed = True
+        if choice.get("finish_reason") is not None:  # its last event: what it still holds goes with it
+            for key in [k for k in self._held if k[0] == index]:
+                _put(choice, key[1], self._held.pop(key), append=True)
+                changed = True
+        return changed
+
+
+def _split(events: bytes) -> list[bytes]:
+    """Whole events, each with its empty line."""
+    pieces, last = [], 0
+    if b"\r" not in events:  # LF line ends, nearly every stream: memchr, not an expression over the text
+        while (end := events.find(b"\n\n", last)) >= 0:
+            pieces.append(events[last : end + 2])
+            last = end + 2
+    else:
+        for match in EVENT_END.finditer(events):
+            pieces.append(events[last : match.end()])
+            last = match.end()
+    if last < len(events):
+        pieces.append(events[last:])
+    return pieces
+
+
+def _value(line: str) -> str:
+    """A data line's value (SSE: after the colon, one space dropped)."""
+    value = line[5:] if line.startswith("data:") else ""
+    return value[1:] if value.startswith(" ") else value
+
+
+def _closing_quote(data: bytes, start: int) -> int:
+    """Where the JSON string that starts at ``start`` ends (its closing quote), or -1."""
+    pos = data.find(b'"', start)
+    while pos >= 0:
+        run = 0
+        while data[pos - 1 - run] == 0x5C:
+            run += 1
+        if run % 2 == 0:
+            return pos
+        pos = data.find(b'"', pos + 1)
+    return -1
+
+
+def _joined_fields(choice: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """The joined text fields of a choice: ``text``, ``delta``'s text fields and tool calls' arguments."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    if isinstance(choice.get("text"), str):
+        found.append((("text",), choice["text"]))
+    delta = choice.get("delta")
+    if not isinstance(delta, dict):
+        return found
+    found += [(("delta", name), delta[name]) for name in JOINED if isinstance(delta.get(name), str)]
+    for call in delta.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        index = call.get("index") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str) and isinstance(index, int):
+            found.append((("delta", "tool_calls", index, "function", "arguments"), function["arguments"]))
+    return found
+
+
+def _put(choice: dict[str, Any], path: tuple[Any, ...], text: str, append: bool = False) -> None:
+    """Set the field at ``path`` to ``text`` (``append``: after what it holds), making the path as needed."""
+    node: Any = choice
+    for step, following in zip(path[:-1], path[1:]):
+        if step == "tool_calls":
+            calls = node.setdefault("tool_calls", [])
+            call = next((c for c in calls if isinstance(c, dict) and c.get("index") == following), None)
+            if call is None:
+                call = {"index": following}
+                calls.append(call)
+            node = call
+        elif not isinstance(step, int):
+            if not isinstance(node.get(step), dict):
+                node[step] = {}
+            node = node[step]
+    last = path[-1]
+    current = node.get(last) if isinstance(node.get(last), str) else ""
+    node[last] = current + text if append else text
+
+
+def _data(payload: dict[str, Any], end: str) -> bytes:
+    return f"data: {json.dumps(payload, ensure_ascii=False)}{end}".encode("utf-8", "surrogatepass")

@@ -1,0 +1,125 @@
+"""The look-behind across SSE events on its own (sse_deltas.py; issue #35, D4).
+
+Streams of chat and completion events, cut every way, through :class:`DeltaScrubber`: what a client
+joins per choice and field is the text as sent with ``[redacted]`` for the key, every event still
+parses, and events with nothing to hold pass as the very same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber
+from jupyterlab_notebook_agent.sse_deltas import DeltaScrubber
+
+KEY = "sk-deltas-0123456789-abcdefghij"
+SHORT = "zq47"
+TEXT = f"the key is {KEY}, the header {SHORT}; items and stuff {SHORT}x"
+EXPECTED = "the key is [redacted], the header [redacted]; items and stuff zq47x"
+
+pytestmark = pytest.mark.fault_category("outbound filter")
+
+
+@pytest.fixture(params=[True, False], ids=["hyperscan", "re"])
+def matcher(request) -> SecretMatcher:
+    return SecretMatcher((KEY, SHORT), compiled=request.param)
+
+
+def chat_event(text: str, index: int = 0, field: str = "content", finish: str | None = None) -> bytes:
+    delta = {field: text} if text else {}
+    payload = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": index, "delta": delta}]}
+    payload["choices"][0]["finish_reason"] = finish
+    return f"data: {json.dumps(payload)}\n\n".encode()
+
+
+def completion_event(text: str, index: int = 0, finish: str | None = None) -> bytes:
+    payload = {"id": "c", "object": "text_completion", "choices": [{"index": index, "text": text}]}
+    payload["choices"][0]["finish_reason"] = finish
+    return f"data: {json.dumps(payload)}\n\n".encode()
+
+
+def pieces(text: str, rng: random.Random, most: int) -> list[str]:
+    cuts = sorted(rng.sample(range(1, len(text)), rng.randint(1, min(most, len(text) - 1))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+
+
+def run(matcher: SecretMatcher, events: list[bytes], batch: int = 1) -> bytes:
+    """``events``, ``batch`` at a time, through the look across events and then each event's own scrub, as the
+    proxy sends them (proxy_handler.py)."""
+    deltas, scrubber = DeltaScrubber(matcher), StreamScrubber(matcher)
+    out = [deltas.feed(b"".join(events[i : i + batch])) for i in range(0, len(events), batch)]
+    return b"".join(scrubber.feed(chunk, at_boundary=True) for chunk in [*out, deltas.flush()])
+
+
+def joined(body: bytes) -> dict[tuple[int, str], str]:
+    texts: dict[tuple[int, str], str] = {}
+    for block in body.decode().split("\n\n"):
+        data = "".join(line[5:].lstrip() for line in block.splitlines() if line.startswith("data:"))
+        if not data or data == "[DONE]":
+            continue
+        for choice in json.loads(data)["choices"]:
+            delta = choice.get("delta") or {}
+            fields = {"text": choice.get("text"), "content": delta.get("content")}
+            for call in delta.get("tool_calls") or []:
+                fields[f"args{call['index']}"] = call.get("function", {}).get("arguments")
+            for name, text in fields.items():
+                if text:
+                    texts[(choice["index"], name)] = texts.get((choice["index"], name), "") + text
+    return texts
+
+
+@pytest.mark.parametrize("make", [chat_event, completion_event], ids=["chat", "completion"])
+def test_a_secret_cut_anywhere_across_deltas_is_redacted_once_joined(matcher, make):
+    rng = random.Random(35)
+    field = "content" if make is chat_event else "text"
+    for round_ in range(300):
+        events = [make(p) for p in pieces(TEXT, rng, 40)]
+        events += [make("", finish="stop"), b"data: [DONE]\n\n"]
+        body = run(matcher, events, batch=1 + round_ % 3)
+        assert joined(body) == {(0, field): EXPECTED}, body
+        assert body.endswith(b"data: [DONE]\n\n")
+
+
+def test_each_choice_and_tool_call_is_joined_on_its_own(matcher):
+    rng = random.Random(4)
+    first, second = pieces(TEXT, rng, 12), pieces(TEXT, rng, 30)
+    events = []
+    for i in range(max(len(first), len(second))):
+        if i < len(first):
+            events.append(chat_event(first[i], index=0))
+        if i < len(second):
+            call = {"index": 1, "function": {"arguments": second[i]}}
+            payload = {"choices": [{"index": 1, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+            events.append(f"data: {json.dumps(payload)}\n\n".encode())
+    events += [chat_event("", index=0, finish="stop"), chat_event("", index=1, finish="tool_calls")]
+    assert joined(run(matcher, events)) == {(0, "content"): EXPECTED, (1, "args1"): EXPECTED}
+
+
+def test_what_is_held_when_the_stream_ends_or_breaks_comes_out_after_the_rest(matcher):
+    events = [chat_event("so far: "), chat_event(KEY[:9])]  # the start of a key, and no more
+    scrubber = DeltaScrubber(matcher)
+    out = b"".join(scrubber.feed(e) for e in events)
+    assert joined(out) == {(0, "content"): "so far: "}
+    assert joined(out + scrubber.flush()) == {(0, "content"): "so far: " + KEY[:9]}
+    assert scrubber.flush() == b""
+
+
+def test_events_with_nothing_to_hold_pass_as_the_same_bytes(matcher):
+    scrubber = DeltaScrubber(matcher)
+    for text in ("plain text ", "items ", "a \\u0041 b ", "Größe ", 'quote " ', "x" * 70_000):
+        for event in (chat_event(text), completion_event(text), b'data: {"choices": []}\n\n', b": ping\n\n"):
+            assert scrubber.feed(event) is event
+    assert scrubber.feed(b"data: [DONE]\n\n") == b"data: [DONE]\n\n"
+
+
+def test_other_lines_crlf_and_events_that_are_not_json_survive(matcher):
+    scrubber = DeltaScrubber(matcher)
+    out = scrubber.feed(b"event: message\r\nid: 7\r\n" + chat_event("key " + KEY[:5]).replace(b"\n", b"\r\n"))
+    assert out.startswith(b"event: message\nid: 7\ndata: ") and b"key " in out and KEY[:5].encode() not in out
+    assert scrubber.feed(b"data: not json\n\n") == b"data: not json\n\n"
+    two_lines = b'data: {"choices": [{"index": 0,\ndata: "delta": {"content": "' + KEY[5:].encode() + b'"}}]}\n\n'
+    out = scrubber.feed(two_lines)
+    assert joined(out) == {(0, "content"): "[redacted]"}
