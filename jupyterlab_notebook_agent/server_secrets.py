@@ -129,15 +129,21 @@ class ServerSecrets:
         stamp = self._fingerprint()
         if stamp == self._stamp:
             return self._matcher
+        failed: Exception | None = None
         with self._lock:
             self._variables = self._variable_names()
             stamp = self._fingerprint()
             try:
                 self._matcher = matcher_for(collect_secrets(self.config, self.key_store))
-            except Exception:  # never fail a response over this: keep the last set
-                self.log.exception("Notebook Agent: could not collect the server's secrets")
+            except Exception as error:  # noqa: BLE001 - never fail a response over this: keep the last set
+                failed = error
             self._stamp = stamp
-            return self._matcher
+            matcher = self._matcher
+        if failed is not None:
+            # Logged outside the lock: the log's own filter asks for the matcher (a second look, in the lock,
+            # would wait for itself forever: the server hung at start-up).
+            self.log.error("Notebook Agent: could not collect the server's secrets", exc_info=failed)
+        return matcher
 
     def redact(self, text: str) -> str:
         """``text`` without any secret (for messages and log lines)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 
 from jupyterlab_notebook_agent.config import NotebookAgent
 from jupyterlab_notebook_agent.server_secrets import RedactingFilter, ServerSecrets
@@ -48,3 +49,26 @@ def test_log_lines_lose_them():
     record = logging.LogRecord("t", logging.INFO, __file__, 1, "calling with %s", (ADMIN_HEADER,), None)
     assert RedactingFilter(secrets).filter(record)
     assert ADMIN_HEADER not in record.getMessage()
+
+
+def test_a_set_that_cannot_be_built_is_logged_through_the_same_filter_without_hanging(monkeypatch):
+    """The error line passes the log's own redacting filter, which asks for the set again: that second look
+    waited for the first one's lock forever, and the server hung at start-up (a secret too long to compile)."""
+    from jupyterlab_notebook_agent import server_secrets
+
+    log = logging.getLogger("test-server-secrets-hang")
+    secrets = ServerSecrets(admin_config(), None, log)
+    log.addFilter(RedactingFilter(secrets))
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    log.addHandler(handler)
+
+    def fail(*_: object) -> list[str]:
+        raise ValueError("no set")
+
+    monkeypatch.setattr(server_secrets, "collect_secrets", fail)
+    done = threading.Event()
+    threading.Thread(target=lambda: (secrets.matcher(), done.set()), daemon=True).start()
+    assert done.wait(10), "matcher() hung"
+    assert [r.getMessage() for r in records] == ["Notebook Agent: could not collect the server's secrets"]
