@@ -46,8 +46,9 @@ class McpManager:
         self.log = log
         self.connections: dict[str, McpConnection] = {}
         self._retired: set[asyncio.Task[None]] = set()
-        #: Checks call arguments against the MCP server's schema in a bounded worker process.
-        self.checker = SchemaChecker(log)
+        #: Per MCP server, the bounded worker process that checks call arguments against its schemas: a server
+        #: whose schema is slow to check holds up only the calls to that server.
+        self.checkers: dict[str, SchemaChecker] = {}
 
     def current(self) -> McpServerSet:
         """The configured servers now; a server whose entry changed (or went) is stopped."""
@@ -55,9 +56,11 @@ class McpManager:
         for name, connection in list(self.connections.items()):
             if servers.servers.get(name) != connection.spec:
                 del self.connections[name]
-                task = asyncio.get_running_loop().create_task(connection.stop())
-                self._retired.add(task)
-                task.add_done_callback(self._retired.discard)
+                checker = self.checkers.pop(name, None)
+                for stopping in (connection.stop(), *([checker.stop()] if checker is not None else [])):
+                    task = asyncio.get_running_loop().create_task(stopping)
+                    self._retired.add(task)
+                    task.add_done_callback(self._retired.discard)
         for name, spec in servers.servers.items():
             if name not in self.connections:
                 self.connections[name] = McpConnection(spec, self.log)
@@ -97,6 +100,12 @@ class McpManager:
         }
         return answer
 
+    def checker(self, server: str) -> SchemaChecker:
+        """The schema checker of ``server`` (its worker starts on its first check)."""
+        if server not in self.checkers:
+            self.checkers[server] = SchemaChecker(self.log)
+        return self.checkers[server]
+
     def find(self, name: str) -> tuple[McpConnection, str] | None:
         """The connection and MCP tool name of a namespaced tool name."""
         server, _, tool = name.partition(SEPARATOR)
@@ -107,7 +116,7 @@ class McpManager:
         await asyncio.gather(
             *(c.stop() for c in self.connections.values()),
             *self._retired,
-            self.checker.stop(),
+            *(checker.stop() for checker in self.checkers.values()),
             return_exceptions=True,
         )
 
@@ -217,7 +226,7 @@ class McpCallHandler(_McpHandler):
                 return 404, {
                     "error": {"message": f"{connection.spec.name} does not offer {why}", "type": "unknown_tool"}
                 }
-            problem = await self.manager.checker.problem(listed["input_schema"], arguments)
+            problem = await self.manager.checker(connection.spec.name).problem(listed["input_schema"], arguments)
             if problem:
                 return 400, {
                     "error": {"message": f"invalid arguments for {name}: {problem}", "type": "invalid_arguments"}

@@ -13,6 +13,10 @@ stall the Jupyter server:
   schema whose ``anyOf`` branches multiply, ``uniqueItems`` over a long array, a memory
   bomb... costs at most that long in another process, which is then killed (and started
   again for the next call); the event loop never runs the check;
+* each MCP server has a worker of its own (the routes keep one :class:`SchemaChecker` per
+  server), so a server whose schema is slow to check delays only the calls to that server;
+  and a call waits at most :data:`WAIT_TIMEOUT_S` for the checks queued before it, then is
+  refused saying so (six catastrophic calls queued would otherwise hold the seventh ~15 s);
 * recursion (a recursive schema with deeply nested arguments) and reference errors are
   answered as problems with a clear message, never as an unhandled error.
 
@@ -33,6 +37,8 @@ from typing import Any
 
 #: Seconds one check may take; then the worker is killed and the call refused.
 CHECK_TIMEOUT_S = 2.0
+#: Seconds a call may wait for the checks of earlier calls to the same server; then it is refused.
+WAIT_TIMEOUT_S = 5.0
 #: Seconds the worker may take to start (Python and jsonschema's imports, on a busy machine).
 START_TIMEOUT_S = 30.0
 #: Address space of the worker (where the OS enforces it): a schema cannot exhaust the machine's memory.
@@ -139,11 +145,12 @@ class CheckerUnavailableError(Exception):
 
 
 class SchemaChecker:
-    """The worker process, started on first use and again after it was killed."""
+    """The worker process of one MCP server's checks, started on first use and again after it was killed."""
 
-    def __init__(self, log: logging.Logger, timeout: float = CHECK_TIMEOUT_S) -> None:
+    def __init__(self, log: logging.Logger, timeout: float = CHECK_TIMEOUT_S, wait: float = WAIT_TIMEOUT_S) -> None:
         self.log = log
         self.timeout = timeout
+        self.wait = wait
         self._process: subprocess.Popen[str] | None = None
         self._lock = asyncio.Lock()
         self._reaping: set[asyncio.Future[None]] = set()
@@ -156,7 +163,12 @@ class SchemaChecker:
             return "the arguments are nested too deeply to check against the tool's input schema"
         except (TypeError, ValueError):
             return "the arguments are not JSON"
-        async with self._lock:
+        if not await self._turn():
+            return (
+                f"the tool's input schema checks of earlier calls to this MCP server took longer than {self.wait:g} s "
+                "(a pattern or schema too costly to evaluate); the tool was not called. Try again."
+            )
+        try:
             try:
                 process = await self._started()
             except CheckerUnavailableError as error:
@@ -173,11 +185,28 @@ class SchemaChecker:
             except BaseException:  # cancelled (the browser went away), or the pipe broke: never reuse it
                 self._kill()
                 raise
-        if answer is None:
-            self._kill()
-            return "the arguments could not be checked against the tool's input schema (the checker stopped)"
+            if answer is None:
+                self._kill()
+                return "the arguments could not be checked against the tool's input schema (the checker stopped)"
+        finally:
+            self._lock.release()
         problem = answer.get("problem")
         return problem if isinstance(problem, str) else None
+
+    async def _turn(self) -> bool:
+        """Wait for the worker, at most :attr:`wait` seconds; whether this call now holds it."""
+        acquire = asyncio.ensure_future(self._lock.acquire())
+        try:
+            done, _ = await asyncio.wait({acquire}, timeout=self.wait)
+        except BaseException:  # cancelled while waiting (the browser went away)
+            if not acquire.cancel():
+                self._lock.release()  # acquired just now: give it back
+            raise
+        if acquire in done:
+            return True
+        if not acquire.cancel():  # acquired between the timeout and here
+            self._lock.release()
+        return False
 
     async def _started(self) -> subprocess.Popen[str]:
         if self._process is not None and self._process.poll() is None:

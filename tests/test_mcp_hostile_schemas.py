@@ -239,6 +239,37 @@ async def test_a_catastrophic_pattern_is_cut_off_and_the_server_stays_responsive
     assert code == 200 and answer["content"][0]["text"] == "called"
 
 
+async def test_a_slow_schema_check_delays_only_calls_to_that_server(jp_fetch):
+    """Six concurrent catastrophic calls to one server (issue #35, D6): a harmless call to another server answers
+    at once, and each of the six is answered within the bound on its wait (each check is cut at 2 s; one checker
+    process for the whole Jupyter server queued them all: the seventh call took ~20 s)."""
+    for name in ("evil__word", "evilweb__word"):  # both servers started, their checkers too
+        code, answer = await call(jp_fetch, name, {"s": "fine"})
+        assert code == 200, answer
+
+    async def timed(name: str, arguments: dict) -> tuple[int, dict, float]:
+        started = time.monotonic()
+        code, answer = await call(jp_fetch, name, arguments)
+        return code, answer, time.monotonic() - started
+
+    slow = [asyncio.ensure_future(timed("evil__redos", {"s": REDOS})) for _ in range(6)]
+    await asyncio.sleep(0.5)
+    code, answer, took = await timed("evilweb__word", {"s": "fine"})
+    assert code == 200 and answer["content"][0]["text"] == "called", answer
+    assert took < 2.0, f"a harmless call to another server waited {took:.1f} s"
+    results = await asyncio.gather(*slow)
+    for code, answer, took in results:
+        assert code == 400 and answer["error"]["type"] == "invalid_arguments", answer
+        # mcp_schema.WAIT_TIMEOUT_S (5 s) for the checks before it, CHECK_TIMEOUT_S (2 s) for its own, and slack.
+        assert took < 10, f"a call waited {took:.1f} s for the checks before it"
+    messages = [answer["error"]["message"] for _, answer, _ in results]
+    assert any("took longer than 2 s" in m for m in messages), messages
+    assert any("earlier calls to this MCP server took longer than 5 s" in m for m in messages), messages
+    # The server's calls go on: its checker was replaced.
+    code, answer = await call(jp_fetch, "evil__word", {"s": "fine"})
+    assert code == 200, answer
+
+
 async def test_a_schema_whose_branches_multiply_is_cut_off(jp_fetch):
     code, answer = await call(jp_fetch, "evil__branches", {"t": deep_array(3)})
     assert code == 200, answer
