@@ -234,7 +234,7 @@ pytest="suite 'pytest (server extension, real Jupyter server)' python -m pytest"
 # The local-model UI tests include the in-browser agent's real task with
 # Qwen2.5-Coder-0.5B (converted above, ~50 s; the test ~2 min).
 local_model="suite 'Local model UI tests' playwright_config playwright.local-model.config.js"
-real_model="suite 'Real model: one task end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
+real_model="suite 'Real model: one task and one Fix end to end (Qwen2.5-Coder-0.5B on llama-server)' npm run test:real-model"
 # Inline completion with the same real model on llama-server behind the
 # proxy (ports 8961-8962): a suggestion while typing, Tab, the cell runs.
 completion="suite 'Inline completion UI test (Qwen2.5-Coder-0.5B on llama-server)' playwright_config playwright.completion.config.js"
