@@ -27,7 +27,15 @@ TAB = "tab\tseparated-secret-value-0123"
 QUOTES = "pass\"word'with-both-quotes-0123"
 SLASHES = "sk-proj/Abc\\def/0123456789-slashes"
 NON_ASCII = "Größe-geheimer-Schlüssel-€-😀-0123"
-SECRETS = {"pem": PEM, "long-pem": LONG_PEM, "crlf": CRLF, "tab": TAB, "quotes": QUOTES, "slashes": SLASHES, "non-ascii": NON_ASCII}
+SECRETS = {
+    "pem": PEM,
+    "long-pem": LONG_PEM,
+    "crlf": CRLF,
+    "tab": TAB,
+    "quotes": QUOTES,
+    "slashes": SLASHES,
+    "non-ascii": NON_ASCII,
+}
 
 ENCODINGS = {
     "raw": lambda s: s,
