@@ -184,6 +184,25 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    max_request_bytes = Integer(
+        32 * 1024 * 1024,
+        min=1024,
+        help=(
+            "Largest request body POST notebook-agent/v1/chat/completions takes, in bytes (32 MiB). The agent's "
+            "requests are far smaller (its context and at most four images of 500 KB); a larger body is refused "
+            "with 413 before it is read as JSON."
+        ),
+    ).tag(config=True)
+
+    max_completion_request_bytes = Integer(
+        1024 * 1024,
+        min=1024,
+        help=(
+            "Largest request body POST notebook-agent/v1/completions takes, in bytes (1 MiB). Inline completion "
+            "sends about 5 KB (4000 characters before the cursor, 1000 after); a larger body is refused with 413."
+        ),
+    ).tag(config=True)
+
     max_retries = Integer(
         2,
         min=0,

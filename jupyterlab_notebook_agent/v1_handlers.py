@@ -1,11 +1,13 @@
 """The OpenAI-compatible routes: POST v1/chat/completions, POST v1/completions and GET v1/models.
 
-A request is checked (a JSON object, UTF-8, not absurdly nested, the basic field
-types of its route) before anything is forwarded, and every server-held secret in
-it is replaced by ``[redacted]``: a key a cell printed, that the agent read back (or
-that sits in the code around the cursor), never reaches a model provider.
+A request is checked, given the default model and scrubbed of every server-held secret
+before anything is forwarded (``model_requests.py``). Its body may be at most the route's
+cap (``max_request_bytes``, ``max_completion_request_bytes``): a larger one is a 413,
+refused before it is read. A body over 1 MiB is prepared in a worker process
+(``request_worker.py``), so that parsing and scanning it never holds the event loop;
+such a body is checked after the provider is chosen (a smaller one before).
 
-The two POST routes differ only in their field checks and the upstream route
+The two POST routes differ only in their field checks, their cap and the upstream route
 (:class:`_ModelRequestHandler`): the key, the provider choice, the allow-list,
 the default model, the redaction and the outbound filter are the same code.
 """
@@ -13,56 +15,35 @@ the default model, the redaction and the outbound filter are the same code.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from tornado import web
 
 from .discovery import probe
-from .json_input import BadInputError, json_type, parse_json_object
+from .json_input import BadInputError
+from .model_requests import CHAT, COMPLETION, MAX_COMPLETION_TOKENS, Prepared, checked, with_default_model
 from .providers import Provider
 from .proxy_handler import _ProxyHandler
 from .proxy_target import Target
+from .request_worker import OFF_LOOP_BYTES, prepare_off_loop
 
-#: A field's accepted Python types and how a message names them.
-FieldTypes = dict[str, tuple[tuple[type, ...], str]]
-
-#: Fields of a chat request whose type the proxy checks (the upstream checks the rest).
-_FIELD_TYPES: FieldTypes = {
-    "model": ((str,), "a string"),
-    "messages": ((list,), "an array"),
-    "stream": ((bool,), "a boolean"),
-    "tools": ((list,), "an array"),
-}
-
-#: Fields of a completion request whose type the proxy checks (``prompt``, ``max_tokens``
-#: and ``stop`` have checks of their own in :func:`_completion_request`).
-_COMPLETION_FIELD_TYPES: FieldTypes = {
-    "model": ((str,), "a string"),
-    "suffix": ((str,), "a string"),
-    "stream": ((bool,), "a boolean"),
-    "stream_options": ((dict,), "an object"),
-    "temperature": ((int, float), "a number"),
-}
-
-#: The most tokens a completion may ask for: inline completions are short, and the key is the server's.
-MAX_COMPLETION_TOKENS = 4096
-
-#: The most stop sequences a completion may send (OpenAI's own limit).
-MAX_STOP_SEQUENCES = 4
+__all__ = ["MAX_COMPLETION_TOKENS", "ChatCompletionsHandler", "CompletionsHandler", "ModelsHandler"]
 
 
 class _ModelRequestHandler(_ProxyHandler):
     """A POST forwarded to the model: checked, given the key and default model, redacted, forwarded.
 
-    Subclasses say only what differs: :meth:`checked` (the route's field checks) and
+    Subclasses say only what differs: :attr:`route` (its field checks), :meth:`max_body` (its cap) and
     :meth:`upstream_url` (where the provider serves the route).
     """
 
     # It spends the server's key and drives code the agent runs: "execute", as kernels need.
     auth_execute = ("POST",)
 
-    def checked(self, body: bytes) -> dict[str, Any]:
-        """The request as JSON; raises :class:`BadInputError` for what no model endpoint could take."""
+    #: The route's name for :mod:`.model_requests`.
+    route = CHAT
+
+    def max_body(self) -> int:
+        """The largest body the route takes (its setting)."""
         raise NotImplementedError
 
     def upstream_url(self, provider: Provider, model: str | None) -> str:
@@ -71,8 +52,15 @@ class _ModelRequestHandler(_ProxyHandler):
 
     @web.authenticated
     async def post(self) -> None:
+        body = self.request.body or b""
+        if len(body) > self.max_body():
+            self._too_large(len(body))
+            return
+        if len(body) > OFF_LOOP_BYTES:
+            await self._post_large(body)
+            return
         try:
-            payload = self.checked(self.request.body)
+            payload = checked(self.route, body)
         except BadInputError as error:
             self.send_json_error(400, str(error), "invalid_request_error", param=error.field)
             return
@@ -80,24 +68,52 @@ class _ModelRequestHandler(_ProxyHandler):
         target = self._select_target()
         if target is None:
             return
-        body, model = _with_default_model(self.request.body, payload, self.default_model_for(target))
-        scrubbed = target.matcher.redact(body)
-        if scrubbed is not body:
+        sent, model = with_default_model(body, payload, self.default_model_for(target))
+        scrubbed = target.matcher.redact(sent)
+        await self._send(target, Prepared(None, None, scrubbed, model, scrubbed is not sent))
+
+    async def _post_large(self, body: bytes) -> None:
+        """A body over :data:`.request_worker.OFF_LOOP_BYTES`: checked, completed and scrubbed in the worker."""
+        await self.discovery_settled()
+        target = self._select_target()
+        if target is None:
+            return
+        prepared = await prepare_off_loop(self.route, body, self.default_model_for(target), target.matcher.secrets)
+        if prepared.problem is not None:
+            self.send_json_error(400, prepared.problem, "invalid_request_error", param=prepared.field)
+            return
+        await self._send(target, prepared._replace(body=prepared.body or body))
+
+    async def _send(self, target: Target, prepared: Prepared) -> None:
+        if prepared.redacted:
             self.log.warning(
                 "Notebook Agent: removed a server-held secret from a request to %s before forwarding it",
                 target.provider.name or target.provider.public_url,
             )
-            body = scrubbed
         # Azure: the deployment in the URL selects the model; the body's "model" is kept
         # as sent (Azure ignores it) and, when it names a listed deployment, picks that one.
-        await self._forward("POST", target, self.upstream_url(target.provider, model), body)
+        url = self.upstream_url(target.provider, prepared.model)
+        await self._forward("POST", target, url, prepared.body)
+
+    def _too_large(self, size: int) -> None:
+        cap = self.max_body()
+        setting = "max_request_bytes" if self.route == CHAT else "max_completion_request_bytes"
+        self.send_json_error(
+            413,
+            f"The request body is {_size(size)}; this route takes at most {_size(cap)} "
+            f"(c.NotebookAgent.{setting} on the Jupyter server). Send less: fewer or smaller images, "
+            "or a shorter context (a smaller context window in the settings).",
+            "request_too_large",
+        )
 
 
 class ChatCompletionsHandler(_ModelRequestHandler):
     """POST notebook-agent/v1/chat/completions."""
 
-    def checked(self, body: bytes) -> dict[str, Any]:
-        return _chat_request(body)
+    route = CHAT
+
+    def max_body(self) -> int:
+        return self.agent_config.max_request_bytes
 
     def upstream_url(self, provider: Provider, model: str | None) -> str:
         return provider.chat_url(model)
@@ -106,8 +122,10 @@ class ChatCompletionsHandler(_ModelRequestHandler):
 class CompletionsHandler(_ModelRequestHandler):
     """POST notebook-agent/v1/completions: the legacy completions API (prompt and suffix), for inline completion."""
 
-    def checked(self, body: bytes) -> dict[str, Any]:
-        return _completion_request(body)
+    route = COMPLETION
+
+    def max_body(self) -> int:
+        return self.agent_config.max_completion_request_bytes
 
     def upstream_url(self, provider: Provider, model: str | None) -> str:
         return provider.completions_url(model)
@@ -152,77 +170,6 @@ class ModelsHandler(_ProxyHandler):
         self.finish(json.dumps({"object": "list", "data": data}))
 
 
-def _check_fields(payload: dict[str, Any], types: FieldTypes) -> None:
-    """Each field of ``types`` that is present and not null has its type; the model is a plain name."""
-    for name, (kinds, what) in types.items():
-        value = payload.get(name)
-        if value is not None and (not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool))):
-            raise BadInputError(f"{name} must be {what}, not {json_type(value)}.", name)
-    model = payload.get("model")
-    if isinstance(model, str) and (len(model) > 256 or any(ord(c) < 0x20 or c == "\x7f" for c in model)):
-        raise BadInputError("model must be a name of at most 256 characters without control characters.", "model")
-
-
-def _chat_request(body: bytes) -> dict[str, Any]:
-    """The chat request as JSON; raises :class:`BadInputError` for what no model endpoint could take."""
-    payload = parse_json_object(body, "The chat request")
-    _check_fields(payload, _FIELD_TYPES)
-    for index, message in enumerate(payload.get("messages") or []):
-        if not isinstance(message, dict):
-            raise BadInputError(f"messages[{index}] must be an object, not {json_type(message)}.", f"messages[{index}]")
-    return payload
-
-
-def _completion_request(body: bytes) -> dict[str, Any]:
-    """The completion request as JSON; raises :class:`BadInputError` for what the route does not take.
-
-    ``prompt`` must be one string: the token arrays and lists of prompts the OpenAI API also
-    accepts are refused (the redaction reads text, and inline completion sends text).
-    """
-    payload = parse_json_object(body, "The completion request")
-    prompt = payload.get("prompt")
-    if prompt is None:
-        raise BadInputError("prompt is required: the text before the cursor, as a string.", "prompt")
-    if isinstance(prompt, list):
-        raise BadInputError(
-            "prompt must be a string: token arrays and lists of prompts are not supported by this route.", "prompt"
-        )
-    if not isinstance(prompt, str):
-        raise BadInputError(f"prompt must be a string, not {json_type(prompt)}.", "prompt")
-    _check_fields(payload, _COMPLETION_FIELD_TYPES)
-    max_tokens = payload.get("max_tokens")
-    if max_tokens is not None:
-        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-            raise BadInputError(f"max_tokens must be a positive integer, not {_shown(max_tokens)}.", "max_tokens")
-        if max_tokens > MAX_COMPLETION_TOKENS:
-            raise BadInputError(
-                f"max_tokens must be at most {MAX_COMPLETION_TOKENS} on this route (inline completions are short), "
-                f"not {max_tokens}.",
-                "max_tokens",
-            )
-    stop = payload.get("stop")
-    if stop is not None and not isinstance(stop, str):
-        if not isinstance(stop, list):
-            raise BadInputError(f"stop must be a string or an array of strings, not {json_type(stop)}.", "stop")
-        if len(stop) > MAX_STOP_SEQUENCES:
-            raise BadInputError(f"stop may hold at most {MAX_STOP_SEQUENCES} strings, not {len(stop)}.", "stop")
-        for index, item in enumerate(stop):
-            if not isinstance(item, str):
-                raise BadInputError(f"stop[{index}] must be a string, not {json_type(item)}.", "stop")
-    return payload
-
-
-def _shown(value: Any) -> str:
-    """A number as it was sent, anything else by its JSON type (for messages)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return repr(value)[:40]
-    return json_type(value)
-
-
-def _with_default_model(body: bytes, payload: dict[str, Any], model: str) -> tuple[bytes, str | None]:
-    """Fill in the default model when the browser sent none; returns the body and its model."""
-    if not payload.get("model") and model:
-        payload["model"] = model
-        return json.dumps(payload).encode(), model
-    sent = payload.get("model")
-    return body, sent if isinstance(sent, str) else None
+def _size(count: int) -> str:
+    """A number of bytes as people read it (``1.5 MB``, ``900 KB``)."""
+    return f"{count / 2**20:.1f} MB" if count >= 2**20 else f"{max(count // 1024, 1)} KB"
