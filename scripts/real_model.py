@@ -282,13 +282,14 @@ def start_server(binary: Path, model: Path, alias: str, context: int, log: Path)
 
 
 def ensure_test_env() -> None:
-    """What `npm run eval` needs on a fresh clone: node_modules, Jupyter and pandas."""
+    """What `npm run eval` needs on a fresh clone: node_modules, Jupyter, pandas, matplotlib, scipy."""
     if not (ROOT / "node_modules" / ".bin" / "tsx").exists():
         say("npm ci (first run in this clone)")
         run(["npm", "ci", "--no-audit", "--no-fund", "--onnxruntime-node-install=skip"], cwd=ROOT)
     try:
         import ipykernel  # noqa: F401
         import jupyter_server  # noqa: F401
+        import matplotlib  # noqa: F401
         import pandas  # noqa: F401
         import scipy  # noqa: F401
     except ImportError:
