@@ -71,6 +71,10 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
     "The column holds text, not dates: convert it first with pd.to_datetime(df['column'])."
   ],
   [
+    /Only valid with DatetimeIndex|DatetimeIndex, TimedeltaIndex or PeriodIndex/,
+    "The index holds text, not dates: convert the column with pd.to_datetime(df['column']) before set_index, then resample."
+  ],
+  [
     /could not convert string to float|Unable to parse string|invalid literal for int\(\)|unsupported operand type\(s\).*'str'/,
     "A column holds text where numbers are expected: convert it with pd.to_numeric(df['column'], errors='coerce') (removing symbols such as $ or , first) before computing."
   ],
