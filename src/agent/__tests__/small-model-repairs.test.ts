@@ -101,6 +101,16 @@ describe('the failure of an error output', () => {
     ).toMatch(/%pip install scikit-learn/);
   });
 
+  it('says how to resample dates read as text', () => {
+    const hint = (line: string) =>
+      failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;
+    expect(
+      hint(
+        "TypeError: Only valid with DatetimeIndex, TimedeltaIndex or PeriodIndex, but got an instance of 'Index'"
+      )
+    ).toMatch(/pd\.to_datetime.*before set_index/);
+  });
+
   it('adds the usual way out of the usual data-reading errors', () => {
     const hint = (line: string) =>
       failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;
