@@ -52,7 +52,7 @@ class SecretStarts:
         byte_branches: list[bytes] = []
         #: Longer secrets: (form, whether it counts whole), as text and as UTF-8.
         self._long: list[tuple[str, bool]] = []
-        longest = 0
+        longest = longest_utf8 = 0
         for secret in secrets:
             for form in _forms(secret):
                 if len(secret) > LIMIT:
@@ -62,6 +62,7 @@ class SecretStarts:
                 if not words:
                     continue
                 longest = max(longest, len(words))
+                longest_utf8 = max(longest_utf8, len(words.encode("utf-8", "surrogatepass")))
                 chars = [re.escape(c).encode("utf-8") for c in words]
                 text_branches.append(
                     (_TOKEN_START if secret in short else "") + _chain(chars).decode("utf-8", "surrogatepass")
@@ -71,7 +72,7 @@ class SecretStarts:
         self._long_utf8 = [(form.encode("utf-8", "surrogatepass"), counts) for form, counts in self._long]
         #: Characters (and bytes) of a text's end that the expression looks at: its longest match and one more.
         self._window = longest + 1
-        self._byte_window = 4 * longest + 4
+        self._byte_window = longest_utf8 + 4
         self._text = re.compile("(?:" + "|".join(text_branches) + ")\\Z", re.DOTALL) if text_branches else None
         self._bytes = re.compile(b"(?:" + b"|".join(byte_branches) + b")\\Z", re.DOTALL) if byte_branches else None
 
