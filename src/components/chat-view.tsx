@@ -148,17 +148,17 @@ export function ChatView(props: IChatViewProps): JSX.Element {
         <span className="jp-AgentSidebar-title">
           {trans.__('Notebook Agent')}
         </span>
-        {/* Cut with an ellipsis in a narrow sidebar: the tooltip has it whole. */}
+        {/* Cut with an ellipsis in a narrow sidebar: the tooltip has it whole, with the model's id. */}
         <span
           className="jp-AgentSidebar-model"
-          title={trans.__('Model: %1', config.modelLabel)}
+          title={trans.__('Model: %1', config.modelId ?? config.modelLabel)}
         >
           {config.modelLabel}
         </span>
         <UsageBadge
           usage={state.usage}
           lastTurn={state.lastTurn}
-          model={config.modelLabel}
+          model={config.modelId ?? config.modelLabel}
         />
         <button
           className="jp-AgentSidebar-link"

@@ -6,6 +6,7 @@
  * configured one, and says so.
  */
 import React from 'react';
+import { readableModelName } from '../agent/model/model-label';
 import { useTrans } from './trans';
 
 /** What the provider bar shows. */
@@ -85,8 +86,8 @@ export function ProviderBar({
             onChange={event => onModelChange(event.target.value)}
           >
             {view.models.map(model => (
-              <option key={model} value={model}>
-                {model}
+              <option key={model} value={model} title={model}>
+                {readableModelName(model)}
               </option>
             ))}
           </select>

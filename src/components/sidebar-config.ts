@@ -34,8 +34,13 @@ export type ServerStatus =
 export interface ISidebarConfig {
   serverStatus: ServerStatus;
   mode: EndpointMode;
-  /** The model line: which model answers, and where it runs. */
+  /** The model line: which model answers (its readable name), and where it runs. */
   modelLabel: string;
+  /**
+   * The model line with the model's whole id, as requests name it (a GGUF
+   * file's path, say), for the tooltip; absent when it is the label.
+   */
+  modelId?: string;
   /** Direct mode: where requests go, and whether a key is set in the settings. */
   direct: { baseUrl: string; hasKey: boolean } | null;
   approvalMode: ApprovalMode;

@@ -3,7 +3,7 @@
  * become cells, token cost, and the light and dark themes.
  */
 import { expect, test } from '@jupyterlab/galata';
-import { script } from './scripted-model';
+import { received, script } from './scripted-model';
 import {
   cellSource,
   finished,
@@ -89,4 +89,25 @@ test('theme variables only: the sidebar follows the light and the dark theme', a
     await page.screenshot({ path: '../docs/sidebar-dark.png' });
   }
   await page.theme.setLightTheme();
+});
+
+test('the header names a GGUF model by its name, not its file path; the tooltip and the requests keep its id', async ({
+  page,
+  request
+}) => {
+  // llama-server's id for the model it loaded: the file's path.
+  const id = '/root/.cache/llama.cpp/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf';
+  await page.notebook.createNew('names.ipynb');
+  await setAgentSettings(page, { model: id });
+  const prompt = await openAgent(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const model = sidebar.locator('.jp-AgentSidebar-model');
+  await expect(model).toHaveText('qwen2.5-coder-1.5b-instruct');
+  await expect(model).toHaveAttribute('title', `Model: ${id}`);
+  await script(request, [{ content: 'Hello.' }]);
+  await prompt.fill('Hi');
+  await prompt.press('Enter');
+  await finished(page);
+  const [sent] = await received(request);
+  expect(sent.body.model).toBe(id);
 });

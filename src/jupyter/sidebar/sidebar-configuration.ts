@@ -10,6 +10,7 @@ import {
   INITIAL_CONFIG,
   type ISidebarConfig
 } from '../../components/sidebar-config';
+import { readableModelName } from '../../agent/model/model-label';
 import { ValueStore } from '../../agent/value-store';
 import type { AgentConfig } from '../config/agent-config';
 import { fetchProviderModels } from '../config/server-status';
@@ -48,10 +49,15 @@ export class SidebarConfiguration {
         }
       );
     }
+    // The header names the model as the user knows it (not a GGUF file's
+    // path); the tooltip and the requests keep its id.
+    const modelId = this._modelLabel(name => name);
+    const modelLabel = this._modelLabel(readableModelName);
     this.store.set({
       serverStatus,
       mode: settings.endpointMode,
-      modelLabel: this._modelLabel(),
+      modelLabel,
+      ...(modelId !== modelLabel ? { modelId } : {}),
       approvalMode: settings.approvalMode,
       direct:
         settings.endpointMode === 'direct'
@@ -86,14 +92,16 @@ export class SidebarConfiguration {
     });
   }
 
-  /** The model line: which model answers, and where it runs. */
-  private _modelLabel(): string {
+  /** The model line: which model answers (as `show` names it), and where it runs. */
+  private _modelLabel(show: (model: string) => string): string {
     const config = this._config;
     const { settings, serverStatus } = config;
     const trans = this._trans;
     if (settings.endpointMode === 'direct') {
       return (
-        settings.model || settings.azureDeployment || trans.__('no model set')
+        show(settings.model) ||
+        settings.azureDeployment ||
+        trans.__('no model set')
       );
     }
     if (config.local) {
@@ -103,7 +111,7 @@ export class SidebarConfiguration {
       );
     }
     return (
-      config.modelName() ||
+      show(config.modelName()) ||
       (serverStatus.kind === 'configured' ? trans.__('server default') : '')
     );
   }
