@@ -163,3 +163,75 @@ test('Fix with Agent fits, not on an interrupt; "Fix cell [n]: …", status line
   await expect(card.getByRole('status')).toHaveText('the cell was deleted');
   await expect(card.getByRole('status')).toBeVisible();
 });
+
+test('Fix This Cell from the cell menu fixes the cell right-clicked, not the active one; Ctrl+Alt+F fixes the active one', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('menufix.ipynb');
+  await page.notebook.setCell(0, 'code', 'a = valeu * 2');
+  await page.notebook.addCell('code', 'b = vlaue * 3');
+  await page.notebook.runCell(0, { inplace: true });
+  // Shift+Enter on the last cell: it runs, and the new empty cell below
+  // is the active one.
+  await cellAt(page, 1).locator('.jp-InputArea-editor').click();
+  await page.keyboard.press('Shift+Enter');
+  await expect(cellAt(page, 1).locator('.jp-OutputArea')).toContainText(
+    "name 'vlaue' is not defined"
+  );
+  await expect(page.locator('.jp-Notebook .jp-Cell')).toHaveCount(3);
+
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const review = sidebar.getByRole('region', { name: 'Review the fix' });
+  const lastUserLine = sidebar.locator('.jp-AgentSidebar-user').last();
+  /** Fix from the menu of `area` and wait for the fix (which gives up) to end. */
+  const fixFromMenu = async (area: ReturnType<typeof cellAt>) => {
+    await script(request, [{ content: 'No idea.' }, { content: 'None.' }]);
+    await area.click({ button: 'right' });
+    await page
+      .getByRole('menuitem', { name: 'Fix This Cell with Notebook Agent' })
+      .click();
+    await expect(review.locator('strong')).toHaveText(
+      'The agent could not fix the cell.',
+      { timeout: 60000 }
+    );
+    await finished(page);
+  };
+
+  // Right-clicked on the error of the cell above the active one.
+  await fixFromMenu(cellAt(page, 1).locator('.jp-OutputArea'));
+  await expect(lastUserLine).toHaveText(/^Fix cell \[\d+\]: b = vlaue \* 3$/);
+  await review.getByRole('button', { name: 'Dismiss' }).click();
+
+  // Two cells selected, the second one active: right-clicked on the first,
+  // which JupyterLab leaves selected and not active.
+  await cellAt(page, 0).locator('.jp-InputArea-prompt').click();
+  await cellAt(page, 1)
+    .locator('.jp-InputArea-prompt')
+    .click({ modifiers: ['Shift'] });
+  expect(
+    await page.evaluate(
+      () =>
+        (
+          window.jupyterapp.shell.currentWidget as unknown as {
+            content: { activeCellIndex: number };
+          }
+        ).content.activeCellIndex
+    )
+  ).toBe(1);
+  await fixFromMenu(cellAt(page, 0).locator('.jp-InputArea-prompt'));
+  await expect(lastUserLine).toHaveText(/^Fix cell \[\d+\]: a = valeu \* 2$/);
+  await review.getByRole('button', { name: 'Dismiss' }).click();
+
+  // The shortcut fixes the active cell.
+  await script(request, [{ content: 'No idea.' }, { content: 'None.' }]);
+  await cellAt(page, 1).locator('.jp-InputArea-prompt').click();
+  await page.keyboard.press('Control+Alt+f');
+  await expect(review.locator('strong')).toHaveText(
+    'The agent could not fix the cell.',
+    { timeout: 60000 }
+  );
+  await expect(lastUserLine).toHaveText(/^Fix cell \[\d+\]: b = vlaue \* 3$/);
+  await finished(page);
+  await review.getByRole('button', { name: 'Dismiss' }).click();
+});

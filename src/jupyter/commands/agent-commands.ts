@@ -15,6 +15,7 @@ import { agentIcon } from '../../widgets/icon';
 import { refuseWhenBusy } from '../core/busy';
 import { CommandIDs } from './commands';
 import { installFixButtons } from '../fix/fix-button';
+import { fixTarget } from '../fix/fix-target';
 import {
   LocalModelCommandIDs,
   registerLocalModelCommands
@@ -105,15 +106,12 @@ export function registerAgentCommands(options: IAgentCommandsOptions): void {
     icon: agentIcon,
     // Enabled while a run is active too: the command then says why it
     // cannot start, instead of a shortcut doing nothing.
-    isEnabled: () => tracker.activeCell?.model.type === 'code',
+    isEnabled: args => fixTarget(app, tracker, args)?.type === 'code',
     execute: args => {
-      const panel = tracker.currentWidget;
-      const cellId =
-        typeof args.cellId === 'string'
-          ? args.cellId
-          : tracker.activeCell?.model.id;
-      if (panel && cellId) {
-        fixCell(panel, cellId);
+      // The cell right-clicked, `cellId`'s, or the active one (../fix/fix-target.ts).
+      const target = fixTarget(app, tracker, args);
+      if (target) {
+        fixCell(target.panel, target.cellId);
       }
     }
   });
