@@ -155,6 +155,12 @@ export interface IAgentError {
  */
 export type AgentEvent =
   | { type: 'text-delta'; text: string }
+  /**
+   * The notebook starts to run a cell for the run, the kernel not asked yet
+   * (the live notebook says so through `AgentSession.cellStarted`, not the
+   * loop): the running call's card names it, and the notebook is saved.
+   */
+  | { type: 'cell-start'; cellId: string }
   | {
       type: 'tool-call';
       call: IToolCall;

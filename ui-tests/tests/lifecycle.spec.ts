@@ -88,6 +88,15 @@ async function newNotebook(
     .toBe('idle');
 }
 
+/** The notebook at `path` as saved on the server (its JSON). */
+function onDisk(page: IJupyterLabPageFixture, path: string): Promise<string> {
+  return page.evaluate(
+    async path =>
+      (await fetch(`/api/contents/${path}?content=1&type=notebook`)).text(),
+    path
+  );
+}
+
 /** The agent inserts a cell that prints "working" then sleeps, and runs it. */
 function insertAndRunSleeper(seconds: number, ...after: unknown[]) {
   return [
@@ -184,6 +193,105 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
   const [next] = await received(request);
   const tools = next.body.messages.filter(m => m.role === 'tool');
   expect(tools.at(-1)?.content).toContain('the page was reloaded');
+});
+
+test('a cell the agent inserts and runs in one step is saved as it starts: after a reload it is in the notebook, and the sidebar offers Interrupt', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    softTimeoutSeconds: 120
+  });
+  await newNotebook(page, tmpPath, 'onestep.ipynb');
+  // Inserted and run in one call (what small models do): no step ends
+  // while the cell runs.
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            source:
+              "import time\nprint('working', flush=True)\ntime.sleep(300)",
+            run: true
+          }
+        }
+      ]
+    },
+    { content: 'Done.' }
+  ]);
+  await ask(page, 'Sleep five minutes');
+  await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
+    'working',
+    { timeout: 30000 }
+  );
+  const card = sidebar(page).locator('[data-tool="insert_cell"]');
+  await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
+    'running…'
+  );
+  // On disk while it runs.
+  await expect
+    .poll(() => onDisk(page, `${tmpPath}/onestep.ipynb`), { timeout: 10000 })
+    .toContain('time.sleep(300)');
+
+  page.on('dialog', dialog => void dialog.accept());
+  await page.waitForTimeout(1500);
+  await page.evaluate(() => window.location.reload());
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+  await page.waitForSelector('.jp-NotebookPanel');
+  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
+  await page.waitForTimeout(1000);
+  if (!(await prompt.isVisible())) {
+    await openAgent(page);
+  }
+  // The agent's cell is in the notebook; the run shows as interrupted.
+  await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
+  await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
+    'interrupted (page reloaded)',
+    { timeout: 20000 }
+  );
+  // The kernel still runs it: the sidebar says so, and Interrupt stops it.
+  const busy = sidebar(page).locator('.jp-AgentSidebar-kernelBusy');
+  expect(await kernelState(page, 'onestep.ipynb')).toBe('busy');
+  await expect(busy).toContainText(
+    'The kernel of onestep.ipynb is still busy with the agent’s cell',
+    { timeout: 20000 }
+  );
+  await busy.getByRole('button', { name: 'Interrupt' }).click();
+  await expect
+    .poll(() => kernelState(page, 'onestep.ipynb'), { timeout: 15000 })
+    .toBe('idle');
+  await expect(busy).toHaveCount(0, { timeout: 10000 });
+});
+
+test('a quick cell inserted and run in one step is saved with its output (a save as it started does not leave it unsaved)', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  await newNotebook(page, tmpPath, 'quick.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: "print('answer', 6 * 7)", run: true }
+        }
+      ]
+    },
+    { content: 'It printed 42.' }
+  ]);
+  await ask(page, 'Print the answer');
+  await finished(page);
+  await expect(cell(page, 1).locator('.jp-OutputArea')).toContainText(
+    'answer 42'
+  );
+  await expect
+    .poll(() => onDisk(page, `${tmpPath}/quick.ipynb`), { timeout: 10000 })
+    .toContain('answer 42');
 });
 
 test('at the soft timeout the card says "still running", the model is asked to wait, and a cell left running is named with Interrupt', async ({

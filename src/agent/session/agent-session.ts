@@ -219,6 +219,19 @@ export class AgentSession {
     this._runner.stop();
   }
 
+  /**
+   * The run's notebook starts to run cell `cellId` for it, the kernel not
+   * asked yet (the live notebook says so): a `cell-start` event, by which
+   * the running call's card names the cell (a chat saved mid-cell, when the
+   * page goes away, knows what the kernel may still be busy with) and the
+   * notebook is saved with it. Nothing while no task runs.
+   */
+  cellStarted(cellId: string): void {
+    if (this.busy) {
+      this._store.dispatch({ type: 'cell-start', cellId });
+    }
+  }
+
   /** The chat's notebook was renamed or moved to `path` (a run in it goes on). */
   notebookMoved(path: string): void {
     this._store.moveNotebook(path);

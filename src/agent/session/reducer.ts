@@ -46,6 +46,8 @@ export function applyEvent(
         status: 'running'
       });
       return { items };
+    case 'cell-start':
+      return nameRunningCard(items, event.cellId);
     case 'tool-result': {
       // Search from the end: some servers reuse call ids across turns.
       let index = items.length - 1;
@@ -124,6 +126,28 @@ export function applyEvent(
     default:
       return {};
   }
+}
+
+/**
+ * The running call's card names the cell it starts to run, where it did
+ * not already (a cell `insert_cell` with `run: true` made is known only
+ * now): a chat saved mid-run (the page went away) knows which cell the
+ * kernel may still be busy with (interrupted-run.ts).
+ */
+function nameRunningCard(
+  items: TranscriptItem[],
+  cellId: string
+): Partial<IEventState> {
+  let index = items.length - 1;
+  while (index >= 0 && items[index].kind !== 'tool') {
+    index -= 1;
+  }
+  const card = items[index];
+  if (card?.kind !== 'tool' || card.status !== 'running' || card.cellId) {
+    return {};
+  }
+  items[index] = { ...card, cellId };
+  return { items };
 }
 
 /**

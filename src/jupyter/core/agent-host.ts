@@ -137,6 +137,10 @@ export class AgentHost {
     let port = this._ports.get(panel);
     if (!port) {
       port = new LiveNotebookPort(panel, this._app.serviceManager.contents);
+      // The card names the cell as it starts; the notebook is saved with it.
+      port.cellStarting.connect((_, cellId) =>
+        this.session.cellStarted(cellId)
+      );
       this._ports.set(panel, port);
     }
     return port;

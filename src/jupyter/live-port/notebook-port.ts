@@ -23,6 +23,7 @@ import {
   type NotebookPanel
 } from '@jupyterlab/notebook';
 import type { ISessionContext } from '@jupyterlab/apputils';
+import { Signal, type ISignal } from '@lumino/signaling';
 import {
   KernelAPI,
   type Contents,
@@ -71,6 +72,15 @@ export class LiveNotebookPort
 
   get path(): string {
     return this._live.path;
+  }
+
+  /**
+   * A cell starts to run for the agent (its id), the kernel not asked yet:
+   * the host tells the session, whose card of the call then names the cell
+   * and which saves the notebook with it (a reload mid-cell keeps it).
+   */
+  get cellStarting(): ISignal<this, string> {
+    return this._cellStarting;
   }
 
   async getCells(): Promise<ICellSnapshot[]> {
@@ -153,6 +163,7 @@ export class LiveNotebookPort
     }
     this._undo.beforeRun(cell.model);
     this._lastRun.set(cellId, cell.model.sharedModel.getSource());
+    this._cellStarting.emit(cellId);
     const sessionContext = this._live.panel.sessionContext;
     const future = executeLikeShiftEnter(cell, sessionContext, kernel);
     if (!future) {
@@ -306,6 +317,7 @@ export class LiveNotebookPort
   }
 
   private readonly _live: LivePanel;
+  private readonly _cellStarting = new Signal<this, string>(this);
   private readonly _lastRun = new Map<string, string>();
   private readonly _runs = new RunTracker();
   private readonly _undo: LiveUndoGroup;

@@ -1,7 +1,9 @@
 /**
  * Nothing the agent did is lost when the page goes away mid-run (a reload,
  * a closed tab): the notebook is saved after each agent step that changed
- * it (a cell inserted, edited, deleted or run) and when the run ends.
+ * it (a cell inserted, edited, deleted or run), as a cell starts to run
+ * for the agent (a cell inserted and run in one step is on disk while it
+ * runs, not only once it ends), and when the run ends.
  *
  * The user's own unsaved edits are saved with it only when the user lets
  * JupyterLab save for them (autosave on, JupyterLab's default: its next
@@ -50,6 +52,8 @@ export function saveAgentEdits(
     tracker.find(panel => panel.context.path === session.notebookPath) ?? null;
   /** Whether the notebook had unsaved changes when the current step began. */
   let dirtyAtStep = false;
+  /** Whether a step (a tool call) is under way. */
+  let inStep = false;
   const savers = new WeakMap<NotebookPanel, () => void>();
   session.subscribeEvents(event => {
     const panel = chatPanel();
@@ -58,10 +62,17 @@ export function saveAgentEdits(
     }
     if (event.type === 'tool-call') {
       dirtyAtStep = panel.context.model.dirty;
+      inStep = true;
       return;
     }
-    if (event.type !== 'tool-result' && event.type !== 'end') {
+    // A cell a step runs is saved as it starts; a workflow's own runs
+    // (Generate's check: restart and run all) are saved when the run ends.
+    const stepEnds = event.type === 'tool-result' || event.type === 'end';
+    if (!stepEnds && !(event.type === 'cell-start' && inStep)) {
       return;
+    }
+    if (stepEnds) {
+      inStep = false;
     }
     if (!panel.context.model.dirty || (dirtyAtStep && !autosave())) {
       return;
@@ -80,6 +91,11 @@ export function saveAgentEdits(
  * fails: `notify` gets the error's message once, again only after a save
  * succeeded. Never throws (a failed save must not fail the agent's work).
  * The one save-and-notify of the agent's runs and of Generate notebook.
+ *
+ * What changes while a save is under way (a cell running: its outputs, its
+ * count) is not in it, yet JupyterLab marks the notebook saved when the
+ * save ends, and the next save would skip it as unchanged: such a notebook
+ * stays marked unsaved.
  */
 export function notifyingSaver(
   panel: NotebookPanel,
@@ -87,9 +103,15 @@ export function notifyingSaver(
 ): () => Promise<void> {
   let failing = false;
   return async () => {
-    if (panel.isDisposed || !panel.context.model.dirty) {
+    const model = panel.context.model;
+    if (panel.isDisposed || !model.dirty) {
       return;
     }
+    let changed = false;
+    const onChange = () => {
+      changed = true;
+    };
+    model.contentChanged.connect(onChange);
     try {
       await panel.context.save();
       failing = false;
@@ -98,6 +120,11 @@ export function notifyingSaver(
         notify((error as Error)?.message ?? String(error));
       }
       failing = true;
+    } finally {
+      model.contentChanged.disconnect(onChange);
+      if (changed && !panel.isDisposed) {
+        model.dirty = true;
+      }
     }
   };
 }
@@ -118,7 +145,9 @@ function serialSaver(
     inFlight = state === 'started';
     if (!inFlight && again) {
       again = false;
-      void run();
+      // Once the save's caller is done with it (`notifyingSaver` marks
+      // the changes made meanwhile as unsaved).
+      window.setTimeout(() => void run(), 0);
     }
   });
   const save = notifyingSaver(panel, error =>
