@@ -8,7 +8,13 @@
  * goes back); Tab moves between the code, Run and Reject; Ctrl/Cmd+Enter
  * in the code approves the edited code.
  */
-import React, { useEffect, useId, useRef, useState } from 'react';
+import React, {
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState
+} from 'react';
 import type {
   ApprovalDecision,
   IApprovalRequest
@@ -31,7 +37,18 @@ export function ApprovalCard({
   const [reason, setReason] = useState('');
   const [rejecting, setRejecting] = useState(false);
   const card = useRef<HTMLDivElement>(null);
+  const codeBox = useRef<HTMLTextAreaElement>(null);
   const keysId = useId();
+  useLayoutEffect(() => {
+    // The whole code shows (wrapped lines too), not a few rows of it; a
+    // long one scrolls past the box's max-height (style/base.css).
+    const box = codeBox.current;
+    if (box) {
+      box.style.height = 'auto';
+      const borders = box.offsetHeight - box.clientHeight;
+      box.style.height = `${box.scrollHeight + borders}px`;
+    }
+  }, [code]);
   useEffect(() => {
     // Where the user must act next. Not taken from someone typing
     // elsewhere (a notebook cell): only from the sidebar or from nowhere.
@@ -104,10 +121,11 @@ export function ApprovalCard({
       </span>
       {request.code !== null && (
         <textarea
+          ref={codeBox}
           className="jp-AgentSidebar-approvalCode"
           aria-label={trans.__('Code to approve')}
           value={code}
-          rows={Math.min(12, Math.max(2, code.split('\n').length))}
+          rows={Math.max(2, code.split('\n').length)}
           onChange={event => setCode(event.target.value)}
         />
       )}

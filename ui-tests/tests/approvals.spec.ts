@@ -49,3 +49,54 @@ test('edit then approve: the edited code runs and the model hears about the edit
   );
   expect(tools[tools.length - 1].content).toContain('54');
 });
+
+test('the approval card shows the whole code, and scrolls inside when it is long', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('longcode.ipynb');
+  // Every third line is long enough to wrap in the sidebar.
+  const code = (lines: number) =>
+    Array.from(
+      { length: lines },
+      (_, i) => `x${i} = ${i}  # ${'step '.repeat(i % 3 ? 1 : 12)}`
+    ).join('\n');
+  const [medium, long] = [code(14), code(120)];
+  const insertAndRun = (source: string) => ({
+    tool_calls: [{ name: 'insert_cell', arguments: { source, run: true } }]
+  });
+  await script(request, [
+    insertAndRun(medium),
+    insertAndRun(long),
+    { content: 'Nothing ran.' }
+  ]);
+  await ask(page, 'Write the steps');
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const card = sidebar.getByRole('group', { name: 'Approval needed' });
+  const box = card.getByRole('textbox', { name: 'Code to approve' });
+  const sizes = () =>
+    box.evaluate(node => ({
+      scroll: node.scrollHeight,
+      client: node.clientHeight,
+      window: window.innerHeight
+    }));
+
+  // Fourteen lines, some wrapped: all of them in view, nothing to scroll.
+  await expect(box).toHaveValue(medium, { timeout: 30000 });
+  const whole = await sizes();
+  expect(whole.scroll).toBeLessThanOrEqual(whole.client + 1);
+  await card.getByRole('button', { name: 'Reject' }).click();
+  await card.getByRole('button', { name: 'Send rejection' }).click();
+
+  // 120 lines: the box scrolls, at most 60 % of the window high, and the
+  // card's buttons stay in reach.
+  await expect(box).toHaveValue(long, { timeout: 30000 });
+  const scrolled = await sizes();
+  expect(scrolled.scroll).toBeGreaterThan(scrolled.client);
+  expect(scrolled.client).toBeLessThanOrEqual(scrolled.window * 0.6 + 1);
+  await expect(card.getByRole('button', { name: 'Run' })).toBeInViewport();
+  await card.getByRole('button', { name: 'Reject' }).click();
+  await card.getByRole('button', { name: 'Send rejection' }).click();
+  await finished(page);
+  await expect(sidebar).toContainText('Nothing ran.');
+});
