@@ -64,6 +64,8 @@ export interface IChatViewProps {
   localModel?: LocalModelStatusStore;
   /** Whether the local model's files can be reached (checked when shown). */
   localReach?: IReadable<ModelReach>;
+  /** Since when a model server has read the prompt without answering (the working line says so). */
+  modelWait?: IReadable<number | null>;
   /** Which notebook the user is on, and its kernel after a reload. */
   notebook?: IReadable<INotebookStatus>;
   /** The Jupyter server's MCP servers and their tools. */
@@ -251,7 +253,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
               />
             </Suspense>
           )}
-          {running && !state.pendingApproval && <WorkingLine />}
+          {running && !state.pendingApproval && (
+            <WorkingLine modelWait={props.modelWait} />
+          )}
           {state.error && (
             <ErrorBanner
               error={state.error}

@@ -111,3 +111,35 @@ test('the header names a GGUF model by its name, not its file path; the tooltip 
   const [sent] = await received(request);
   expect(sent.body.model).toBe(id);
 });
+
+test('before the first token of a server the working line says "Reading the prompt…", then "Working…"', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('reading.ipynb');
+  const prompt = await openAgent(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  // A server that reads the prompt for 4 s before its first token, then
+  // writes slowly.
+  await script(request, [
+    {
+      content: 'A slow answer, word by word.',
+      stall: 4,
+      stall_after: 0,
+      chunk_size: 2,
+      delay: 0.3
+    }
+  ]);
+  await prompt.fill('Hi');
+  await prompt.press('Enter');
+  const working = sidebar.locator('.jp-AgentSidebar-working');
+  await expect(working).toHaveText(/^Reading the prompt…/);
+  await expect(working).toHaveText(/^Reading the prompt… [23] s$/, {
+    timeout: 5000
+  });
+  // Its answer has begun: working, no longer reading.
+  await expect(sidebar).toContainText('A slow', { timeout: 10000 });
+  await expect(working).toHaveText(/^Working…/);
+  await finished(page);
+  await expect(sidebar).toContainText('A slow answer, word by word.');
+});

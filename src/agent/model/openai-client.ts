@@ -65,6 +65,13 @@ export interface IOpenAIClientOptions {
   maxRetries?: number;
   /** Longest Retry-After honoured, in ms; default 20 s. */
   maxRetryWaitMs?: number;
+  /**
+   * Told when a chat request is sent (Date.now()) and null once its answer
+   * begins (its first token) or the request ends without one: the time the
+   * server reads the prompt, which the sidebar names ("Reading the
+   * prompt…") as it does for the in-browser model.
+   */
+  onWait?: (since: number | null) => void;
 }
 
 type OpenAIClient = OpenAI;
@@ -84,6 +91,32 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
   }
 
   async *streamChat(
+    request: IChatRequest,
+    signal: AbortSignal
+  ): AsyncIterable<IChatChunk> {
+    const onWait = this._options.onWait;
+    if (!onWait) {
+      yield* this._streamChat(request, signal);
+      return;
+    }
+    let waiting = true;
+    onWait(Date.now());
+    try {
+      for await (const chunk of this._streamChat(request, signal)) {
+        if (waiting && beginsAnswer(chunk)) {
+          waiting = false;
+          onWait(null);
+        }
+        yield chunk;
+      }
+    } finally {
+      if (waiting) {
+        onWait(null);
+      }
+    }
+  }
+
+  private async *_streamChat(
     request: IChatRequest,
     signal: AbortSignal
   ): AsyncIterable<IChatChunk> {
@@ -340,4 +373,20 @@ function toOpenAITool(tool: IToolSpec): ChatCompletionTool {
       parameters: tool.parameters
     }
   };
+}
+
+/** Whether `chunk` holds an answer's first token (a role alone does not). */
+function beginsAnswer(chunk: IChatChunk): boolean {
+  return (
+    !!chunk.error ||
+    !!chunk.choices?.some(
+      choice =>
+        !!choice.finish_reason ||
+        !!choice.delta?.content ||
+        !!choice.delta?.reasoning_content ||
+        !!choice.delta?.reasoning ||
+        !!choice.delta?.tool_calls?.length ||
+        !!choice.delta?.function_call
+    )
+  );
 }

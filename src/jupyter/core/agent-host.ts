@@ -18,6 +18,7 @@ import { agentTools } from '../../agent/tools/all-tools';
 import { McpToolSource } from '../../agent/tools/mcp-tools';
 import { externalTool } from '../../agent/tools/external-tool';
 import { ToolRegistry } from '../../agent/tools/registry';
+import { ValueStore, type IReadable } from '../../agent/value-store';
 import { smallModelTools } from '../../agent/tools/small-model-tools';
 import { ServerMcpClient } from '../../server-api/mcp-client';
 import type { INotebookAgent } from '../../tokens';
@@ -100,7 +101,9 @@ export class AgentHost {
     // One client per settings (not per task): what a client learns about
     // its server (e.g. that it rejects stream_options) lasts.
     this._models = new ModelClientCache((settings: IAgentSettings) =>
-      createModelClient(settings, serverSettings)
+      createModelClient(settings, serverSettings, since =>
+        this._modelWait.set(since)
+      )
     );
     this.lookForLocalServers = localServerLooker(serverSettings, () =>
       this.refreshStatus()
@@ -119,6 +122,14 @@ export class AgentHost {
     tracker.currentChanged.connect(showActive);
     this.configChanged.connect(showActive);
     void this.refreshStatus();
+  }
+
+  /**
+   * Since when (Date.now()) a model server has read the prompt of the
+   * chat's request without answering yet; null when none is waiting.
+   */
+  get modelWait(): IReadable<number | null> {
+    return this._modelWait;
   }
 
   /** Emitted when the settings, the server's status or the chat's model choice change. */
@@ -227,6 +238,7 @@ export class AgentHost {
   }
 
   private _api: INotebookAgent | null = null;
+  private readonly _modelWait = new ValueStore<number | null>(null);
   private readonly _models: ModelClientCache<IAgentSettings>;
   private readonly _ports = new WeakMap<NotebookPanel, LiveNotebookPort>();
   private _settings: ISettingRegistry.ISettings | null = null;

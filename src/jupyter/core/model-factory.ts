@@ -50,10 +50,15 @@ export function jupyterFetch(
   };
 }
 
-/** Create the client for the current settings; throws `ModelConfigError` when it cannot. */
+/**
+ * Create the client for the current settings; throws `ModelConfigError`
+ * when it cannot. `onWait`: told while a server reads a chat request's
+ * prompt (`IOpenAIClientOptions.onWait`; the in-browser model says it itself).
+ */
 export function createModelClient(
   settings: IAgentSettings,
-  serverSettings: ServerConnection.ISettings
+  serverSettings: ServerConnection.ISettings,
+  onWait?: (since: number | null) => void
 ): IModelClient {
   if (settings.endpointMode === 'local') {
     // A model in this browser tab; its code loads on the first turn.
@@ -84,6 +89,7 @@ export function createModelClient(
     return new OpenAIChatClient({
       baseURL: baseUrl,
       idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
+      onWait,
       model: settings.model || settings.azureDeployment,
       apiKey: settings.apiKey,
       ...(azure
@@ -106,6 +112,7 @@ export function createModelClient(
   return new OpenAIChatClient({
     baseURL: proxyBaseUrl(serverSettings),
     idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
+    onWait,
     model: settings.model,
     headers: {
       ...(settings.baseUrl ? { [BASE_URL_HEADER]: settings.baseUrl } : {}),

@@ -10,6 +10,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ISignal } from '@lumino/signaling';
 import type { AgentSession, IRunTarget } from '../../agent/session';
 import type { McpToolSource } from '../../agent/tools/mcp-tools';
+import type { IReadable } from '../../agent/value-store';
 import type { INotebookAgent } from '../../tokens';
 import type { AgentConfig } from '../config/agent-config';
 import type { IAgentSettings } from '../config/settings';
@@ -23,6 +24,11 @@ export interface IAgentRuns {
   targetFor(panel: NotebookPanel | null): IRunTarget;
   /** The extension's translations. */
   readonly trans: TranslationBundle;
+  /**
+   * Since when a model server has read the prompt of the chat's request
+   * without answering yet (null: none waits): "Reading the prompt…".
+   */
+  readonly modelWait: IReadable<number | null>;
 }
 
 /** The configuration, resolved, and the ways to change it. */

@@ -66,6 +66,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
       mentions: notebookMentions(tracker),
       localModel: localModelStatus,
       localReach: localModelReach,
+      modelWait: runs.modelWait,
       notebook: notebookStatus(session, tracker, serverSettings),
       mcp: sources.mcp,
       trans,
