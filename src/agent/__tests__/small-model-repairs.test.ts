@@ -101,6 +101,35 @@ describe('the failure of an error output', () => {
     ).toMatch(/%pip install scikit-learn/);
   });
 
+  it('names the way out of the usual pandas errors a fix meets', () => {
+    const focus = (text: string) =>
+      failureFocus(`cell_id: c raised an error.\nOutput:\n${text}`);
+    const hint = (line: string) => focus(line)?.hint;
+    expect(
+      hint("ValueError: could not convert string to float: '-0,35'")
+    ).toMatch(/decimal=','/);
+    expect(
+      hint("TypeError: dtype 'str' does not support operation 'mean'")
+    ).toMatch(/numeric_only=True/);
+    expect(
+      hint(
+        'ValueError: Length of values (4) does not match length of index (2000)'
+      )
+    ).toMatch(/\.map\(per_group\).*transform/);
+    expect(
+      hint("AttributeError: 'DataFrame' object has no attribute 'swapaxes'")
+    ).toBe('pandas removed swapaxes: use .T (the transpose) instead.');
+    expect(
+      hint("AttributeError: 'DataFrame' object has no attribute 'regoin'")
+    ).toBe('');
+    // A KeyError in a merge: the key is named differently in the two frames.
+    expect(
+      focus(
+        "KeyError: 'product'\nCell In[2], line 1\n----> 1 merged = sales.merge(products, on='product')"
+      )?.hint
+    ).toMatch(/left_on= and right_on=/);
+  });
+
   it('says how to resample dates read as text', () => {
     const hint = (line: string) =>
       failureFocus(`cell_id: c raised an error.\nOutput:\n${line}`)?.hint;

@@ -324,6 +324,43 @@ describe('Fix this cell', () => {
     ).toEqual([]);
   });
 
+  it('a cell that ran without an error is not “fixed” by a turn that changed nothing', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'total = 6', executionCount: 1 },
+        {
+          id: 'b',
+          source: 'print(total)',
+          executionCount: 2,
+          outputs: [{ type: 'stream', name: 'stdout', text: '6\n' }]
+        }
+      ]
+    });
+    notebook.vars.set('total', '6');
+    // The same cell back, twice (greedy): it runs, and proves nothing.
+    const model = new ScriptedModel([
+      { text: '```python\nprint(total)\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const result = await s.fixCell('b', { model: () => model, notebook });
+    expect(result).toMatchObject({
+      status: 'not-fixed',
+      gaveUp: 'no-edit',
+      attempts: 0
+    });
+    // The second turn said the reply was the cell unchanged, and was sampled.
+    expect(lastUserMessage(model, 1)).toMatch(
+      /^Your reply was cell \S+ unchanged/
+    );
+    expect(model.requests[1].temperature).toBeGreaterThan(0);
+  });
+
   it('Reject restores every changed source byte for byte and removes cells the agent added', async () => {
     const original = 'print(totl)  \n# keep this comment\t';
     const notebook = new MiniKernelNotebook({

@@ -74,6 +74,19 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
     /Only valid with DatetimeIndex|DatetimeIndex, TimedeltaIndex or PeriodIndex/,
     "The index holds text, not dates: convert the column with pd.to_datetime(df['column']) before set_index, then resample."
   ],
+  // A European file: decimal commas ('-0,35'), usually with sep=';'.
+  [
+    /could not convert string to float: '-?\d+,\d+'|Unable to parse string "-?\d+,\d+"/,
+    "The file writes decimals with a comma: read it with decimal=',' (and sep=';' when its first lines use semicolons)."
+  ],
+  [
+    /does not support operation '\w+'|Cannot perform reduction '\w+' with string dtype|agg function failed \[how->\w+,dtype->object\]/,
+    'Some columns hold text: compute on the numeric columns only (select them first, or pass numeric_only=True).'
+  ],
+  [
+    /^ValueError: Length of values \(\d+\) does not match length of index \(\d+\)/,
+    "The values are one per group, not one per row: bring them back to the rows with df['group'].map(per_group) or groupby(...)['column'].transform('mean')."
+  ],
   [
     /could not convert string to float|Unable to parse string|invalid literal for int\(\)|unsupported operand type\(s\).*'str'/,
     "A column holds text where numbers are expected: convert it with pd.to_numeric(df['column'], errors='coerce') (removing symbols such as $ or , first) before computing."
@@ -96,6 +109,37 @@ const MODULE_ALIASES: Readonly<Record<string, string>> = {
   plt: 'import matplotlib.pyplot as plt',
   sns: 'import seaborn as sns'
 };
+
+/**
+ * Methods pandas 2.0 and 3.0 removed, and what replaces them (pandas'
+ * release notes). Measured: Qwen2.5-Coder-1.5B swapped `swapaxes(0, 1)`
+ * and `swapaxes(1, 0)` three times; the error only says the attribute is
+ * not there.
+ */
+const REMOVED_PANDAS: Readonly<Record<string, string>> = {
+  append: 'pd.concat([df, other])',
+  iteritems: '.items()',
+  swapaxes: '.T (the transpose)',
+  applymap: '.map(func)',
+  lookup: '.loc or .to_numpy() indexing',
+  is_monotonic: '.is_monotonic_increasing',
+  bool: '.item()',
+  ravel: '.to_numpy().ravel()',
+  pad: '.ffill()',
+  backfill: '.bfill()'
+};
+
+/** The hint for a method pandas removed, or ''. */
+function removedHint(exception: string): string {
+  const name =
+    /^AttributeError: '(?:DataFrame|Series|DataFrameGroupBy|SeriesGroupBy|Index)' object has no attribute '(\w+)'/.exec(
+      exception
+    )?.[1];
+  const replacement = name ? REMOVED_PANDAS[name] : undefined;
+  return replacement
+    ? `pandas removed ${name}: use ${replacement} instead.`
+    : '';
+}
 
 /** Packages whose import name is not their install name. */
 const PACKAGE_NAMES: Readonly<Record<string, string>> = {
@@ -144,6 +188,13 @@ function suggestionHint(exception: string): string {
     : '';
 }
 
+/** The hint for a merge on a key one of the frames does not have, or ''. */
+function mergeHint(exception: string, line: string | undefined): string {
+  return /^KeyError/.test(exception) && /\bmerge\(/.test(line ?? '')
+    ? 'The key column is named differently in the two frames: name each with left_on= and right_on= (their columns are listed above).'
+    : '';
+}
+
 function clip(text: string): string {
   const line = text.trim();
   return line.length > MAX_QUOTE ? `${line.slice(0, MAX_QUOTE)}…` : line;
@@ -178,6 +229,8 @@ export function failureFocus(
   const found =
     importHint(exception) ||
     installHint(exception) ||
+    removedHint(exception) ||
+    mergeHint(exception, line?.text) ||
     (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
       suggestionHint(exception));
   const hint =

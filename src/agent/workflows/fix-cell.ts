@@ -94,6 +94,9 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
     );
   }
   let problem = describeProblem(target);
+  const hadError =
+    target.executionCount === null ||
+    target.outputs.some(output => output.type === 'error');
   let status: IFixResult['status'] = 'not-fixed';
   let attempts = 0;
   let idle = 0;
@@ -120,7 +123,7 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
             cellId,
             options.runOptions?.signal ?? new AbortController().signal
           ),
-          !first
+          first ? false : unchanged ? 'unchanged' : true
         )
       : first
         ? fixPrompt(current, problem, maxAttempts)
@@ -164,9 +167,14 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
       problem = `Cell ${cellId} was deleted during the fix.`;
       break;
     }
+    // A cell that ran without an error (a wrong result, the user said)
+    // is fixed only by a change to it: running clean proves nothing.
     if (check.ok) {
-      status = 'fixed';
-      break;
+      if (hadError || !unchanged) {
+        status = 'fixed';
+        break;
+      }
+      continue;
     }
     problem = check.problem;
   }

@@ -11,6 +11,7 @@
  * that ran before the cell, and what the kernel holds (a misspelt column is
  * fixed from the column names).
  */
+import { dataPreview } from '../context/data-preview';
 import { describeFailure } from '../context/failure-focus';
 import { kernelVariables } from '../context/kernel-variables';
 import type { ICellSnapshot, INotebookPort } from '../ports';
@@ -24,6 +25,12 @@ export interface IRewriteContext {
   earlier: string;
   /** What the kernel holds now (context/kernel-variables.ts), or null. */
   variables: string | null;
+  /**
+   * The first lines of the data files the cell or the code above it
+   * names (context/data-preview.ts): a wrong `sep`, a decimal comma or a
+   * preamble is fixed from them. Null when it names none.
+   */
+  files?: string | null;
 }
 
 /** The context of a rewrite of `cellId`, read from the notebook and its kernel. */
@@ -33,9 +40,12 @@ export async function rewriteContext(
   cellId: string,
   signal: AbortSignal
 ): Promise<IRewriteContext> {
+  const earlier = earlierCode(cells, cellId);
+  const cell = cells.find(c => c.id === cellId);
   return {
-    earlier: earlierCode(cells, cellId),
-    variables: await kernelVariables(notebook, signal)
+    earlier,
+    variables: await kernelVariables(notebook, signal),
+    files: await dataPreview(`${cell?.source ?? ''}\n${earlier}`, notebook)
   };
 }
 
@@ -58,21 +68,24 @@ export function earlierCode(
 /**
  * The prompt of one attempt: the cell as it is now, what is wrong with it
  * (`problem`, the workflow's words with the error output), the failure in
- * one line, the code before it and the kernel's variables; `again` after an
- * attempt that still fails.
+ * one line, the code before it, the kernel's variables and the data files'
+ * first lines; `again` after an attempt that still fails (`unchanged`: one
+ * that sent the cell back as it was, which greedy decoding does).
  */
 export function rewritePrompt(
   cell: ICellSnapshot,
   name: string,
   problem: string,
   context: IRewriteContext,
-  again: boolean
+  again: boolean | 'unchanged'
 ): string {
   const focus = describeFailure(problem, 'same-cell');
   return [
-    again
-      ? `Cell ${name} still fails after your change. The cell now:`
-      : `Fix cell ${name} so that it runs without an error and does what it is meant to do. The cell:`,
+    again === 'unchanged'
+      ? `Your reply was cell ${name} unchanged, and it fails the same way: change the line the error points at. The cell:`
+      : again
+        ? `Cell ${name} still fails after your change. The cell now:`
+        : `Fix cell ${name} so that it runs without an error and does what it is meant to do. The cell:`,
     '```python',
     cell.source,
     '```',
@@ -87,6 +100,7 @@ export function rewritePrompt(
         ]
       : []),
     ...(context.variables ? [context.variables] : []),
+    ...(context.files ? [context.files] : []),
     'Reply with the whole corrected cell in one ```python block and nothing else. ' +
       'Keep what it is meant to do and change only what is wrong.'
   ].join('\n');
