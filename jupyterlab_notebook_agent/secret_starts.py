@@ -70,6 +70,8 @@ class SecretStarts:
                 utf8 = [re.escape(bytes((b,))) for b in words.encode("utf-8", "surrogatepass")]
                 byte_branches.append((_TOKEN_START_BYTES if secret in short else b"") + _chain(utf8))
         self._long_utf8 = [(form.encode("utf-8", "surrogatepass"), counts) for form, counts in self._long]
+        #: Bytes of a text's end that the longer secrets' search looks at.
+        self._long_window = max((len(form) for form, _ in self._long_utf8), default=0)
         #: Characters (and bytes) of a text's end that the expression looks at: its longest match and one more.
         self._window = longest + 1
         self._byte_window = longest_utf8 + 4
@@ -90,7 +92,9 @@ class SecretStarts:
         """Whether ``data[start:end]`` (UTF-8 text) ends with the start of a secret."""
         if self._bytes is not None and self._bytes.search(data, max(end - self._byte_window, start), end):
             return True
-        return bool(self._long_utf8) and _longest_start(data[start:end], self._long_utf8) > 0
+        if not self._long_utf8:
+            return False
+        return _longest_start(data[max(start, end - self._long_window) : end], self._long_utf8) > 0
 
 
 def _longest_start(text: Any, forms: list[tuple[Any, bool]]) -> int:
