@@ -42,8 +42,14 @@ class SseRelay:
         start = max(0, len(self._pending) - 3)
         self._pending.extend(chunk)
         end = 0
-        for match in EVENT_END.finditer(self._pending, start):
-            end = match.end()
+        if self._pending.find(b"\r", start) < 0:
+            # LF line ends, nearly every stream: one memchr-led search from the end. An expression over every
+            # byte was most of the proxy's CPU (bench/proxy_filter.py: 5 of 5.6 ms per MB).
+            found = self._pending.rfind(b"\n\n", start)
+            end = found + 2 if found >= 0 else 0
+        else:
+            for match in EVENT_END.finditer(self._pending, start):
+                end = match.end()  # a CR that ends what came may be half a CRLF: its LF then starts the next piece
         self.at_boundary = end > 0
         if end == 0 and len(self._pending) > MAX_PENDING:
             end = len(self._pending)
