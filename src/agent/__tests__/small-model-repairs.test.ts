@@ -127,7 +127,7 @@ describe('the failure of an error output', () => {
       focus(
         "KeyError: 'product'\nCell In[2], line 1\n----> 1 merged = sales.merge(products, on='product')"
       )?.hint
-    ).toMatch(/left_on= and right_on=/);
+    ).toMatch(/left_on='<its name in the left frame>', right_on=/);
   });
 
   it('says how to resample dates read as text', () => {

@@ -191,7 +191,7 @@ function suggestionHint(exception: string): string {
 /** The hint for a merge on a key one of the frames does not have, or ''. */
 function mergeHint(exception: string, line: string | undefined): string {
   return /^KeyError/.test(exception) && /\bmerge\(/.test(line ?? '')
-    ? 'The key column is named differently in the two frames: name each with left_on= and right_on= (their columns are listed above).'
+    ? "The key has a different name in each frame: merge with left_on='<its name in the left frame>', right_on='<its name in the right frame>' (each frame's columns are listed above), not on=."
     : '';
 }
 
