@@ -122,6 +122,13 @@ describe('the failure of an error output', () => {
     expect(
       hint("AttributeError: 'DataFrame' object has no attribute 'regoin'")
     ).toBe('');
+    expect(
+      hint(
+        'ParserError: Error tokenizing data. C error: Expected 1 fields in line 3, saw 4'
+      )
+    ).toBe(
+      'The table starts at line 3: the 2 line(s) before it are not part of it. Read it with skiprows=2.'
+    );
     // A KeyError in a merge: the key is named differently in the two frames.
     expect(
       focus(

@@ -4,6 +4,7 @@ import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { diffCells } from '../workflows/cell-changes';
+import { codeLines } from '../workflows/fix-cell';
 import { MiniKernelNotebook } from './mini-kernel';
 
 const session = (
@@ -581,6 +582,17 @@ describe('Fix this cell', () => {
     );
     expect(s.getSnapshot().status).toBe('idle');
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe('a rewrite that changed only comments', () => {
+  it('changed no code', () => {
+    expect(
+      codeLines('# mean revenue per order\nm = (a + b).mean()  \n\nprint(m)')
+    ).toBe(codeLines('m = (a + b).mean()\nprint(m)\n# done'));
+    expect(codeLines('m = (a + b).mean()')).not.toBe(
+      codeLines('m = (a * b).mean()')
+    );
   });
 });
 

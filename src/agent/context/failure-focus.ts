@@ -188,6 +188,22 @@ function suggestionHint(exception: string): string {
     : '';
 }
 
+/**
+ * The hint for a table whose header is not on the first line, from the
+ * parser's own count ("Expected 1 fields in line 3, saw 4": the lines
+ * before line 3 are a preamble), or ''. Measured: told to "use skiprows=",
+ * Qwen2.5-Coder-1.5B wrote skiprows=1 three times for a two-line preamble.
+ */
+function preambleHint(exception: string): string {
+  const found = /Expected (\d+) fields? in line (\d+), saw (\d+)/.exec(
+    exception
+  );
+  const [fields, line, saw] = (found?.slice(1) ?? []).map(Number);
+  return found && fields === 1 && saw > 1 && line > 1
+    ? `The table starts at line ${line}: the ${line - 1} line(s) before it are not part of it. Read it with skiprows=${line - 1}.`
+    : '';
+}
+
 /** The hint for a merge on a key one of the frames does not have, or ''. */
 function mergeHint(exception: string, line: string | undefined): string {
   return /^KeyError/.test(exception) && /\bmerge\(/.test(line ?? '')
@@ -230,6 +246,7 @@ export function failureFocus(
     importHint(exception) ||
     installHint(exception) ||
     removedHint(exception) ||
+    preambleHint(exception) ||
     mergeHint(exception, line?.text) ||
     (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
       suggestionHint(exception));

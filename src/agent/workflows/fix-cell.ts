@@ -155,7 +155,12 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
       status = 'failed';
       break;
     }
-    unchanged = diffCells(cells, await notebook.getCells()).length === 0;
+    // A rewrite that only dropped or changed comments changed no code.
+    unchanged = diffCells(cells, await notebook.getCells()).every(
+      change =>
+        change.kind === 'edited' &&
+        codeLines(change.before ?? '') === codeLines(change.after ?? '')
+    );
     if (unchanged) {
       idle += 1;
     } else {
@@ -284,8 +289,9 @@ function describeProblem(cell: ICellSnapshot): string {
     return 'It has not run yet: run it, and fix whatever error it raises.';
   }
   return (
-    'It ran without an error, but the user asked for a fix: run it, check its output for ' +
-    `a problem (warnings, wrong values), and fix it. Its output was:\n${formatOutputs(cell.outputs)}`
+    'It ran without an error, but the user asked for a fix: its result is wrong. Compare what the code ' +
+    'does with what its comments (and any assert) say it should do, and change the code to do that; ' +
+    `check its output for a problem (warnings, wrong values). Its output was:\n${formatOutputs(cell.outputs)}`
   );
 }
 
@@ -320,4 +326,13 @@ async function checkCell(
         ok: false,
         problem: `When it ran just now:\n${formatRunResult(result)}`
       };
+}
+
+/** A cell's code without comment-only and blank lines or trailing spaces. */
+export function codeLines(source: string): string {
+  return source
+    .split('\n')
+    .map(line => line.trimEnd())
+    .filter(line => line.trim() && !line.trim().startsWith('#'))
+    .join('\n');
 }
