@@ -181,13 +181,25 @@ jupyter labextension develop --overwrite . > /dev/null
 jupyter labextension list 2>&1 | grep -E "jupyterlab-notebook-agent .*enabled.*OK"
 jupyter server extension list 2>&1 | grep -E "jupyterlab_notebook_agent .*enabled"
 
+# The documentation site (mkdocs.yml, docs/): built with warnings as errors,
+# so a broken link or #anchor between its pages fails it (nothing is fetched:
+# external links are not followed); then the links of README.md, the other
+# Markdown files and the pages as GitHub resolves them, and README.md's length
+# (tests/test_docs_links.py). A few seconds. (NO_MKDOCS_2_WARNING: the
+# theme's notice about MkDocs 2.0, printed on every build.)
+docs_check() {
+  NO_MKDOCS_2_WARNING=1 mkdocs build --strict --site-dir build/docs-site && python -m pytest -q tests/test_docs_links.py
+}
+export -f docs_check
+
 step "Lint and type-checks | the lowest JupyterLab's types (4.0.0) and the reproducible build"
 # Type-checks: the extension, src/agent without the DOM, tests, UI tests,
 # benches, eval. The floor: src/ against JupyterLab 4.0.0's packages. The
 # reproducible build: two clean builds in two folders, no absolute paths.
 # A failed check is listed at the end; the tests run all the same.
 lane "suite 'Lint: ESLint, Prettier, Stylelint' npm run lint" "suite 'ruff' ruff check ." \
-  "suite 'ruff format' ruff format --check ." "suite 'Type-checks' npm run typecheck"
+  "suite 'ruff format' ruff format --check ." "suite 'Type-checks' npm run typecheck" \
+  "suite 'Docs: the site and its links' docs_check"
 lane "suite 'Types against JupyterLab 4.0.0' ./scripts/check-floor-types.sh" \
   "suite 'Reproducible build' ./scripts/check-reproducible-build.sh"
 checks=0
