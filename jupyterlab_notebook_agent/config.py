@@ -151,7 +151,7 @@ class NotebookAgent(Configurable):
             "AZURE_OPENAI_API_KEY, every provider's api_key_env and headers_env, and any variable holding an MCP "
             "server's env or header value). This is not isolation: "
             "code in a kernel runs as the same user as the server and can read its memory and files (see the "
-            "README's Security section). False: kernels inherit them, for notebooks that call the API themselves."
+            "docs/security.md). False: kernels inherit them, for notebooks that call the API themselves."
         ),
     ).tag(config=True)
 

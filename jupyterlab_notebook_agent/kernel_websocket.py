@@ -18,7 +18,7 @@ credentials, user-stored keys) by ``[redacted]`` in the messages it sends to the
 a kernel printed (after reading it from ``/proc/<server pid>/environ`` or ``keys.json``, which it can: it runs as
 the same user) never lands in a notebook, the sidebar or the model's context. That is a filter on this path, not
 isolation: the kernel can still use the key itself or send it anywhere over its own network connections (see the
-README's Security section). Binary buffers (widgets' binary data) pass as they are; the JSON parts of every
+docs/security.md). Binary buffers (widgets' binary data) pass as they are; the JSON parts of every
 message (header, parent header, metadata, content) are filtered, in both the v1 binary protocol and the legacy
 JSON one. The filter is the proxy's (``redaction.py``): a key printed raw, URL-encoded or in escapes at any
 depth (``print(repr(pem))``, ``print(json.dumps({"v": pem}))``, a config file holding it as a string literal,

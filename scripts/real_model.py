@@ -351,7 +351,7 @@ def main() -> int:
             "1",
             "--runs",
             str(args.runs),
-            # The measured setting (README, "Real models"); later flags override it.
+            # The measured setting (docs/evaluation.md, "Real models"); later flags override it.
             "--max-steps",
             "10",
             "--server-label",

@@ -8,7 +8,7 @@
 # trip in Chromium (ui-tests/wheel, scripted model). It also checks that pip
 # refuses to install the wheel beside JupyterLab 3.
 #
-# Targets (the README's supported-versions table lists the same):
+# Targets (docs/supported-versions.md lists the same):
 #   lab-floor      jupyterlab==4.0.0 with jupyter_server==2.4.0, the lowest
 #                  versions the package declares
 #   notebook-7.0.0 the first Notebook 7 (JupyterLab 4.0's packages inside)

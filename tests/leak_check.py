@@ -2,7 +2,7 @@
 
 Independent of the extension's own matcher: the text is searched as it is and fully decoded
 (JSON ``\\u`` escapes, ``\\/``, URL percent-encoding). Short secrets (under 8 characters)
-count as leaked only the way the README says they are filtered: as a whole token, and a
+count as leaked only the way docs/security.md says they are filtered: as a whole token, and a
 secret that reads as a JSON number or literal only as a whole quoted string.
 """
 

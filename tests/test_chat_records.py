@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from jupyter_core.paths import jupyter_data_dir
 
-#: The README's bound on titles (jupyterlab_notebook_agent/chat_schema.py MAX_TITLE).
+#: The bound on titles in docs/security.md (jupyterlab_notebook_agent/chat_schema.py MAX_TITLE).
 MAX_TITLE = 200
 
 CHATS = "notebook-agent/chats"

@@ -6,7 +6,7 @@ model in the next request. Removing the key from the server's own environment is
 (``/proc/<pid>/environ`` shows the block the process was started with, whatever it changes later),
 so this test states what holds, on a real ``jupyter server`` process started with the key in its
 environment: the kernel's own environment has no key; the kernel CAN still read the server's
-(the residual risk the README states); what it prints of it reaches the websocket client as
+(the residual risk docs/security.md states); what it prints of it reaches the websocket client as
 ``[redacted]``; and a request carrying the key to the model endpoint arrives there ``[redacted]``.
 """
 
@@ -91,7 +91,7 @@ async def test_a_kernel_reads_the_server_environment_and_nothing_of_it_leaves(tm
                 parent, in_own_env, shown, read_it = printed.splitlines()
                 assert int(parent) == server.process.pid  # the kernel's parent is the server
                 assert in_own_env == "False"  # the kernel's own environment has no key
-                assert read_it == "True"  # but the server's, in /proc, has it: the README says so
+                assert read_it == "True"  # but the server's, in /proc, has it: docs/security.md says so
             with findings.case("what the kernel printed of it reaches the client redacted"):
                 found = leaked(frames, [KEY])
                 findings.leak_if(bool(found), f"kernel websocket: {found}")

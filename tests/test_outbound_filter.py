@@ -238,7 +238,7 @@ async def test_url_credentials_are_secrets_in_config_messages_and_logs(jp_fetch,
 
 
 async def test_url_credentials_are_never_sent_upstream(jp_fetch, hostile, findings):
-    """The README says so, and the warning at load says so: the request line and headers must not carry them."""
+    """docs/security.md says so, and the warning at load says so: the request line and headers must not carry them."""
     _, echo = hostile
     with findings.case("URL credentials upstream"):
         response = await chat(jp_fetch, "json", provider="creds-live")

@@ -329,7 +329,7 @@ test('no key leaks to files, the server log, browser storage or anything sent to
   );
   report(
     `SECURITY keys (informational): the kernel's environment ${kernelHasKey ? 'HAS' : 'does not have'} ` +
-      `OPENAI_API_KEY (kernels inherit the server's environment, as the README warns; ` +
+      `OPENAI_API_KEY (kernels inherit the server's environment, as docs/security.md warns; ` +
       `code the agent or anyone runs there can read it)`
   );
   expect(leaks).toEqual([]);

@@ -63,7 +63,7 @@ test('offline first start: says the hub cannot be reached, offers three ways out
   await expect(variables).toBeVisible();
   await expect(variables).toContainText('OPENAI_API_KEY=');
   if (process.env.SCREENSHOTS) {
-    // The README's picture of the offline notice (SCREENSHOTS=1).
+    // The picture of the offline notice in docs/models.md (SCREENSHOTS=1).
     await page.screenshot({ path: '../docs/offline-notice.png' });
   }
   // 2. Weights from the server: its setting.

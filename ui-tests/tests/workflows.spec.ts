@@ -28,7 +28,7 @@ const SALES = [
 
 const sidebar = (page: IJupyterLabPageFixture) => page.locator(`#${SIDEBAR}`);
 
-/** With SCREENSHOTS=1, refresh the README's pictures of both flows. */
+/** With SCREENSHOTS=1, refresh the pictures of both flows (docs/generate-and-fix.md). */
 async function screenshot(page: IJupyterLabPageFixture, name: string) {
   if (process.env.SCREENSHOTS) {
     await page.screenshot({ path: `../docs/${name}.png` });

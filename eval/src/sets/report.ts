@@ -1,7 +1,7 @@
 /**
  * The reports of the follow-up, Fix and Generate sets: results.json (every
  * row) and results.md (the summary, tables in the style of the Q&A set's,
- * and a line to paste beside the Q&A table in README's "Real models").
+ * and a line to paste beside the Q&A table in docs/evaluation.md's "Real models").
  * Several runs are merged per task (and per question) as the Q&A set's are
  * (repeat.ts): a task or question succeeds when it did in most runs; times
  * and counts are medians.
@@ -261,7 +261,7 @@ export function followupMarkdown(
     '',
     '⚠: the answer states numbers that nothing in the notebook computed (the sidebar marks it "not computed").',
     '',
-    'README line (beside the Q&A table):',
+    'docs/evaluation.md line (beside the Q&A table):',
     '',
     '```',
     '| model | set | questions right (median) | by position | sessions | median time |',
@@ -322,7 +322,7 @@ export function fixMarkdown(
     '',
     '"error before": the broken cell showed an error when the fix started (no: a logic error the comment states).',
     '',
-    'README line (beside the Q&A table):',
+    'docs/evaluation.md line (beside the Q&A table):',
     '',
     '```',
     '| model | set | fixed (median) | parts | side effects | median time |',
@@ -380,7 +380,7 @@ export function generateMarkdown(
         `${r.codeCells} / ${r.markdownCells} | ${(r.wallS / 60).toFixed(1)} | ${cell(r.detail)} |`
     ),
     '',
-    'README line (beside the Q&A table):',
+    'docs/evaluation.md line (beside the Q&A table):',
     '',
     '```',
     '| model | set | success (median) | parts | time |',

@@ -276,7 +276,7 @@ describe('stream quirks of OpenAI-compatible servers', () => {
   });
 
   // Real streams of a small model (Qwen2.5-Coder-1.5B on llama-server):
-  // why the small profile uses the text protocol (README, "Real models").
+  // why the small profile uses the text protocol (docs/evaluation.md, "Real models").
   it('qwen-coder-call-as-text: a call written as JSON in a fence is text, not a call', () => {
     const { turn, error } = play('qwen-coder-call-as-text');
     expect(error).toBeNull();

@@ -5,7 +5,7 @@
  * long lists, and every prompt token costs seconds on a laptop CPU.
  * Remote models keep `systemPrompt` (system-prompt.ts) unchanged.
  *
- * Measured with Qwen2.5-Coder 0.5B/1.5B (README, "Real models"): what they
+ * Measured with Qwen2.5-Coder 0.5B/1.5B (docs/evaluation.md, "Real models"): what they
  * need said is that a data question is answered by running code and
  * reading its output, never from memory; a plan in words before the code is
  * where they stop, so none is asked for.
@@ -73,7 +73,7 @@ export function smallModelSystemPrompt(
  * column before it is summed. Measured: Qwen2.5-Coder-1.5B wrote
  * `df.a * df.b.sum()` (a column times a total) in 4 of the 35 built-in
  * tasks; with the example (and the error hints of failure-focus.ts) it
- * went from 14 to 18 of 35 (README, "Real models"; the held-out set
+ * went from 14 to 18 of 35 (docs/evaluation.md, "Real models"; the held-out set
  * checks it was not fitted to them). It costs ~95 prompt tokens.
  */
 function example(text: boolean): string[] {

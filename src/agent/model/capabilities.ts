@@ -76,7 +76,7 @@ export function capabilitiesFor(
   const name = model.toLowerCase();
   const profile = profileOf(name);
   // Small models write code blocks more reliably than tool calls (measured:
-  // README, "Real models"), and without tool schemas the prompt is short.
+  // docs/evaluation.md, "Real models"), and without tool schemas the prompt is short.
   let caps: IModelCapabilities = {
     ...UNKNOWN_MODEL,
     profile,

@@ -6,7 +6,7 @@
  * Qwen2.5-Coder-1.5B scored 13, 14, 14 and 20 of the 35 built-in tasks in
  * four runs of the same code, so one run said little and a user asking
  * twice got two answers. Greedy, it scores about the sampled runs' average
- * (README, "Real models": not better, measured) and the same question gets
+ * (docs/evaluation.md, "Real models": not better, measured) and the same question gets
  * the same code. The in-browser model's worker is greedy by default too, and
  * samples when a request names a temperature (local-model/model-worker.ts).
  */

@@ -109,7 +109,7 @@ export interface IModelClient {
    * Whether this server made the model call a tool when a request required
    * one (`toolChoice` `required` or a named tool), as last seen; undefined
    * before such a request. Measured: llama-server with Qwen2.5-Coder
-   * ignores both and answers in plain text (README, "Real models").
+   * ignores both and answers in plain text (docs/evaluation.md, "Real models").
    */
   forcesToolCalls?(): boolean | undefined;
 }

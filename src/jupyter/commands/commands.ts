@@ -1,5 +1,5 @@
 /**
- * Command ids: part of the public contract (README), stable across versions.
+ * Command ids: part of the public contract (docs/extension-api.md), stable across versions.
  */
 export namespace CommandIDs {
   /** Open and focus the sidebar. */
