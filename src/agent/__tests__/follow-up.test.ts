@@ -67,12 +67,14 @@ describe('the kernel note', () => {
           ],
           columnCount: 2
         },
-        { name: 'top', type: 'builtins.str', len: 4, repr: "'West'" }
+        { name: 'top', type: 'builtins.str', len: 4, repr: "'West'" },
+        { name: 'total', type: 'numpy.float64', shape: [], repr: '1234.5' }
       ])
     ).toBe(
       'Variables in the kernel now:\n' +
         '- df: pandas.DataFrame; shape (200, 2); columns region (object), units (int64)\n' +
-        "- top: builtins.str; 'West'"
+        "- top: builtins.str; 'West'\n" +
+        '- total: numpy.float64; 1234.5'
     );
     expect(kernelNote([])).toBeNull();
     expect(kernelNote(null)).toBeNull();

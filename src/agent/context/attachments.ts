@@ -64,14 +64,16 @@ export function describeVariableRows(
         return `${mark}${row.name}: not defined in the kernel`;
       }
       const parts = [`${mark}${row.name}: ${row.type ?? 'unknown'}`];
-      if (row.shape) {
+      // A 0-d shape is a scalar (numpy's): its value says more than "shape ()".
+      const scalar = row.shape?.length === 0;
+      if (row.shape && !scalar) {
         parts.push(`shape ${shapeText(row.shape)}`);
       }
       if (row.columns) {
         parts.push(
           'columns ' + row.columns.map(([c, d]) => `${c} (${d})`).join(', ')
         );
-      } else if (!row.shape && row.repr !== undefined) {
+      } else if ((!row.shape || scalar) && row.repr !== undefined) {
         parts.push(row.repr);
       }
       return parts.join('; ');
