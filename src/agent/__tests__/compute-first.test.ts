@@ -429,7 +429,7 @@ describe('restating the request (text protocol, small models)', () => {
     );
     const output = failed[failed.length - 1].content;
     expect(output).toContain(
-      'The code failed with KeyError: x\nThat name is not there: print df.columns'
+      'The code failed with KeyError: x\nThat name is not there: use a name that exists (print df.columns'
     );
     expect(output).toMatch(
       /Reply with the corrected code in one ```python block\.$/

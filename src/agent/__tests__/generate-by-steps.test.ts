@@ -47,6 +47,20 @@ describe('the plan in a small model’s reply', () => {
     });
   });
 
+  it('reads steps written as code as what the code does (Qwen2.5-Coder-1.5B)', () => {
+    expect(
+      parsePlan(
+        "1.  ```python\nimport pandas as pd\ndf = pd.read_csv('sales.csv')\n```\n" +
+          "2.  ```python\ndf['revenue'] = df['units'] * df['unit_price']\n```\n3. Plot it",
+        'Analyse sales.csv'
+      ).steps
+    ).toEqual([
+      'Load sales.csv',
+      "`df['revenue'] = df['units'] * df['unit_price']`",
+      'Plot it'
+    ]);
+  });
+
   it('is one step, the request, when the reply has none', () => {
     expect(parsePlan('Sure, I can help.', 'Count the rows of a.csv')).toEqual({
       title: 'Count the rows of a.csv',

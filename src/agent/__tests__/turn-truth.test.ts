@@ -56,8 +56,7 @@ describe('a workflow turn’s answer in the transcript', () => {
           'Fix the notebook so it runs top to bottom in a fresh kernel: edit the cells concerned in ' +
           'place with edit_cell (or insert a missing step where it belongs), run them, then answer ' +
           'in one sentence. It will be verified again.\nThe notebook is fixed.'
-      },
-      { text: 'I could not find the cause.' }
+      }
     ]);
     const s = new AgentSession({
       tools: new ToolRegistry(agentTools()),
@@ -71,7 +70,7 @@ describe('a workflow turn’s answer in the transcript', () => {
     expect(result?.status).toBe('unverified');
     const items = s.getSnapshot().items;
     const answers = items.filter(i => i.kind === 'assistant');
-    expect(answers.at(-2)).toMatchObject({ text: 'The notebook is fixed.' });
+    expect(answers.at(-1)).toMatchObject({ text: 'The notebook is fixed.' });
     expect(JSON.stringify(items)).not.toContain('Fix the notebook so it runs');
     expect(items).toContainEqual(
       expect.objectContaining({ kind: 'notice', text: NO_CHANGE_NOTICE })

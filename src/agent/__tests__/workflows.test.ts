@@ -165,10 +165,13 @@ describe('Generate notebook', () => {
     const notebook = new MiniKernelNotebook({
       cells: [{ id: 'a', source: 'print(nope)' }]
     });
+    // Each repair changes the cell, and it still fails.
     const model = new ScriptedModel([
       { text: 'Built.' },
-      { text: 'I cannot fix it.' },
-      { text: 'Still cannot.' }
+      call('edit_cell', { cell_id: 'a', source: 'print(nope2)' }),
+      { text: 'Tried nope2.' },
+      call('edit_cell', { cell_id: 'a', source: 'print(nope3)' }),
+      { text: 'Tried nope3.' }
     ]);
     const result = await session().generate('x', {
       model: () => model,
@@ -177,7 +180,26 @@ describe('Generate notebook', () => {
     expect(result?.status).toBe('unverified');
     expect(result?.verification?.failure?.cellId).toBe('a');
     expect(notebook.restarts).toBe(3);
-    expect(model.requests).toHaveLength(3);
+    expect(model.requests).toHaveLength(5);
+  });
+
+  it('stops at a repair that changed no cell: the same notebook is not verified again', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [{ id: 'a', source: 'print(nope)' }]
+    });
+    const model = new ScriptedModel([
+      { text: 'Built.' },
+      { text: 'I cannot fix it.' }
+    ]);
+    const s = session();
+    const result = await s.generate('x', { model: () => model, notebook });
+    expect(result).toMatchObject({
+      status: 'unverified',
+      reason:
+        'code cell 1 of 1 fails after a kernel restart, and the repair changed no cell'
+    });
+    expect(notebook.restarts).toBe(1);
+    expect(model.requests).toHaveLength(2);
   });
 });
 

@@ -57,7 +57,7 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /^KeyError/,
-    'That name is not there: print df.columns (or the keys) and use a name that exists. A file read with the wrong separator has one column; check sep= against its first lines.'
+    'That name is not there: use a name that exists (print df.columns, or read the columns listed above), or create that column first. Only when the frame has a single column was the file read with the wrong separator: then check sep= against its first lines.'
   ],
   [
     /^FileNotFoundError/,

@@ -265,13 +265,23 @@ const SUMMARY_HEADING = '## Summary\n';
  */
 export function parsePlan(text: string, request: string): IPlan {
   const steps: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
+  const lines = text.split('\n').map(line => line.trim());
+  for (const [index, line] of lines.entries()) {
     const step =
       /^(?:\d+[.)]|[-*])\s+(.+)$/.exec(line)?.[1] ??
       /^#{1,6}\s*(?:step\s*)?\d+\s*[.):]\s*(.+)$/i.exec(line)?.[1];
-    if (step && !step.includes('```')) {
-      steps.push(clean(step));
+    if (!step) {
+      continue;
+    }
+    // A step written as code (`1. ```python`, measured with the 1.5B): the
+    // step is what its code does, in its own words (a line of it).
+    const said = step.startsWith('```')
+      ? codeStep(lines.slice(index + 1))
+      : step.includes('```')
+        ? ''
+        : clean(step);
+    if (said) {
+      steps.push(said);
     }
   }
   const kept = steps.filter(step => step.length > 2).slice(0, MAX_PLAN_STEPS);
@@ -279,6 +289,29 @@ export function parsePlan(text: string, request: string): IPlan {
     title: titleOf(request),
     steps: kept.length ? kept : [clean(request).slice(0, 200)]
   };
+}
+
+/**
+ * A step from the code block that follows a numbered item: loading a file
+ * is said so, otherwise the block's first line that is not an import or a
+ * comment, as code.
+ */
+function codeStep(after: ReadonlyArray<string>): string {
+  const end = after.findIndex(line => line.startsWith('```'));
+  const code = (end < 0 ? after : after.slice(0, end)).filter(
+    line => line && !/^(?:import|from)\s|^#/.test(line)
+  );
+  const file =
+    /read_(?:csv|excel|json|parquet|table)\(\s*['"]([^'"]+)['"]/.exec(
+      code.join('\n')
+    )?.[1];
+  if (file) {
+    return `Load ${file}`;
+  }
+  const first = code[0] ?? '';
+  return first
+    ? `\`${first.length > 90 ? `${first.slice(0, 89)}…` : first}\``
+    : '';
 }
 
 /** A notebook's title from its request: the first clause, cut short. */

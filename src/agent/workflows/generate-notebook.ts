@@ -163,6 +163,7 @@ export async function generateNotebook(
     }
     const failed = verification.failure;
     const status = `Repairing the notebook (attempt ${repairs + 1} of ${maxRepairs})`;
+    const beforeRepair = sourcesOf(await notebook.getCells());
     outcome =
       options.stepwise && failed
         ? await runTurn(
@@ -183,7 +184,27 @@ export async function generateNotebook(
               ? [{ id: failed.cellId, source: failed.source }]
               : []
           });
+    const ended = outcome.reason === 'stopped' || outcome.reason === 'error';
+    if (!ended && sourcesOf(await notebook.getCells()) === beforeRepair) {
+      // A repair that changed no cell would fail the same way from the top:
+      // no second verification of the same notebook.
+      const reason = `${failureReason(verification)}, and the repair changed no cell`;
+      options.onVerification?.({
+        type: 'done',
+        verification,
+        willRepair: false,
+        notVerified: reason
+      });
+      return { status: 'unverified', reason, verification, outcome };
+    }
   }
+}
+
+/** The notebook's cells as one string (types and sources). */
+function sourcesOf(
+  cells: ReadonlyArray<{ type: string; source: string }>
+): string {
+  return JSON.stringify(cells.map(cell => [cell.type, cell.source]));
 }
 
 /** Why a notebook that fails from the top is not verified. */
