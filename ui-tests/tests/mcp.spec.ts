@@ -42,10 +42,10 @@ test('the agent calls MCP tools and answers with their results; the sidebar list
   await page.notebook.createNew('mcp.ipynb');
   await openAgent(page);
   const sidebar = page.locator(`#${SIDEBAR}`);
-  // The listing started the servers: 11 tools of 'weather', 'broken' is down.
+  // The listing started the servers: 12 tools of 'weather', 'broken' is down.
   const panel = await mcpPanel(
     sidebar,
-    /^MCP tools: 11 \(1 server\(s\) down\)$/
+    /^MCP tools: 12 \(1 server\(s\) down\)$/
   );
   const weather = panel
     .getByRole('listitem')
@@ -120,7 +120,7 @@ test('a tool that hangs ends in a timeout observation and a sidebar notice, not 
   await page.notebook.createNew('mcp-hang.ipynb');
   await openAgent(page);
   const sidebar = page.locator(`#${SIDEBAR}`);
-  await mcpPanel(sidebar, /^MCP tools: 11/);
+  await mcpPanel(sidebar, /^MCP tools: 12/);
   await script(request, [
     { tool_calls: [{ name: 'weather__hang', arguments: {} }] },
     { content: 'The weather server did not answer; no reading today.' }
@@ -144,7 +144,7 @@ test('a tool that hangs ends in a timeout observation and a sidebar notice, not 
   );
   expect(observation).toContain('the call was cancelled');
   // The sidebar's notice: the server is up, its last call timed out.
-  const panel = await mcpPanel(sidebar, /^MCP tools: 11 \(/);
+  const panel = await mcpPanel(sidebar, /^MCP tools: 12 \(/);
   await expect(
     panel.getByText('Last call: hang did not answer within 4 s')
   ).toBeVisible();
