@@ -4,7 +4,7 @@
  * to its notebook. Images are dropped from saved observations (they can be
  * megabytes, and the model only needs the newest ones).
  */
-import type { IContextSummary } from './context/summary';
+import type { IContextSummary } from './context/summary-slot';
 import type { IModelChoice, TranscriptItem } from './session/types';
 import type { ChatMessage, IPlanStep, IUsage } from './types';
 

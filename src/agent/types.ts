@@ -166,6 +166,12 @@ export type AgentEvent =
       call: IToolCall;
       /** What the call does, in words (its tool's `title`): the card's title. */
       title?: string;
+      /**
+       * The cell the call runs or waits for (`run_cell`, `wait`: its tool's
+       * `cellOf`), on its card: a chat reopened mid-run knows which cells
+       * its run may have left running without the tools' definitions.
+       */
+      cellId?: string;
     }
   | {
       type: 'tool-result';

@@ -13,24 +13,13 @@
 import type { ChatMessage } from '../types';
 import { messageTokens, estimateTokens, type TokenEstimator } from './history';
 import { SUMMARY_REQUEST_START, summaryContext } from './system-prompt';
+import { isUsableSummary, type IContextSummary } from './summary-slot';
 
-/** A summary standing in for the start of a conversation (saved with the chat). */
-export interface IContextSummary {
-  /** What the model wrote. */
-  text: string;
-  /** `history[1 .. covers)` are replaced by the summary (`history[0]` is the system prompt). */
-  covers: number;
-  /**
-   * Indices below `covers` kept verbatim after the summary: the request that
-   * was being worked on when it was made (the user's words are never summarised away).
-   */
-  kept: number[];
-}
-
-/** Where a conversation's summary lives (the session store's, or a run's own). */
-export interface ISummarySlot {
-  summary: IContextSummary | null;
-}
+export {
+  isUsableSummary,
+  type IContextSummary,
+  type ISummarySlot
+} from './summary-slot';
 
 /** The thresholds of the policy, in tokens, for a history budget. */
 export interface ISummaryLimits {
@@ -56,22 +45,6 @@ export function summaryLimits(budget: number): ISummaryLimits {
     minChunk: Math.floor(0.25 * budget),
     maxSummary: Math.min(1500, Math.max(200, Math.floor(0.1 * budget)))
   };
-}
-
-/** Whether `summary` can stand in front of a history of `length` messages. */
-export function isUsableSummary(
-  summary: IContextSummary | null | undefined,
-  length: number
-): summary is IContextSummary {
-  return (
-    !!summary &&
-    typeof summary.text === 'string' &&
-    Number.isInteger(summary.covers) &&
-    summary.covers >= 1 &&
-    summary.covers <= length &&
-    Array.isArray(summary.kept) &&
-    summary.kept.every(i => Number.isInteger(i) && i >= 1 && i < summary.covers)
-  );
 }
 
 /** The message that carries the summary. */

@@ -8,17 +8,7 @@
 import { runWatchedCell } from '../tools/kernel-tools';
 import { noSuchCellText } from '../port-refusals';
 import { defineTool } from '../tools/registry';
-
-/** The tool a code block becomes. */
-export const TEXT_PROTOCOL_TOOL = 'add_and_run_cell';
-
-/** The tool a code block becomes in a turn that rewrites one cell. */
-export const REWRITE_TOOL = 'rewrite_and_run_cell';
-
-/** Whether a call is a code block of the text protocol (its code is on the card). */
-export function isCodeBlockTool(name: string): boolean {
-  return name === TEXT_PROTOCOL_TOOL || name === REWRITE_TOOL;
-}
+import { REWRITE_TOOL, TEXT_PROTOCOL_TOOL } from './code-block-names';
 
 /** `add_and_run_cell`: append a code cell and run it. */
 export const addAndRunCell = defineTool<{ source: string }>({

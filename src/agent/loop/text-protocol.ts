@@ -12,25 +12,25 @@ import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
 import { describeFailure } from '../context/failure-focus';
 import { isErrorObservation } from '../context/observations';
 import type { ChatMessage } from '../types';
-import { REWRITE_TOOL, TEXT_PROTOCOL_TOOL } from './code-block-tools';
+import { REWRITE_TOOL, TEXT_PROTOCOL_TOOL } from './code-block-names';
 
 import { extractCodeBlocks, withoutGuessLines } from './code-blocks';
 
-// Code blocks read (./code-blocks.ts) and the tools they become
-// (./code-block-tools.ts), for the callers that know this module.
+// Code blocks read (./code-blocks.ts), the tools they become
+// (./code-block-tools.ts) and those tools' names (./code-block-names.ts),
+// for the callers that know this module.
 export {
   extractCodeBlocks,
   isAnswerLines,
   withoutCodeBlock,
   withoutGuessLines
 } from './code-blocks';
+export { addAndRunCell, rewriteAndRunCell } from './code-block-tools';
 export {
-  addAndRunCell,
-  rewriteAndRunCell,
   TEXT_PROTOCOL_TOOL,
   REWRITE_TOOL,
   isCodeBlockTool
-} from './code-block-tools';
+} from './code-block-names';
 
 /** How a reply that must be code is begun for the model. */
 export const CODE_PREFILL = '```python\n';

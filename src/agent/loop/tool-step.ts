@@ -14,10 +14,16 @@ import {
   toolTitle,
   type ITool,
   type IToolPreview,
-  type ToolKind
+  type ToolKind,
+  type ToolRegistry
 } from '../tools/registry';
 import type { RunState } from '../tools/run-state';
-import type { IImageAttachment, IToolCall, IToolResult } from '../types';
+import type {
+  AgentEvent,
+  IImageAttachment,
+  IToolCall,
+  IToolResult
+} from '../types';
 import {
   needsApproval,
   rejectionMessage,
@@ -26,6 +32,17 @@ import {
 } from './approval';
 import type { IRunContext, ITurn, RunConfig } from './run-config';
 import { imageObservation } from './vision';
+
+/** The event of a call starting: its card's title and the cell it runs, if any. */
+function callEvent(tools: ToolRegistry, call: IToolCall): AgentEvent {
+  const cellId = tools.runCellOfCall(call);
+  return {
+    type: 'tool-call',
+    call,
+    title: tools.titleOf(call),
+    ...(cellId !== undefined ? { cellId } : {})
+  };
+}
 
 /** Answer each call with `refusal` (shown as a failed card), running none. */
 export function refuseCalls(
@@ -36,7 +53,7 @@ export function refuseCalls(
   const { tools } = run.config;
   const { conversation, onEvent } = run.turn;
   for (const call of calls) {
-    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    onEvent(callEvent(tools, call));
     onEvent({
       type: 'tool-result',
       callId: call.id,
@@ -81,7 +98,7 @@ export async function runCalls(
       });
       continue;
     }
-    onEvent({ type: 'tool-call', call, title: tools.titleOf(call) });
+    onEvent(callEvent(tools, call));
     const started = now();
     // The card's duration is the call's own: the time the user took to
     // approve it is not part of it.

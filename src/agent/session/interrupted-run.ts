@@ -8,10 +8,10 @@
  * running in the kernel are named so the sidebar can offer Interrupt.
  */
 import type { IChatRecord } from '../chat-record';
-import { agentTools } from '../tools/all-tools';
-import type { ITool } from '../tools/registry';
 import type { ChatMessage } from '../types';
 import type { TranscriptItem } from './types';
+
+export { runsNamedCell } from '../tools/named-cell';
 
 /** The transcript's line for a run the page's going away interrupted. */
 export const INTERRUPTED_NOTICE =
@@ -22,37 +22,28 @@ export const NOT_RUN_RELOADED =
   'Not finished: the page was reloaded during this call, so the run stopped.';
 
 /**
- * Whether a call of `tool` runs or watches the cell it names (its
- * `cellOf`), read from its properties (no tool is named here): one that runs
- * code on the cell it is approved with (`run_cell`), or one that waits for
- * a cell left running (`wait`). A finished call of it means that cell is
- * no longer running.
- */
-export function runsNamedCell(tool: ITool<unknown>): boolean {
-  return (
-    !!tool.waitsForCells || (!!tool.approvedWithCell && tool.kind === 'run')
-  );
-}
-
-/**
  * The cell a saved call of the tool named `name` with these arguments (JSON)
- * runs or watches (`runsNamedCell`, `cellOf`), or null; a saved chat's
- * cards name their tools, so they are looked up among the agent's own (the
- * small profile's are a subset of them).
+ * runs or watches, or null: for cards saved before a card carried that cell
+ * itself (`runsCell`, from the tool-call event).
  */
 export type RunsCellLookup = (name: string, args: string) => string | null;
 
-/** `RunsCellLookup` over the agent's own tools. */
+/**
+ * The agent's own tools that run or wait for the cell they name
+ * (`runsNamedCell`: interrupted-run.test.ts holds this list against their
+ * definitions), for cards saved before they carried their cell. Named here
+ * so that reopening a chat loads no tool.
+ */
+const SAVED_RUN_CELL_TOOLS: ReadonlySet<string> = new Set(['run_cell', 'wait']);
+
+/** `RunsCellLookup` over the agent's own tools (their argument `cell_id`). */
 export function agentRunsCell(): RunsCellLookup {
-  const tools = new Map(
-    (agentTools() as ITool<unknown>[])
-      .filter(runsNamedCell)
-      .map(tool => [tool.name, tool])
-  );
   return (name, args) => {
-    const tool = tools.get(name);
+    if (!SAVED_RUN_CELL_TOOLS.has(name)) {
+      return null;
+    }
     try {
-      const cell = tool?.cellOf?.(JSON.parse(args));
+      const cell = (JSON.parse(args) as { cell_id?: unknown } | null)?.cell_id;
       return typeof cell === 'string' ? cell : null;
     } catch {
       return null;
@@ -90,7 +81,7 @@ export function settleInterruptedRun(
     if (item.kind !== 'tool') {
       return item;
     }
-    const ran = runsCell(item.name, item.arguments);
+    const ran = item.runsCell ?? runsCell(item.name, item.arguments);
     const cell = item.cellId ?? ran;
     if (index > lastPrompt && cell) {
       if (item.status === 'running' || item.stillRunning) {

@@ -3,7 +3,7 @@
  * (transcript, event) to the next transcript, kept apart from the session's
  * run management (runner.ts) and its store (store.ts).
  */
-import { isCodeBlockTool } from '../loop/code-block-tools';
+import { isCodeBlockTool } from '../loop/code-block-names';
 import { withoutCodeBlock } from '../loop/code-blocks';
 import { capTranscriptImages, toolImages } from '../tool-images';
 import type { AgentEvent, IPlanStep, IRunningCell, IUsage } from '../types';
@@ -42,6 +42,7 @@ export function applyEvent(
         id: event.call.id,
         name: event.call.name,
         ...(event.title ? { title: event.title } : {}),
+        ...(event.cellId !== undefined ? { runsCell: event.cellId } : {}),
         arguments: event.call.arguments,
         status: 'running'
       });

@@ -14,7 +14,7 @@ import {
   withoutImages,
   type IChatRecord
 } from '../chat-record';
-import { isUsableSummary, type ISummarySlot } from '../context/summary';
+import { isUsableSummary, type ISummarySlot } from '../context/summary-slot';
 import { dropImages } from '../tool-images';
 import { markLastAsGuess, type IConversation } from '../loop/conversation';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';

@@ -50,6 +50,12 @@ export type TranscriptItem =
       /** What the user said when rejecting it. */
       reason?: string;
       output?: string;
+      /**
+       * The cell the call runs or waits for (`run_cell`, `wait`), from the
+       * tool-call event: a chat reopened mid-run names the cells its run
+       * may have left running from its cards alone.
+       */
+      runsCell?: string;
       /** The code it ran was still running when it returned (a soft timeout). */
       stillRunning?: boolean;
       cellId?: string;

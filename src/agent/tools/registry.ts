@@ -9,6 +9,7 @@ import type { ValidateFunction } from 'ajv';
 import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
 import { parseLenientJson } from './lenient-json';
+import { runsNamedCell } from './named-cell';
 import { RunState } from './run-state';
 import type { IRunsLater } from './runs-later';
 
@@ -330,6 +331,12 @@ export class ToolRegistry {
     } catch {
       return undefined;
     }
+  }
+
+  /** The cell `call` runs or waits for (`runsNamedCell`), when its arguments say. */
+  runCellOfCall(call: { name: string; arguments: string }): string | undefined {
+    const tool = this._tools.get(call.name);
+    return tool && runsNamedCell(tool) ? this.cellOfCall(call) : undefined;
   }
 
   /** Whether `call` runs code (its tool's kind for these arguments is `run`). */
