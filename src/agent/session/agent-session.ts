@@ -1,13 +1,13 @@
 /**
- * AgentSession: one chat and its runs, as the sidebar, the commands and the
- * headless runner see it. A thin facade over two parts: the store
- * (store.ts: the state the UI reads, the conversation, saving/reopening)
- * and the task runner (runner.ts: one task at a time, approvals, Stop). It
- * adds what the user asks for: prompts (the prompt's task is below: one
- * turn, with the variables it names described), retry, Generate, Fix and
- * the review of a fix.
+ * AgentSession: one chat and its runs, as the commands and the headless
+ * runner see it: the chat (chat-session.ts: its state, Stop, approvals,
+ * Undo, the fix review) with the task runner (runner.ts: one task at a
+ * time, its turns of the agent loop). It adds what the user asks for:
+ * prompts (the prompt's task is below: one turn, with the variables it
+ * names described), retry, Generate and Fix. Built over an existing chat
+ * (`new AgentSession(options, chat)`), it runs that chat's tasks: the
+ * browser builds the chat at start and this with the first task.
  */
-import type { IChatRecord } from '../chat-record';
 import {
   attachmentContext,
   describeVariableRows,
@@ -15,62 +15,29 @@ import {
   variableMentions,
   type IAttachments
 } from '../context/attachments';
-import type { ApprovalDecision } from '../loop/approval';
 import type { IRunOutcome } from '../loop/run-agent';
 import type { INotebookPort } from '../ports';
 import { probeVariables } from '../tools/variables-probe';
-import type { ChatMessage, IAgentError } from '../types';
 import type { IFixResult } from '../workflows/fix-cell';
 import type { IGenerateResult } from '../workflows/generate-notebook';
+import { ChatSession } from './chat-session';
 import { TaskRunner } from './runner';
-import { SessionStore } from './store';
 import type {
   IGenerateRequestOptions,
-  IModelChoice,
   IRunTarget,
   ISessionOptions,
   ISessionState,
   IWorkflowHost,
   TaskWork
 } from './types';
-import { fixTask, generateTask, revertReview } from './workflow-tasks';
+import { fixTask, generateTask } from './workflow-tasks';
 
-/** The state of one chat, and what can be done with it. */
-export class AgentSession {
-  // First: the fields below read it as they are initialized.
-  private readonly _store = new SessionStore();
-
-  constructor(options: ISessionOptions) {
-    this._runner = new TaskRunner(this._store, options);
-  }
-
-  /** Register a listener; returns the function that removes it. */
-  readonly subscribe = this._store.subscribe;
-
-  /** The current immutable snapshot. */
-  readonly getSnapshot = this._store.getSnapshot;
-
-  /** Register a listener for the loop's events; returns the function that removes it. */
-  readonly subscribeEvents = this._store.subscribeEvents;
-
-  /** The model conversation (for tests and persistence). */
-  get history(): ReadonlyArray<ChatMessage> {
-    return this._store.history;
-  }
-
-  /** This chat's id (its file on the server). */
-  get chatId(): string {
-    return this._store.chatId;
-  }
-
-  /** The notebook this chat belongs to ('' before its first run). */
-  get notebookPath(): string {
-    return this._store.notebookPath;
-  }
-
-  /** Whether a task (a prompt, a generation, a fix) is running. */
-  get busy(): boolean {
-    return this._runner.running;
+/** A chat and its tasks. */
+export class AgentSession extends ChatSession {
+  /** `chat`: the chat whose tasks this runs (default: a new one). */
+  constructor(options: ISessionOptions, chat?: ChatSession) {
+    super(chat);
+    this._runner = new TaskRunner(this._store, this._controls, options);
   }
 
   /**
@@ -152,143 +119,13 @@ export class AgentSession {
     );
   }
 
-  /** Keep the reviewed fix. */
-  acceptReview(): void {
-    this._reviewNotebook = null;
-    this._store.set({ review: null });
-  }
-
-  /**
-   * Undo the reviewed fix: every cell the agent changed is back as it was
-   * (source byte for byte, outputs and execution count), its added cells
-   * are removed. Resolves with the ids it could not restore (the user
-   * changed them meanwhile).
-   */
-  async rejectReview(): Promise<string[]> {
-    const review = this.getSnapshot().review;
-    const notebook = this._reviewNotebook;
-    this.acceptReview();
-    if (!review || !notebook) {
-      return [];
-    }
-    return revertReview(notebook, review.changes, text =>
-      this._store.notice(text)
-    );
-  }
-
-  /** Whether the file written by tool call `callId` can be undone now. */
-  canUndoFile(callId: string): boolean {
-    return this._runner.files.has(callId);
-  }
-
-  /**
-   * Undo the file written by tool call `callId` (write_file): its content
-   * before is back, or the file the agent created is removed. A file
-   * changed since is left alone. The outcome is a notice in the chat.
-   */
-  async undoFile(callId: string): Promise<boolean> {
-    let outcome: { undone: boolean; message: string };
-    try {
-      outcome = await this._runner.files.undo(callId);
-    } catch (error) {
-      outcome = {
-        undone: false,
-        message: `Could not undo the file change: ${(error as Error).message ?? String(error)}`
-      };
-    }
-    if (outcome.undone) {
-      this._store.set({
-        items: this.getSnapshot().items.map(item =>
-          item.kind === 'tool' && item.id === callId && item.file
-            ? { ...item, file: { ...item.file, undone: true } }
-            : item
-        )
-      });
-    }
-    this._store.notice(outcome.message);
-    return outcome.undone;
-  }
-
-  /** Answer the pending approval request (approve, approve edited code, or reject). */
-  resolveApproval(decision: ApprovalDecision): void {
-    this._runner.resolveApproval(decision);
-  }
-
-  /** Stop the run in progress: aborts the model stream and interrupts a running cell. */
-  stop(): void {
-    this._runner.stop();
-  }
-
-  /**
-   * The run's notebook starts to run cell `cellId` for it, the kernel not
-   * asked yet (the live notebook says so): a `cell-start` event, by which
-   * the running call's card names the cell (a chat saved mid-cell, when the
-   * page goes away, knows what the kernel may still be busy with) and the
-   * notebook is saved with it. Nothing while no task runs.
-   */
-  cellStarted(cellId: string): void {
-    if (this.busy) {
-      this._store.dispatch({ type: 'cell-start', cellId });
-    }
-  }
-
-  /** The chat's notebook was renamed or moved to `path` (a run in it goes on). */
-  notebookMoved(path: string): void {
-    this._store.moveNotebook(path);
-  }
-
-  /** Forget the conversation (stops a run in progress first); `notebook` names the new chat's notebook. */
-  newChat(notebook?: string): void {
-    this.stop();
-    this._reviewNotebook = null;
-    this._runner.files.clear();
-    this._store.newChat(notebook);
-  }
-
-  /** Reopen a saved chat (refused while a run is in progress). */
-  restore(record: IChatRecord): boolean {
-    if (!this._store.restore(record)) {
-      return false;
-    }
-    this._reviewNotebook = null;
-    this._runner.files.clear();
-    return true;
-  }
-
-  /** The chat as saved on the server. */
-  record(): IChatRecord {
-    return this._store.record();
-  }
-
-  /** The chat New chat (or reopening another) just replaced, once (to be saved). */
-  takeClosedRecord(): IChatRecord | null {
-    return this._store.takeClosedRecord();
-  }
-
-  /** Set this chat's provider and model (a new chat starts from the defaults). */
-  setModelChoice(choice: IModelChoice | null): void {
-    this._store.set({ choice });
-  }
-
-  /** Show an error that happened outside a run (null clears it). */
-  reportError(error: IAgentError | null): void {
-    this._store.reportError(error);
-  }
-
-  /** Add a line to the transcript (e.g. that a chat could not be saved). */
-  notice(text: string): void {
-    this._store.notice(text);
-  }
-
   private readonly _runner: TaskRunner;
-  /** The notebook a pending review belongs to. */
-  private _reviewNotebook: INotebookPort | null = null;
   /** What the workflows' tasks use of this session. */
   private readonly _host: IWorkflowHost = {
     hardTimeoutMs: () => this._runner.runSettings().hardTimeoutMs,
     notice: text => this._store.notice(text),
     review: (review, notebook) => {
-      this._reviewNotebook = notebook;
+      this._controls.reviewNotebook = notebook;
       this._store.set({ review });
     }
   };

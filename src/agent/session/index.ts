@@ -3,6 +3,7 @@
  * `import … from '../agent/session'` keeps working for every caller.
  */
 export { AgentSession } from './agent-session';
+export { ChatSession, type HeldStart } from './chat-session';
 export type {
   IFixReview,
   IGenerateRequestOptions,

@@ -1,11 +1,11 @@
 /**
  * The task runner of a chat session: one task at a time (a prompt, a
  * generation, a fix), its turns of the agent loop in the chat's
- * conversation, its abort controller and its approvals. It changes the
- * session's state only through the store (store.ts); the facade
+ * conversation. It changes the session's state only through the store
+ * (store.ts), and sets the controls the user acts on (run-controls.ts: the
+ * task's abort controller, its approvals, its files' Undo); the facade
  * (agent-session.ts) starts the tasks.
  */
-import type { ApprovalDecision } from '../loop/approval';
 import { runAgent, type IRunOutcome } from '../loop/run-agent';
 import type { RunConfig } from '../loop/run-config';
 import { addAndRunCell, rewriteAndRunCell } from '../loop/code-block-tools';
@@ -23,17 +23,11 @@ import { ToolRegistry, type ITool } from '../tools/registry';
 import type { IRunSettings } from '../tools/run-state';
 import type { IAgentError } from '../types';
 import type { ITurnOptions } from '../workflows/turn-runner';
-import { ApprovalGate } from './approval-gate';
-import { FileUndo } from './file-undo';
+import type { RunControls } from './run-controls';
 import { prepareRun, runSettingsOf } from './run-setup';
 import type { SessionStore } from './store';
+import { NO_NOTEBOOK } from './task-refusals';
 import type { IRunTarget, ISessionOptions, TaskTurn, TaskWork } from './types';
-
-const NO_NOTEBOOK: IAgentError = {
-  kind: 'no-notebook',
-  message: 'No notebook is open: Notebook Agent works in the active notebook.',
-  hint: 'Open or create a notebook (File > New > Notebook), click into it, and ask again.'
-};
 
 /** The notebook's cells as one string (types and sources), to tell whether a turn changed any. */
 async function cellSources(notebook: INotebookPort): Promise<string> {
@@ -49,25 +43,13 @@ async function cellSources(notebook: INotebookPort): Promise<string> {
 export class TaskRunner {
   constructor(
     private readonly _store: SessionStore,
+    private readonly _controls: RunControls,
     private readonly _options: ISessionOptions
   ) {}
-
-  /** The files this session's runs wrote, for their Undo. */
-  readonly files = new FileUndo();
 
   /** Whether a task is running. */
   get running(): boolean {
     return this._store.getSnapshot().status === 'running';
-  }
-
-  /** Answer the pending approval request (approve, approve edited code, or reject). */
-  resolveApproval(decision: ApprovalDecision): void {
-    this._approvals.resolve(decision);
-  }
-
-  /** Stop the task in progress: aborts the model stream and interrupts a running cell. */
-  stop(): void {
-    this._controller?.abort();
   }
 
   /** The run settings of the next run (the options', or the defaults). */
@@ -122,7 +104,7 @@ export class TaskRunner {
       }
     });
     const controller = new AbortController();
-    this._controller = controller;
+    this._controls.controller = controller;
     store.set({ status: 'running', error: null, plan: null, review: null });
     const before = store.getSnapshot().usage;
 
@@ -151,7 +133,9 @@ export class TaskRunner {
         return undefined;
       })
       .finally(() => {
-        this._controller = null;
+        if (this._controls.controller === controller) {
+          this._controls.controller = null;
+        }
         const after = store.getSnapshot().usage;
         store.set({
           status: 'idle',
@@ -204,10 +188,14 @@ export class TaskRunner {
       undoGroup,
       scope: options,
       approve: (request, approvalSignal) =>
-        this._approvals.ask(request, approvalSignal),
+        this._controls.approvals.ask(request, approvalSignal),
       onEvent: event => {
         if (event.type === 'tool-result' && event.result.fileChange) {
-          this.files.record(event.callId, notebook, event.result.fileChange);
+          this._controls.files.record(
+            event.callId,
+            notebook,
+            event.result.fileChange
+          );
         }
         store.dispatch(event);
       }
@@ -301,10 +289,6 @@ export class TaskRunner {
     }
   }
 
-  private _controller: AbortController | null = null;
-  private readonly _approvals = new ApprovalGate(request =>
-    this._store.set({ pendingApproval: request })
-  );
   private readonly _textTools = new ToolRegistry([
     addAndRunCell,
     rewriteAndRunCell
