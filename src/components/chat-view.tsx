@@ -15,7 +15,7 @@ import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { ModelReach } from '../agent/model/local/reachability';
 import type { AgentSession, ISessionState } from '../agent/session';
-import type { McpToolSource } from '../agent/tools/mcp-tools';
+import type { McpListing } from '../agent/tools/mcp-listing';
 import { ApprovalCard } from './approval-card';
 import type { AttachmentStore } from './attachment-store';
 import { AttachmentTray, fileDropHandlers } from './attachment-tray';
@@ -69,7 +69,7 @@ export interface IChatViewProps {
   /** Which notebook the user is on, and its kernel after a reload. */
   notebook?: IReadable<INotebookStatus>;
   /** The Jupyter server's MCP servers and their tools. */
-  mcp?: McpToolSource;
+  mcp?: McpListing;
   /** The project rules that apply to the active notebook. */
   rules?: IReadable<IProjectRules | null>;
   /** How often the sidebar was hidden (each time closes its popovers). */

@@ -4,14 +4,14 @@
  * panel listing each server's status, its error and its tools.
  */
 import React, { useId, useRef, useState, useSyncExternalStore } from 'react';
-import type { McpToolSource } from '../agent/tools/mcp-tools';
+import type { McpListing } from '../agent/tools/mcp-listing';
 import type { IMcpServerInfo } from '../agent/tools/mcp-types';
 import { useTrans } from './trans';
 import { useDismiss } from './use-dismiss';
 
 /** Props of `McpServers`. */
 export interface IMcpServersProps {
-  source: McpToolSource;
+  source: McpListing;
   /** Any change closes the panel (a new chat, the sidebar hidden). */
   closeKey?: unknown;
 }

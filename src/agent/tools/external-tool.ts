@@ -9,7 +9,8 @@
 import { OUTPUT_BUDGET, truncateMiddle } from '../context/observations';
 import { elideDataUris, stripAnsi } from '../context/text';
 import type { IImageAttachment, IToolResult } from '../types';
-import { ToolRegistrationError, type ITool, type ToolKind } from './registry';
+import { checkExternalTool } from './external-tool-check';
+import type { ITool, ToolKind } from './registry';
 
 /** What an external tool's `execute` may use. */
 export interface IExternalToolContext {
@@ -52,8 +53,6 @@ export interface IExternalTool {
   ): Promise<ExternalToolResult> | ExternalToolResult;
 }
 
-const KINDS: ReadonlyArray<ToolKind> = ['read', 'edit', 'run', 'restart'];
-
 /** Images kept from one result (the vision pipeline downscales them). */
 const MAX_IMAGES = 4;
 
@@ -66,7 +65,7 @@ export function externalTool(
   definition: IExternalTool,
   budget = OUTPUT_BUDGET
 ): ITool<Record<string, unknown>> {
-  checkDefinition(definition);
+  checkExternalTool(definition);
   const { name, description, parameters, kind, title } = definition;
   return {
     name,
@@ -90,38 +89,6 @@ export function externalTool(
         : observation(name, result, budget);
     }
   };
-}
-
-/** Throw when `definition` cannot be offered to a model. */
-function checkDefinition(definition: IExternalTool): void {
-  const problem = (text: string) =>
-    new ToolRegistrationError(
-      `Tool "${String(definition?.name)}" cannot be registered: ${text}.`
-    );
-  if (!definition || typeof definition.name !== 'string') {
-    throw problem('it needs a name');
-  }
-  if (
-    typeof definition.description !== 'string' ||
-    !definition.description.trim()
-  ) {
-    throw problem('it needs a description (the model reads it)');
-  }
-  const schema = definition.parameters as { type?: unknown } | undefined;
-  if (!schema || typeof schema !== 'object' || schema.type !== 'object') {
-    throw problem(
-      'its parameters must be a JSON schema of an object ({"type": "object", "properties": {…}})'
-    );
-  }
-  if (!KINDS.includes(definition.kind)) {
-    throw problem(`its kind must be one of ${KINDS.join(', ')}`);
-  }
-  if (typeof definition.execute !== 'function') {
-    throw problem('it needs an execute function');
-  }
-  if (definition.title !== undefined && typeof definition.title !== 'string') {
-    throw problem('its title must be a string');
-  }
 }
 
 const STOPPED = Symbol('stopped');

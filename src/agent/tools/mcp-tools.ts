@@ -1,5 +1,5 @@
 /**
- * MCP tools as agent tools, and the store that keeps the server's listing.
+ * MCP tools as agent tools, made from the Jupyter server's listing.
  *
  * Each listed tool becomes an `ITool` named `<server>__<tool>` with its
  * JSON schema, which the model reads as it is; the registry checks the
@@ -10,7 +10,8 @@
  * the request, which cancels the call there. Every call asks the user first
  * unless the server's config auto-approves the tool: the tool says so itself
  * (`asksAlways`; tools are `read` for the approval mode, so an
- * auto-approved one never asks).
+ * auto-approved one never asks). The listing itself is kept by
+ * ./mcp-listing.ts.
  */
 import { mcpObservation } from '../context/mcp-results';
 import { boundedSchema } from './bounded-schema';
@@ -21,7 +22,7 @@ import type {
   IMcpServerInfo,
   IMcpToolInfo
 } from './mcp-types';
-import { ValueStore } from '../value-store';
+import { McpListing } from './mcp-listing';
 
 /** Tools a run gets besides the built-in ones. */
 export interface IExtraTools {
@@ -90,78 +91,40 @@ export function mcpTools(
   return { tools };
 }
 
-/** What the sidebar shows of the MCP servers. */
-export interface IMcpSnapshot {
-  listing: IMcpListing | null;
-  /** Why the listing could not be read (the server is older, or gone). */
-  error: string | null;
-  loading: boolean;
-}
-
 /**
- * The Jupyter server's MCP listing, kept for the runs and the sidebar:
- * read at start and on `refresh()` (the sidebar's Refresh, and after a call
- * failed, so a crashed server shows at once).
+ * The tools of `listing`'s connected servers, for each run: made again
+ * when the listing changes; a failed call reads the listing again (a
+ * crashed server shows at once).
  */
-export class McpToolSource {
-  constructor(private readonly _client: IMcpClient) {}
-
-  /** Read the listing again (starts servers not yet started). */
-  async refresh(): Promise<void> {
-    this._set({ ...this._snapshot, loading: true });
-    try {
-      const listing = await this._client.listServers();
-      this._tools = null;
-      this._set({ listing, error: null, loading: false });
-    } catch (error) {
-      this._set({
-        ...this._snapshot,
-        error: (error as Error).message ?? String(error),
-        loading: false
-      });
+export function mcpToolSet(listing: McpListing): () => IExtraTools {
+  let made: { from: IMcpListing | null; tools: IExtraTools } | null = null;
+  return () => {
+    const from = listing.getSnapshot().listing;
+    if (made?.from !== from) {
+      made = { from, tools: refreshOnFailure(mcpTools(from, listing.client)) };
     }
-  }
+    return made.tools;
+  };
 
-  /** The tools of the connected servers, for the next run. */
-  toolSet(): IExtraTools {
-    this._tools ??= this._wrap(mcpTools(this._snapshot.listing, this._client));
-    return this._tools;
-  }
-
-  /** The current state (a new object after each change). */
-  getSnapshot = (): IMcpSnapshot => this._store.getSnapshot();
-
-  /** Call `listener` after each change; returns the unsubscribe function. */
-  subscribe = (listener: () => void): (() => void) =>
-    this._store.subscribe(listener);
-
-  /** The tools, refreshing the listing after a failed call (a crash shows at once). */
-  private _wrap(set: IExtraTools): IExtraTools {
+  function refreshOnFailure(set: IExtraTools): IExtraTools {
     const tools = set.tools.map((tool): ITool<never> => ({
       ...tool,
       execute: async (args, context) => {
         const result = await tool.execute(args, context);
         if (!result.ok && !context.signal.aborted) {
-          void this.refresh();
+          void listing.refresh();
         }
         return result;
       }
     }));
     return { tools };
   }
-
-  private _set(snapshot: IMcpSnapshot): void {
-    this._store.set(snapshot);
-  }
-
-  private get _snapshot(): IMcpSnapshot {
-    return this._store.getSnapshot();
-  }
-
-  private readonly _store = new ValueStore<IMcpSnapshot>({
-    listing: null,
-    error: null,
-    loading: false
-  });
-  private _tools: IExtraTools | null = null;
 }
+
+/** The MCP listing with its tools, for the command line (the browser keeps the two apart). */
+export class McpToolSource extends McpListing {
+  /** The tools of the connected servers, for the next run. */
+  readonly toolSet = mcpToolSet(this);
+}
+
+export type { IMcpSnapshot } from './mcp-listing';

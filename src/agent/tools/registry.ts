@@ -10,6 +10,9 @@ import type { INotebookPort } from '../ports';
 import type { IToolCall, IToolResult, IToolSpec } from '../types';
 import { parseLenientJson } from './lenient-json';
 import { runsNamedCell } from './named-cell';
+import { checkToolName, nameTaken } from './registration';
+
+export { ToolRegistrationError } from './registration';
 import { RunState } from './run-state';
 import type { IRunsLater } from './runs-later';
 
@@ -165,17 +168,6 @@ export interface IToolRegistration {
   dispose(): void;
 }
 
-/** Why a tool cannot be registered (a taken name, an invalid definition). */
-export class ToolRegistrationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ToolRegistrationError';
-  }
-}
-
-/** Names the model accepts for a function (OpenAI's rule). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 /**
  * The tools of one agent, validated and called by name. Tools can be added
  * while it is in use (another extension's, a tool server's): every model
@@ -206,16 +198,11 @@ export class ToolRegistry {
    * ToolRegistrationError when its name is invalid or already taken.
    */
   register(tool: ITool<never>, owner = 'an extension'): IToolRegistration {
-    if (!TOOL_NAME.test(tool.name)) {
-      throw new ToolRegistrationError(
-        `"${tool.name}" is not a valid tool name: use 1–64 letters, digits, "_" or "-".`
-      );
-    }
+    checkToolName(tool.name);
     if (this._tools.has(tool.name)) {
-      const holder = this._owners.get(tool.name) ?? 'Notebook Agent';
-      throw new ToolRegistrationError(
-        `A tool named "${tool.name}" is already registered (by ${holder}): ` +
-          'choose another name, e.g. prefixed with your extension\'s ("myext__tool").'
+      throw nameTaken(
+        tool.name,
+        this._owners.get(tool.name) ?? 'Notebook Agent'
       );
     }
     const registered = tool as ITool<unknown>;
