@@ -13,7 +13,7 @@ import {
   type ServerConnection
 } from '@jupyterlab/services';
 import type { IFileAttachment } from '../agent/context/attachments';
-import { pathExists } from '../kernel/files';
+import { pathExists } from '../kernel/path-exists';
 import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';

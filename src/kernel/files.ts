@@ -65,23 +65,6 @@ export abstract class ContentsFilesPort implements Pick<
   }
 }
 
-/**
- * Whether something (file, notebook or folder) is at `path`. Any failure
- * counts as "not there": callers only choose a free name or ask before
- * replacing, and the write that follows reports a real failure.
- */
-export async function pathExists(
-  contents: Contents.IManager,
-  path: string
-): Promise<boolean> {
-  try {
-    await contents.get(path, { content: false });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** List a directory ('' is the server root). */
 export async function listFiles(
   contents: Contents.IManager,

@@ -4,7 +4,7 @@
  */
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Contents } from '@jupyterlab/services';
-import { pathExists } from '../../kernel/files';
+import { pathExists } from '../../kernel/path-exists';
 
 /** The file's bytes as base64 (in slices: large files would overflow the call stack). */
 export async function toBase64(file: Blob): Promise<string> {

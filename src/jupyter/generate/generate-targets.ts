@@ -8,7 +8,7 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IGenerateRequest } from '../../components/generate-form';
-import { pathExists } from '../../kernel/files';
+import { pathExists } from '../../kernel/path-exists';
 
 /** Confirm replacing existing files; 'ask-again' when the user declines. */
 export async function checkTargets(
