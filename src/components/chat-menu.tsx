@@ -4,14 +4,14 @@
  */
 import React, { useRef, useState } from 'react';
 import { chatToMarkdown } from '../agent/chat-record';
-import type { AgentSession } from '../agent/session';
+import type { ChatSession } from '../agent/session/chat-session';
 import type { IChatHistory, IChatSummary } from './sidebar-config';
 import { useTrans } from './trans';
 import { useDismiss } from './use-dismiss';
 
 /** Props of `ChatMenu`. */
 export interface IChatMenuProps {
-  session: AgentSession;
+  session: ChatSession;
   history: IChatHistory | null;
   disabled: boolean;
   /** Any change closes the History list (a new chat, the sidebar hidden). */
@@ -102,7 +102,7 @@ export function ChatMenu(props: IChatMenuProps): JSX.Element {
 }
 
 /** Download the chat as a markdown file. */
-function exportChat(session: AgentSession): void {
+function exportChat(session: ChatSession): void {
   const record = session.record();
   const blob = new Blob([chatToMarkdown(record)], { type: 'text/markdown' });
   const link = document.createElement('a');

@@ -14,7 +14,8 @@ import type { ApprovalMode } from '../agent/loop/approval';
 import type { IProjectRules } from '../agent/context/project-rules';
 import type { LocalModelStatusStore } from '../agent/model/local/load-status';
 import type { ModelReach } from '../agent/model/local/reachability';
-import type { AgentSession, ISessionState } from '../agent/session';
+import type { ChatSession } from '../agent/session/chat-session';
+import type { ISessionState } from '../agent/session/types';
 import type { McpListing } from '../agent/tools/mcp-listing';
 import { ApprovalCard } from './approval-card';
 import type { AttachmentStore } from './attachment-store';
@@ -48,7 +49,7 @@ import { useThrottledStore } from './use-throttled-store';
 
 /** Props of `ChatView`. */
 export interface IChatViewProps {
-  session: AgentSession;
+  session: ChatSession;
   rendermime: IRenderMimeRegistry;
   /** The configuration shown (model line, pickers, approval mode). */
   config: IReadable<ISidebarConfig>;

@@ -8,11 +8,10 @@ import type { ICommandPalette } from '@jupyterlab/apputils';
 import type { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import type { ILauncher } from '@jupyterlab/launcher';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
-import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession, IRunTarget } from '../../agent/session';
-import type { AgentSidebar } from '../../widgets/agent-sidebar';
 import { agentIcon } from '../../widgets/icon';
 import { refuseWhenBusy } from '../core/busy';
+import type { IAgentRuns } from '../core/parts';
+import type { IAgentSidebar } from '../plugins/host-tokens';
 import { CommandIDs } from './commands';
 import { installFixButtons } from '../fix/fix-button';
 import { fixTarget } from '../fix/fix-target';
@@ -25,21 +24,19 @@ import {
 export interface IAgentCommandsOptions {
   app: JupyterFrontEnd;
   tracker: INotebookTracker;
-  session: AgentSession;
-  sidebar: AgentSidebar;
-  /** The model and notebook a run on `panel` uses. */
-  targetFor: (panel: NotebookPanel | null) => IRunTarget;
+  /** The chat and its tasks. */
+  runs: IAgentRuns;
+  sidebar: IAgentSidebar;
   showSidebar: () => void;
   fileBrowser: IDefaultFileBrowser | null;
   launcher: ILauncher | null;
   palette: ICommandPalette | null;
-  trans: TranslationBundle;
 }
 
 /** Register the agent's commands, launcher card, palette items and Fix buttons. */
 export function registerAgentCommands(options: IAgentCommandsOptions): void {
-  const { app, tracker, session, sidebar, targetFor, showSidebar, trans } =
-    options;
+  const { app, tracker, runs, sidebar, showSidebar } = options;
+  const { session, trans } = runs;
   app.commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Notebook Agent'),
     icon: agentIcon,
@@ -73,8 +70,7 @@ export function registerAgentCommands(options: IAgentCommandsOptions): void {
       (await import('../generate/generate-command')).generateNotebookCommand(
         {
           app,
-          session,
-          targetFor,
+          runs,
           directory: () => options.fileBrowser?.model.path ?? '',
           showSidebar,
           trans
@@ -96,7 +92,7 @@ export function registerAgentCommands(options: IAgentCommandsOptions): void {
       return;
     }
     showSidebar();
-    void session.fixCell(cellId, targetFor(panel));
+    runs.fixCell(panel, cellId);
   };
   app.commands.addCommand(CommandIDs.fixCell, {
     label: trans.__('Fix This Cell with Notebook Agent'),

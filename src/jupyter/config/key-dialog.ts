@@ -5,14 +5,14 @@
 import { InputDialog } from '@jupyterlab/apputils';
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 import { storeProviderKey, type IProviderInfo } from './server-status';
 
 /** Ask for `provider`'s key and store it on the server; errors go to the sidebar. */
 export async function askForProviderKey(
   provider: IProviderInfo,
   serverSettings: ServerConnection.ISettings,
-  session: AgentSession,
+  session: ChatSession,
   trans: TranslationBundle
 ): Promise<void> {
   const answer = await InputDialog.getPassword({

@@ -4,14 +4,14 @@
  * (no notebook file, no kernel).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 
 /**
  * True (and the sidebar, shown, says why) when a task is running, so the
  * command must not start; `then` ends the hint ("then ask for the fix again.").
  */
 export function refuseWhenBusy(
-  session: AgentSession,
+  session: ChatSession,
   showSidebar: () => void,
   trans: TranslationBundle,
   then: string

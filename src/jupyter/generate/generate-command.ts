@@ -69,7 +69,7 @@ export async function generateNotebookCommand(
 /** Whether a task runs (the sidebar then says Generate cannot start). */
 function busy(deps: IGenerateDeps): boolean {
   return refuseWhenBusy(
-    deps.session,
+    deps.runs.session,
     deps.showSidebar,
     deps.trans,
     deps.trans.__('then run Generate notebook again.')

@@ -12,17 +12,16 @@ import type { IAttachedFile } from '../../agent/workflows/generate-notebook';
 import type { IAgentError } from '../../agent/types';
 import type { IGenerateRequest } from '../../components/generate-form';
 import type { JupyterFrontEnd } from '@jupyterlab/application';
-import type { AgentSession, IRunTarget } from '../../agent/session';
 import { refuseWhenBusy } from '../core/busy';
+import type { IAgentRuns } from '../core/parts';
 import { toBase64 } from '../core/upload';
 import { notifyingSaver } from '../persistence/save-agent-edits';
 
 /** What the command needs from the plugin. */
 export interface IGenerateDeps {
   app: JupyterFrontEnd;
-  session: AgentSession;
-  /** The run target for a notebook panel (model + port). */
-  targetFor: (panel: NotebookPanel) => IRunTarget;
+  /** The chat and its tasks. */
+  runs: IAgentRuns;
   /** Directory new notebooks go to (the file browser's), '' for the root. */
   directory: () => string;
   showSidebar: () => void;
@@ -40,7 +39,8 @@ export async function generate(
   request: IGenerateRequest,
   kernels: ReadonlyArray<{ name: string; displayName: string }>
 ): Promise<void> {
-  const { app, session, trans } = deps;
+  const { app, trans } = deps;
+  const { session } = deps.runs;
   const path = PathExt.join(directory, request.name);
   // A run may have started while the dialog was open.
   if (
@@ -133,7 +133,7 @@ export async function generate(
   );
   const timer = window.setInterval(() => void save(), SAVE_EVERY_MS);
   try {
-    await session.generate(request.prompt, deps.targetFor(panel), {
+    await deps.runs.generate(request.prompt, panel, {
       attachments,
       approvalMode: request.runWithoutAsking ? 'run-everything' : undefined
     });

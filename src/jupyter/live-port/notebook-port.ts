@@ -9,19 +9,12 @@
  * (src/kernel/) watches each run, as it does for the headless port. The
  * port holds on to its panel: the agent keeps working on the notebook it
  * started in, even when the user switches tabs. When the panel closes, the
- * port lets go of it, and interrupts the agent's code still running.
+ * port lets go of it, and interrupts the agent's code still running. Which
+ * cells changed since they last ran it reads from the run log kept since
+ * start (./run-log.ts): the port is built with the agent's first task.
  */
-import {
-  CodeCell,
-  type Cell,
-  type ICellModel,
-  type ICodeCellModel
-} from '@jupyterlab/cells';
-import {
-  NotebookActions,
-  type Notebook,
-  type NotebookPanel
-} from '@jupyterlab/notebook';
+import { CodeCell, type ICodeCellModel } from '@jupyterlab/cells';
+import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { ISessionContext } from '@jupyterlab/apputils';
 import { Signal, type ISignal } from '@lumino/signaling';
 import {
@@ -53,6 +46,7 @@ import { untrustOutputs, writeCutStream } from './live-cell-outputs';
 import { LivePanel } from './live-panel';
 import { LiveUndoGroup } from './live-undo-group';
 import { restoreCellOutputs } from './output-undo';
+import type { LastRunSources } from './run-log';
 
 /** The live notebook in `panel`. */
 export class LiveNotebookPort
@@ -60,12 +54,14 @@ export class LiveNotebookPort
   implements INotebookPort
 {
   // Its files are the engine's, over the contents API (ContentsFilesPort).
-  constructor(panel: NotebookPanel, contents: Contents.IManager) {
+  // `lastRun`: the panel's run log (./run-log.ts), where its own runs go too.
+  constructor(
+    panel: NotebookPanel,
+    contents: Contents.IManager,
+    private readonly _lastRun: LastRunSources
+  ) {
     super(contents);
     this._live = new LivePanel(panel);
-    // Remember what each cell held when it last ran, whoever ran it. The
-    // signal is static: connected for as long as the panel lives.
-    NotebookActions.executionScheduled.connect(this._onScheduled, this);
     panel.disposed.connect(this._onDisposed, this);
     this._undo = new LiveUndoGroup(panel);
   }
@@ -286,24 +282,12 @@ export class LiveNotebookPort
     return result;
   }
 
-  private _onScheduled(
-    _: unknown,
-    args: { notebook: Notebook; cell: Cell }
-  ): void {
-    const model = args.cell.model as ICellModel | null;
-    if (args.notebook === this._live.panel.content && model) {
-      this._lastRun.set(model.id, model.sharedModel.getSource());
-    }
-  }
-
   /**
-   * The panel closed. Let go of the static signal (or every panel ever
-   * opened would stay in memory), and stop the agent's code still running:
-   * the agent started it, and nobody is left to watch it. The kernel
-   * connection is closing too, so the interrupt goes by REST.
+   * The panel closed: stop the agent's code still running (the agent
+   * started it, and nobody is left to watch it). The kernel connection is
+   * closing too, so the interrupt goes by REST.
    */
   private _onDisposed(): void {
-    NotebookActions.executionScheduled.disconnect(this._onScheduled, this);
     const kernel = this._runKernel;
     const interrupt = !!kernel && this._runs.busy;
     this._live.close(interrupt);
@@ -318,7 +302,6 @@ export class LiveNotebookPort
 
   private readonly _live: LivePanel;
   private readonly _cellStarting = new Signal<this, string>(this);
-  private readonly _lastRun = new Map<string, string>();
   private readonly _runs = new RunTracker();
   private readonly _undo: LiveUndoGroup;
   private _runKernel: Kernel.IKernelConnection | null = null;

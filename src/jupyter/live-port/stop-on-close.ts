@@ -6,13 +6,13 @@
  */
 import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 
 const watched = new WeakSet<NotebookPanel>();
 
 /** Watch `panel` (once) for being closed during a run in it. */
 export function stopWhenClosed(
-  session: AgentSession,
+  session: ChatSession,
   panel: NotebookPanel | null,
   trans: TranslationBundle
 ): void {

@@ -8,7 +8,7 @@
  */
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { IChatRecord } from '../../agent/chat-record';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 import type { IChatHistory } from '../../components/sidebar-config';
 import { ValueStore } from '../../agent/value-store';
 import type { ChatStoreClient } from './chat-store';
@@ -19,7 +19,7 @@ export type { IChatHistory };
 
 /** Wire saving and per-notebook reopening; returns the history menu's API. */
 export function persistChats(
-  session: AgentSession,
+  session: ChatSession,
   tracker: INotebookTracker,
   client: ChatStoreClient
 ): IChatHistory {

@@ -15,7 +15,7 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 
 /** JupyterLab's own document settings (autosave, its interval…). */
 const DOCMANAGER_PLUGIN = '@jupyterlab/docmanager-extension:plugin';
@@ -43,7 +43,7 @@ export function autosaveSetting(
 
 /** Save the chat's notebook after the agent's steps that changed it. */
 export function saveAgentEdits(
-  session: AgentSession,
+  session: ChatSession,
   tracker: INotebookTracker,
   autosave: () => boolean,
   trans: TranslationBundle
@@ -136,7 +136,7 @@ export function notifyingSaver(
  */
 function serialSaver(
   panel: NotebookPanel,
-  session: AgentSession,
+  session: ChatSession,
   trans: TranslationBundle
 ): () => void {
   let inFlight = false;

@@ -10,7 +10,6 @@ import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { ILauncher } from '@jupyterlab/launcher';
 import { INotebookTracker } from '@jupyterlab/notebook';
-import type { AgentSidebar } from '../../widgets/agent-sidebar';
 import { registerAgentCommands } from '../commands/agent-commands';
 import { IAgentCore, IAgentSidebar } from './host-tokens';
 
@@ -24,7 +23,7 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
   activate: (
     app: JupyterFrontEnd,
     { runs }: Pick<IAgentCore, 'runs'>,
-    sidebar: AgentSidebar,
+    sidebar: IAgentSidebar,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
     launcher: ILauncher | null,
@@ -33,14 +32,12 @@ export const commandsPlugin: JupyterFrontEndPlugin<void> = {
     registerAgentCommands({
       app,
       tracker,
-      session: runs.session,
+      runs,
       sidebar,
-      targetFor: panel => runs.targetFor(panel),
       showSidebar: () => app.shell.activateById(sidebar.id),
       fileBrowser,
       launcher,
-      palette,
-      trans: runs.trans
+      palette
     });
   }
 };

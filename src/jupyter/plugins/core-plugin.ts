@@ -1,8 +1,9 @@
 /**
- * The core plugin: builds the agent host (session, tools, configuration,
- * ports, rules), keeps it in step with the settings, and provides its
- * parts (IAgentCore, ./host-tokens.ts). Its id is the settings' id
- * (schema/plugin.json), part of the public contract.
+ * The core plugin: builds the agent's shell (the chat, the configuration,
+ * the rules, the MCP listing, the registered tools; ../core/agent-shell.ts),
+ * keeps it in step with the settings, and provides its parts (IAgentCore,
+ * ./host-tokens.ts). What runs a task loads with the first one. Its id is
+ * the settings' id (schema/plugin.json), part of the public contract.
  */
 import type {
   JupyterFrontEnd,
@@ -13,7 +14,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { TRANSLATION_DOMAIN } from '../../components/trans';
-import { AgentHost } from '../core/agent-host';
+import { agentShell } from '../core/agent-shell';
 import {
   autosaveSetting,
   saveAgentEdits
@@ -36,23 +37,26 @@ export const corePlugin: JupyterFrontEndPlugin<IAgentCore> = {
     translator: ITranslator | null
   ) => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const host = new AgentHost(app, tracker, trans);
-    // The UI tests' hooks, a lazy chunk a normal page never loads.
+    const shell = agentShell(app, tracker, trans);
+    // The UI tests' hooks, a lazy chunk a normal page never loads; their
+    // ports are the runs part's, loaded when a test first asks for one.
     if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {
       void import('../testing/test-hooks').then(hooks =>
-        hooks.installTestHooks(app, tracker, panel => host.portFor(panel))
+        hooks.installTestHooks(app, tracker, async panel =>
+          (await shell.runs.loaded()).portFor(panel)
+        )
       );
     }
     if (settingRegistry) {
-      host.loadSettings(settingRegistry);
+      shell.configuration.loadSettings(settingRegistry);
     }
     // A reload mid-run loses nothing the agent did (../persistence/save-agent-edits.ts).
     saveAgentEdits(
-      host.session,
+      shell.core.runs.session,
       tracker,
       autosaveSetting(settingRegistry),
       trans
     );
-    return host.parts();
+    return shell.core;
   }
 };

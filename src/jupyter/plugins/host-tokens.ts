@@ -3,12 +3,11 @@
  * extensions use INotebookAgent from src/tokens.ts). A JupyterLab plugin
  * provides one token, and the plugins and their ids are public (the core's
  * id is the settings'), so the core provides one: `IAgentCore`, an
- * interface of narrow parts (../core/parts.ts), never the class that builds
- * them (../core/agent-host.ts). Each plugin names in its `activate` only the
+ * interface of narrow parts (../core/parts.ts), never the objects that build
+ * them (../core/agent-shell.ts). Each plugin names in its `activate` only the
  * parts it reads (`Pick<IAgentCore, 'runs'>`), and hands on only those.
  */
 import { Token } from '@lumino/coreutils';
-import type { AgentSidebar } from '../../widgets/agent-sidebar';
 import type { IAgentCore as IAgentParts } from '../core/parts';
 
 /** The agent core, in parts (../core/parts.ts). */
@@ -20,8 +19,16 @@ export const IAgentCore = new Token<IAgentCore>(
   "Notebook Agent's session, configuration and sources, for its own plugins."
 );
 
-/** The agent's sidebar widget. */
-export const IAgentSidebar = new Token<AgentSidebar>(
+/** The agent's sidebar, as the commands use it. */
+export interface IAgentSidebar {
+  /** Its widget id (to show it). */
+  readonly id: string;
+  /** Put the cursor in the prompt. */
+  focusPrompt(): void;
+}
+
+/** The agent's sidebar, for its commands. */
+export const IAgentSidebar = new Token<IAgentSidebar>(
   'jupyterlab-notebook-agent:IAgentSidebar',
   "Notebook Agent's sidebar, for its commands."
 );

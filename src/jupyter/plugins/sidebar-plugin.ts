@@ -23,7 +23,7 @@ import { SidebarConfiguration } from '../sidebar/sidebar-configuration';
 import { IAgentCore, IAgentSidebar } from './host-tokens';
 
 /** Adds the agent's sidebar. */
-export const sidebarPlugin: JupyterFrontEndPlugin<AgentSidebar> = {
+export const sidebarPlugin: JupyterFrontEndPlugin<IAgentSidebar> = {
   id: 'jupyterlab-notebook-agent:sidebar',
   description: "Notebook Agent's chat sidebar.",
   autoStart: true,

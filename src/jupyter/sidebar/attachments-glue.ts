@@ -9,7 +9,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import type { INotebookTracker } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IFileAttachment } from '../../agent/context/attachments';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 import type { AttachmentStore } from '../../components/attachment-store';
 import { CommandIDs } from '../commands/commands';
 import { attachServerFile } from './server-files';
@@ -27,7 +27,7 @@ export interface IAttachFiles {
 export function setupAttachments(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  session: AgentSession,
+  session: ChatSession,
   store: AttachmentStore,
   showSidebar: () => void,
   trans: TranslationBundle

@@ -5,13 +5,13 @@
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { NotebookActions, type INotebookTracker } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 
 /** Insert `code` as a new code cell below the active cell (the user's own edit). */
 export function insertCodeCell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  session: AgentSession,
+  session: ChatSession,
   code: string,
   trans: TranslationBundle
 ): void {

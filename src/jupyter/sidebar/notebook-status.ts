@@ -9,7 +9,7 @@
  */
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { KernelAPI, type ServerConnection } from '@jupyterlab/services';
-import type { AgentSession } from '../../agent/session';
+import type { ChatSession } from '../../agent/session/chat-session';
 import type { INotebookStatus } from '../../components/sidebar-config';
 import { ValueStore, type IReadable } from '../../agent/value-store';
 
@@ -20,7 +20,7 @@ const FIND_KERNEL_MS = 60_000;
 
 /** The chat's notebook panel, if it is open. */
 export function chatPanel(
-  session: AgentSession,
+  session: ChatSession,
   tracker: INotebookTracker
 ): NotebookPanel | null {
   return (
@@ -30,7 +30,7 @@ export function chatPanel(
 
 /** The notebook status the sidebar subscribes to. */
 export function notebookStatus(
-  session: AgentSession,
+  session: ChatSession,
   tracker: INotebookTracker,
   serverSettings: ServerConnection.ISettings
 ): IReadable<INotebookStatus> {

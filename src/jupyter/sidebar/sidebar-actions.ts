@@ -34,29 +34,30 @@ export function sidebarActions(
   const serverSettings = app.serviceManager.serverSettings;
   return {
     send: prompt => {
-      const run = session.send(
+      const started = runs.send(
         prompt,
-        runs.targetFor(tracker.currentWidget),
+        tracker.currentWidget,
         attachments.getSnapshot()
       );
-      if (run) {
+      if (started) {
         attachments.clear();
       }
-      return run !== null;
+      return started;
     },
+    // The prompt's first focus: the first reply is near, so what runs it
+    // loads now, and the model's library.
     prepare: () => {
+      runs.preload();
       try {
-        runs.targetFor(tracker.currentWidget).model().prepare?.();
+        configuration.currentModel().prepare?.();
       } catch {
         // Not configured: the run that follows says so.
       }
     },
     retry: () =>
-      void session.retry(
-        runs.targetFor(
-          tracker.find(p => p.context.path === session.notebookPath) ??
-            tracker.currentWidget
-        )
+      runs.retry(
+        tracker.find(p => p.context.path === session.notebookPath) ??
+          tracker.currentWidget
       ),
     checkLocalModel: () => checkLocalModelReach(config),
     showCell: cellId =>

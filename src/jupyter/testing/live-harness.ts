@@ -20,7 +20,7 @@ const OPEN_TIMEOUT_MS = 60000;
 /** The live port's harness in `app`. */
 export function liveHarness(
   app: JupyterFrontEnd,
-  portFor: (panel: NotebookPanel) => INotebookPort | null
+  portFor: (panel: NotebookPanel) => Promise<INotebookPort | null>
 ): ILiveHarness {
   const contents = app.serviceManager.contents;
   const panels = new Map<INotebookPort, NotebookPanel>();
@@ -70,7 +70,7 @@ export function liveHarness(
       })) as NotebookPanel;
       await panel.context.ready;
       await panel.sessionContext.ready;
-      const port = portFor(panel);
+      const port = await portFor(panel);
       if (!port) {
         throw new Error(`${path}: the extension made no port for it`);
       }

@@ -48,7 +48,7 @@ export interface INotebookAgentTestHooks {
 export function installTestHooks(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  portFor: (panel: NotebookPanel) => INotebookPort | null
+  portFor: (panel: NotebookPanel) => Promise<INotebookPort | null>
 ): void {
   const panels: Array<WeakRef<NotebookPanel>> = [];
   tracker.widgetAdded.connect((_, panel) => panels.push(new WeakRef(panel)));
