@@ -59,6 +59,26 @@ export default tseslint.config(
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] }
   },
   {
+    // Every switch over a union handles each of its members (or says why
+    // not in a default): a member added later is a lint error where it is
+    // not handled, not a loop that spins or a case silently dropped. Typed
+    // lint: the product's sources, through the projects that compile them.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/**/__tests__/**'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.json', './tsconfig.headless.json'],
+        tsconfigRootDir: import.meta.dirname
+      }
+    },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { requireDefaultForNonUnion: false }
+      ]
+    }
+  },
+  {
     // The views read the agent's types and their own; the JupyterLab glue
     // implements what they need (components/sidebar-config.ts), never the
     // other way round.

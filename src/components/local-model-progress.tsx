@@ -93,7 +93,7 @@ export function describe(
     }
     case 'error':
       return trans.__('%1 could not run', name);
-    default:
+    case 'idle':
       return '';
   }
 }

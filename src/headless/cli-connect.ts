@@ -135,6 +135,7 @@ function why(error: unknown): string {
       return `host not found (${cause.code})`;
     case 'ECONNRESET':
       return 'the connection was reset';
+    case undefined:
     default:
       return cause?.message ?? (error as Error).message;
   }

@@ -23,6 +23,8 @@ export function toKernelState(status: Kernel.Status): KernelState {
       return 'restarting';
     case 'terminating':
       return 'dead';
+    // And a status a later JupyterLab adds.
+    case 'unknown':
     default:
       return 'unknown';
   }

@@ -64,8 +64,9 @@ export function chooseCompletionSource(
         input.agentProvider,
         input.settingModel || input.agentModel
       );
+    case 'auto':
+      break;
   }
-  // auto
   if (input.endpointMode === 'local') {
     return input.localLoaded
       ? local()

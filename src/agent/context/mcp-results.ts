@@ -44,6 +44,8 @@ export function mcpOutputs(result: IMcpResult): CellOutput[] {
         return plain(
           `[audio ${part.mime_type}, ${formatBytes(part.bytes)}, not passed on]`
         );
+      // Also a kind the server sends that this client's types do not name.
+      case 'unknown':
       default:
         return plain('[a part of a kind this client does not read]');
     }

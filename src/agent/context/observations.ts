@@ -39,7 +39,8 @@ export function formatOutput(
       return formatStream(output.text, output.name === 'stderr', budget);
     case 'error':
       return formatError(output, budget);
-    default:
+    case 'display_data':
+    case 'execute_result':
       return formatRich(output, budget);
   }
 }
@@ -257,7 +258,7 @@ function kernelGoneLine(
         LOST_STATE.charAt(0).toLowerCase() +
         LOST_STATE.slice(1)
       );
-    default:
+    case undefined:
       return (
         `The kernel died ${when}. All variables, imports ` +
         'and loaded data are lost: the kernel restarted or must be restarted ' +

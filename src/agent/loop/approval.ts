@@ -40,7 +40,7 @@ export function needsApproval(
       return mode !== 'run-everything';
     case 'edit':
       return mode === 'ask-before-edits';
-    default:
+    case 'read':
       return false;
   }
 }

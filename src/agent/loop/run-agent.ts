@@ -209,6 +209,14 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
       }
       case 'stop':
         return end(run, { ...next, steps });
+      default: {
+        // Every step has its case: a step added without one fails the type
+        // check here, instead of spinning this loop synchronously for ever.
+        const unhandled: never = next;
+        throw new Error(
+          `The agent loop has no case for the step ${JSON.stringify(unhandled)}.`
+        );
+      }
     }
   }
 }

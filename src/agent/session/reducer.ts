@@ -211,7 +211,8 @@ function endNotice(event: Extract<AgentEvent, { type: 'end' }>): string | null {
         'Stopped: the model asked to run the same code again after seeing its result. ' +
         'Rephrase the request or say what to change; a larger model loops less.'
       );
-    default:
+    case 'completed':
+    case 'error':
       return null;
   }
 }

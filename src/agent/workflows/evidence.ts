@@ -118,7 +118,8 @@ export function outputText(output: CellOutput): string {
       return output.text;
     case 'error':
       return `${output.ename}: ${output.evalue}`;
-    default:
+    case 'display_data':
+    case 'execute_result':
       return ['text/plain', 'text/markdown', 'text/html', 'text/latex']
         .map(mime => output.data[mime])
         .map(value => (Array.isArray(value) ? value.join('') : value))

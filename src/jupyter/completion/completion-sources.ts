@@ -88,7 +88,8 @@ class LazyLocalCompletion implements ICompletionSource {
           // The status store (and the sidebar) says what failed.
           .catch(() => undefined);
         return 'The in-browser model is loading: suggestions start once it is ready.';
-      default:
+      case 'download':
+      case 'compiling':
         return `The in-browser model is loading (${Math.round(status.percent)} %): suggestions start once it is ready.`;
     }
   }

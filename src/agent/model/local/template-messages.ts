@@ -68,7 +68,8 @@ export function toTemplateMessages(
             ? { name: names.get(message.toolCallId) }
             : {})
         };
-      default:
+      case 'system':
+      case 'user':
         return { role: message.role, content: message.content };
     }
   });
