@@ -21,14 +21,23 @@
  * /lab/extensions/jupyterlab-notebook-agent/ during a "with" load (decoded
  * bytes). Targets: ≤ 3 % slower median, ≤ 150 KB loaded at start.
  *
- * Run: npx tsx bench/lab-startup.ts [N]   (default 10)
+ * --compare DIR adds a fourth configuration, "with DIR": another build of
+ * the labextension (a copy of an earlier commit's
+ * jupyterlab_notebook_agent/labextension), linked on the same server in
+ * turn with this checkout's, so the two are measured interleaved.
+ *
+ * Run: npx tsx bench/lab-startup.ts [N] [--compare DIR]   (default N 10)
  */
 import type { Browser } from '../ui-tests/node_modules/playwright-core';
 import { launchChromium } from './lib/browser';
-import { EXTENSION, LabServer } from './lib/lab-server';
+import { BUILD, EXTENSION, LabServer } from './lib/lab-server';
 import { fixed, print, runMain, summarize, target } from './lib/report';
 
-const N = Number(process.argv[2] ?? 10);
+const args = process.argv.slice(2);
+const compareAt = args.indexOf('--compare');
+/** Another build to measure beside this checkout's (--compare DIR). */
+const COMPARE = compareAt >= 0 ? args.splice(compareAt, 2)[1] : null;
+const N = Number(args[0] ?? 10);
 const NOTEBOOK = {
   cells: [
     {
@@ -96,7 +105,9 @@ async function load(browser: Browser, lab: LabServer): Promise<ILoad> {
 
 async function main(): Promise<void> {
   if (!Number.isInteger(N) || N < 1) {
-    throw new Error('usage: npx tsx bench/lab-startup.ts [N>=1]');
+    throw new Error(
+      'usage: npx tsx bench/lab-startup.ts [N>=1] [--compare DIR]'
+    );
   }
   const installed = await LabServer.start({ port: 8897 });
   let bare: LabServer | null = null;
@@ -111,22 +122,33 @@ async function main(): Promise<void> {
     await installed.writeFile('start.ipynb', notebook);
     await bare.writeFile('start.ipynb', notebook);
     browser = await launchChromium();
-    const configs = [
-      { name: 'with extension', lab: installed, linked: true },
-      { name: 'frontend off (server ext on)', lab: installed, linked: false },
-      { name: 'without extension', lab: bare, linked: false }
+    const configs: Array<{
+      name: string;
+      lab: LabServer;
+      build: string | null;
+    }> = [
+      { name: 'with extension', lab: installed, build: BUILD },
+      { name: 'frontend off (server ext on)', lab: installed, build: null },
+      { name: 'without extension', lab: bare, build: null },
+      ...(COMPARE
+        ? [{ name: `with ${COMPARE}`, lab: installed, build: COMPARE }]
+        : [])
     ];
     const samples = new Map<string, number[]>(configs.map(c => [c.name, []]));
-    let startup: ILoad | null = null;
+    const startup = new Map<string, ILoad>();
     for (let round = 0; round <= N; round++) {
       for (let k = 0; k < configs.length; k++) {
         const config = configs[(round + k) % configs.length];
         if (config.lab === installed) {
-          await installed.setExtensionEnabled(config.linked);
+          if (config.build) {
+            await installed.linkBuild(config.build);
+          } else {
+            await installed.setExtensionEnabled(false);
+          }
         }
         const result = await load(browser, config.lab);
-        if (config.linked) {
-          startup = result;
+        if (config.build) {
+          startup.set(config.name, result);
         }
         if (round > 0) {
           samples.get(config.name)!.push(result.ms);
@@ -153,9 +175,20 @@ async function main(): Promise<void> {
         `frontend alone: ${fixed(withExt - frontendOff, 0)} ms (${fixed((100 * (withExt - frontendOff)) / frontendOff, 1)} %)`
     );
     target('start-up cost', cost, 3, 'at-most', ' %');
-    const kb = (startup?.extensionBytes ?? 0) / 1024;
+    if (COMPARE) {
+      const other = medians.get(`with ${COMPARE}`)!;
+      print(
+        `this build vs ${COMPARE}: ${fixed(withExt - other, 0)} ms (${fixed((100 * (withExt - other)) / other, 1)} %)`
+      );
+      const loaded = startup.get(`with ${COMPARE}`);
+      print(
+        `${COMPARE}: extension JS loaded at start-up: ${fixed((loaded?.extensionBytes ?? 0) / 1024, 1)} KB in ${loaded?.extensionFiles.length ?? 0} files`
+      );
+    }
+    const loaded = startup.get('with extension');
+    const kb = (loaded?.extensionBytes ?? 0) / 1024;
     print(
-      `extension JS loaded at start-up: ${fixed(kb, 1)} KB in ${startup?.extensionFiles.length ?? 0} files (${startup?.extensionFiles.join(', ')})`
+      `extension JS loaded at start-up: ${fixed(kb, 1)} KB in ${loaded?.extensionFiles.length ?? 0} files (${loaded?.extensionFiles.join(', ')})`
     );
     target('extension JS at start-up', kb, 150, 'at-most', ' KB');
   } finally {

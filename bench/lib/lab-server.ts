@@ -129,12 +129,15 @@ export class ScriptedModelServer {
   }
 }
 
-/** Link (or unlink) this checkout's labextension into a private data dir. */
-async function linkExtension(temp: string, enabled: boolean): Promise<void> {
+/** This checkout's built labextension. */
+export const BUILD = join(REPO, 'jupyterlab_notebook_agent', 'labextension');
+
+/** Link a built labextension folder (or none) into a private data dir. */
+async function linkExtension(temp: string, build: string | null): Promise<void> {
   const link = join(temp, 'data', 'labextensions', EXTENSION);
   await unlink(link).catch(() => undefined);
-  if (enabled) {
-    await symlink(join(REPO, 'jupyterlab_notebook_agent', 'labextension'), link);
+  if (build) {
+    await symlink(build, link);
   }
 }
 
@@ -182,7 +185,7 @@ export class LabServer {
     }
     const token = randomBytes(24).toString('hex');
     if (options.labExtension ?? true) {
-      await linkExtension(temp, true);
+      await linkExtension(temp, BUILD);
     }
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -231,7 +234,16 @@ export class LabServer {
    * loads: JupyterLab then neither lists nor fetches it.
    */
   setExtensionEnabled(enabled: boolean): Promise<void> {
-    return linkExtension(this._temp, enabled);
+    return linkExtension(this._temp, enabled ? BUILD : null);
+  }
+
+  /**
+   * Link another build of the labextension (a copy of an earlier commit's
+   * jupyterlab_notebook_agent/labextension) for the next page loads, to
+   * compare two builds on one server; `BUILD` is this checkout's.
+   */
+  linkBuild(build: string): Promise<void> {
+    return linkExtension(this._temp, build);
   }
 
   /** Write a file into the server's root. */
