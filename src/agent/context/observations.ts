@@ -9,6 +9,7 @@
  * them and is what the tools import.
  */
 import type { CellOutput, ICellSnapshot, IRunResult } from '../ports';
+import type { OffersTool } from '../tools/run-state';
 import { formatError } from './errors';
 import { formatRich } from './rich';
 import { cleanStreamText, truncateMiddle } from './text';
@@ -176,8 +177,11 @@ export function isErrorObservation(text: string): boolean {
   return /^(cell_id: \S+|The scratch code) raised an error/.test(text);
 }
 
-/** The first line of a run observation: what happened, in plain words. */
-function statusLine(result: IRunResult): string {
+/**
+ * The first line of a run observation: what happened, in plain words,
+ * naming only the tools the run `offers` (a small model's run has few).
+ */
+function statusLine(result: IRunResult, offers: OffersTool): string {
   const who =
     result.cellId === null ? 'The scratch code' : `cell_id: ${result.cellId}`;
   const count =
@@ -195,11 +199,12 @@ function statusLine(result: IRunResult): string {
     case 'error':
       return `${who} raised an error${detail(count, after && `after ${after}`)}.`;
     case 'running':
-      return (
-        `${who} is still running${after && ` after ${after}`}; the output ` +
-        'below is partial. Call `wait` to keep waiting for it, or ' +
-        '`interrupt_kernel` to stop it.'
-      );
+      return offers('wait') && offers('interrupt_kernel')
+        ? `${who} is still running${after && ` after ${after}`}; the output ` +
+            'below is partial. Call `wait` to keep waiting for it, or ' +
+            '`interrupt_kernel` to stop it.'
+        : `${who} is still running${after && ` after ${after}`} in the kernel; ` +
+            'the output below is partial.';
     case 'aborted':
       if (result.kernelRestarted) {
         return (
@@ -208,17 +213,19 @@ function statusLine(result: IRunResult): string {
         );
       }
       return result.notStopped
-        ? `${who} was interrupted by the user${after && ` after ${after}`}, but ${STILL_RUNNING}`
+        ? `${who} was interrupted by the user${after && ` after ${after}`}, but ${stillRunning(offers)}`
         : `${who} was interrupted by the user${after && ` after ${after}`}, ` +
             'before it finished; the output below is partial.';
     case 'timeout':
       if (result.notStopped) {
-        return `${who} hit the hard time limit${after && ` after ${after}`}; the kernel was interrupted, but ${STILL_RUNNING}`;
+        return `${who} hit the hard time limit${after && ` after ${after}`}; the kernel was interrupted, but ${stillRunning(offers)}`;
       }
       return result.cellId === null
         ? `${who} hit its time limit${after && ` after ${after}`} and the kernel was ` +
             'interrupted; the output below is partial. Scratch code is for quick looks: ' +
-            'put longer work in a cell (insert_cell, then run_cell), where it can keep ' +
+            (offers('insert_cell') && offers('run_cell')
+              ? 'put longer work in a cell (insert_cell, then run_cell), where it can keep '
+              : 'put longer work in a cell, where it can keep ') +
             'running while you wait for it.'
         : `${who} hit the hard time limit${after && ` after ${after}`} and the ` +
             'kernel was interrupted; the output below is partial. Make the code ' +
@@ -227,16 +234,23 @@ function statusLine(result: IRunResult): string {
       return kernelGoneLine(
         result,
         who === 'The scratch code' ? 'the scratch code' : who,
-        after
+        after,
+        offers
       );
   }
 }
 
-const STILL_RUNNING =
-  'the code did not stop when interrupted (it ignores interrupts or is stuck in native ' +
-  'code): the kernel is still running it and will run nothing else. Call restart_kernel ' +
-  '(all variables are lost), then re-run the cells that define what you need; the ' +
-  'output below is partial.';
+/** The end of the first line when interrupted code went on running. */
+function stillRunning(offers: OffersTool): string {
+  return (
+    'the code did not stop when interrupted (it ignores interrupts or is stuck in native ' +
+    'code): the kernel is still running it and will run nothing else. ' +
+    (offers('restart_kernel')
+      ? 'Call restart_kernel (all variables are lost), then re-run the cells that define what you need; '
+      : 'Tell the user: only a restart of the kernel (Kernel > Restart Kernel) stops it. ') +
+    'the output below is partial.'
+  );
+}
 
 const LOST_STATE =
   'All variables, imports and loaded data are lost: re-run the cells that define what you need.';
@@ -245,7 +259,8 @@ const LOST_STATE =
 function kernelGoneLine(
   result: IRunResult,
   what: string,
-  after: string
+  after: string,
+  offers: OffersTool
 ): string {
   const when = `while ${what} was running${after && ` (after ${after})`}`;
   switch (result.kernelEvent) {
@@ -254,7 +269,10 @@ function kernelGoneLine(
     case 'lost':
       return (
         `The kernel is gone ${when}: the Jupyter server restarted or stopped, or the ` +
-        'kernel was shut down. Call restart_kernel to start a new one; ' +
+        'kernel was shut down. ' +
+        (offers('restart_kernel')
+          ? 'Call restart_kernel to start a new one; '
+          : 'Tell the user to start a new one (Kernel > Restart Kernel); ') +
         LOST_STATE.charAt(0).toLowerCase() +
         LOST_STATE.slice(1)
       );
@@ -262,7 +280,8 @@ function kernelGoneLine(
       return (
         `The kernel died ${when}. All variables, imports ` +
         'and loaded data are lost: the kernel restarted or must be restarted ' +
-        '(`restart_kernel`), then re-run the cells that define what you ' +
+        (offers('restart_kernel') ? '(`restart_kernel`), ' : '') +
+        'then re-run the cells that define what you ' +
         'need. It may have run out of memory: work on less data at once.'
       );
   }
@@ -271,9 +290,10 @@ function kernelGoneLine(
 /** The observation after running a cell (or scratch code). */
 export function formatRunResult(
   result: IRunResult,
-  budget = OUTPUT_BUDGET
+  budget = OUTPUT_BUDGET,
+  offers: OffersTool = () => true
 ): string {
-  const lines = [statusLine(result)];
+  const lines = [statusLine(result, offers)];
   if (result.stdinRefused) {
     lines.push(
       'The code called input(), which is not available to the agent: put ' +

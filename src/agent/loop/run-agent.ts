@@ -226,7 +226,10 @@ async function startTurn(config: RunConfig, turn: ITurn) {
   const run: IRunContext = {
     config,
     turn,
-    state: new RunState(config.runSettings),
+    state: new RunState(
+      config.runSettings,
+      tool => config.tools.get(tool) !== undefined
+    ),
     failures: new FailureStreak(),
     now: turn.now ?? (() => Date.now())
   };

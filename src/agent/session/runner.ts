@@ -122,7 +122,8 @@ export class TaskRunner {
 
     return work(turn, notebook, controller.signal, {
       protocol: config.protocol,
-      profile: config.profile
+      profile: config.profile,
+      offers: tool => config.tools.get(tool) !== undefined
     })
       .catch((error: unknown) => {
         store.reportError({

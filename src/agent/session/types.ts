@@ -14,7 +14,7 @@ import type { INotebookPort } from '../ports';
 import type { IToolImage } from '../tool-images';
 import type { IExtraTools } from '../tools/mcp-tools';
 import type { ToolRegistry } from '../tools/registry';
-import type { IRunSettings } from '../tools/run-state';
+import type { IRunSettings, OffersTool } from '../tools/run-state';
 import type { IAgentError, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { ICellChange } from '../workflows/cell-changes';
 import type { IFixResult } from '../workflows/fix-cell';
@@ -189,6 +189,8 @@ export type TaskTurn = (
 export interface ITaskSetup {
   protocol: 'native' | 'text';
   profile: 'standard' | 'small';
+  /** Whether the runs offer a tool: the workflows' prompts name only those. */
+  offers: OffersTool;
 }
 
 /** The body of a task: its turns in `notebook`, until `signal` aborts. */

@@ -35,7 +35,8 @@ export function generateTask(
       },
       onVerification: event => host.notice(verificationNotice(event)),
       // A model that writes code blocks writes one step's cell at a time.
-      stepwise: setup.protocol === 'text'
+      stepwise: setup.protocol === 'text',
+      offers: setup.offers
     });
 }
 
@@ -84,7 +85,8 @@ export function fixTask(
           hardTimeoutMs: host.hardTimeoutMs()
         },
         // A model that writes code blocks writes the fixed cell as one.
-        rewrite: setup.protocol === 'text'
+        rewrite: setup.protocol === 'text',
+        offers: setup.offers
       });
     } finally {
       notebook.endUndoGroup();

@@ -34,7 +34,7 @@ export function runObservation(
   return {
     ok,
     cellId: result.cellId ?? undefined,
-    output: formatRunResult(result),
+    output: formatRunResult(result, undefined, state.offers),
     images: collectImages(result.outputs),
     ...(result.status === 'running' ? { stillRunning: true } : {}),
     preview:

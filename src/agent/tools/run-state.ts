@@ -65,6 +65,9 @@ export class SeenSources extends Map<string, string> {
   private readonly _at = new Map<string, number>();
 }
 
+/** Whether a run offers the tool named `tool` (what the model reads names only those). */
+export type OffersTool = (tool: string) => boolean;
+
 /** Per-run memory of the tools. */
 export class RunState {
   /** Cell id → the source the agent last read or wrote. */
@@ -79,5 +82,9 @@ export class RunState {
    */
   readonly filesShown = new Map<string, string | null>();
 
-  constructor(readonly settings: IRunSettings = DEFAULT_RUN_SETTINGS) {}
+  /** `offers`: the run's tools (default: every tool, as a run of the standard profile). */
+  constructor(
+    readonly settings: IRunSettings = DEFAULT_RUN_SETTINGS,
+    readonly offers: OffersTool = () => true
+  ) {}
 }

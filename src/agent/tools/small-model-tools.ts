@@ -15,11 +15,20 @@ export const SMALL_MODEL_TOOL_NAMES = [
   'edit_cell'
 ] as const;
 
+/**
+ * Where a tool's first sentence names a tool the small set does not hold,
+ * its own words (a small model reads a name as a tool to call).
+ */
+const OWN_WORDS: Readonly<Record<string, string>> = {
+  edit_cell:
+    'Replace the whole source of a cell you have read (with read_notebook).'
+};
+
 /** The tools for small models (same behaviour, shorter descriptions). */
 export function smallModelTools(): ITool<never>[] {
   return [readNotebook, insertCell, runCell, editCell].map(tool => ({
     ...tool,
-    description: firstSentence(tool.description)
+    description: OWN_WORDS[tool.name] ?? firstSentence(tool.description)
   })) as ITool<never>[];
 }
 

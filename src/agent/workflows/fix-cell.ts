@@ -15,6 +15,7 @@ import type { ToolFilter } from '../tools/registry';
 import { diffCells, type ICellChange } from './cell-changes';
 import { cellNumber, fixRequestLine } from './cell-label';
 import { rewriteContext, rewritePrompt } from './fix-rewrite';
+import type { OffersTool } from '../tools/run-state';
 import type { TurnRunner } from './turn-runner';
 
 /** Attempts before giving up, by default. */
@@ -49,6 +50,8 @@ export interface IFixCellOptions {
    * cell as a code block that replaces the cell and runs (fix-rewrite.ts).
    */
   rewrite?: boolean;
+  /** Whether the turns offer a tool: the prompts name only those (default: all). */
+  offers?: OffersTool;
 }
 
 /** How a fix ended. */
@@ -126,7 +129,7 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
           first ? false : unchanged ? 'unchanged' : true
         )
       : first
-        ? fixPrompt(current, problem, maxAttempts)
+        ? fixPrompt(current, problem, maxAttempts, options.offers)
         : retryPrompt(current, problem, attempt, maxAttempts, unchanged);
     const outcome = await runTurn(prompt, {
       // The user's request names the cell as they see it; later turns
@@ -229,7 +232,8 @@ export function statusLine(
 export function fixPrompt(
   cell: ICellSnapshot,
   problem: string,
-  maxAttempts: number
+  maxAttempts: number,
+  offers: OffersTool = () => true
 ): string {
   return [
     `Fix cell ${cell.id} of this notebook. Its source:`,
@@ -240,13 +244,19 @@ export function fixPrompt(
     '',
     'How to work:',
     '- The cause may be in an earlier cell (a missing import, a variable defined wrongly): ' +
-      'read_notebook, and inspect_variables when it helps.',
+      (offers('inspect_variables')
+        ? 'read_notebook, and inspect_variables when it helps.'
+        : 'read_notebook.'),
     `- Edit cell ${cell.id} in place with edit_cell (you may edit an earlier cell the same way ` +
       'when the cause is there), then run_cell each cell you changed, earlier ones first, and ' +
       `finally cell ${cell.id}.`,
     '- Keep the cell’s intent and change as little as needed. Do not delete cells or add new ones ' +
       'unless the fix cannot be done otherwise.',
-    '- A missing package: call install_package (the user approves it first).',
+    ...(offers('install_package')
+      ? [
+          '- A missing package: call install_package (the user approves it first).'
+        ]
+      : []),
     '- The user reviews your changes as a diff and may reject them.',
     '- End with one or two sentences: the cause, and what you changed.',
     `This is attempt 1 of ${maxAttempts}.`

@@ -13,6 +13,7 @@ import { assessEvidence } from './evidence';
 import { earlierCode, rewritePrompt } from './fix-rewrite';
 import { buildBySteps, filesLines } from './generate-by-steps';
 import { folderDataFiles, namedFiles, type IFolderFile } from './folder-files';
+import type { OffersTool } from '../tools/run-state';
 import type { TurnRunner } from './turn-runner';
 import { verifyNotebook, type IVerification } from './verify-notebook';
 
@@ -46,6 +47,8 @@ export interface IGenerateOptions {
    * rewrite the failing cell.
    */
   stepwise?: boolean;
+  /** Whether the turns offer a tool: the prompt names only those (default: all). */
+  offers?: OffersTool;
 }
 
 /**
@@ -102,7 +105,8 @@ export async function generateNotebook(
           notebook.path,
           options.request,
           options.attachments ?? [],
-          files
+          files,
+          options.offers
         ),
         { display: options.request }
       );
@@ -264,7 +268,8 @@ export function generatePrompt(
   path: string,
   request: string,
   attachments: ReadonlyArray<IAttachedFile>,
-  folder: ReadonlyArray<IFolderFile> = []
+  folder: ReadonlyArray<IFolderFile> = [],
+  offers: OffersTool = () => true
 ): string {
   const present = new Set(folder.map(file => file.name));
   const missing = namedFiles(request).filter(
@@ -291,10 +296,15 @@ export function generatePrompt(
           ];
   if (missing.length) {
     files.push(
-      `The request names ${missing.join(', ')}, which the notebook’s folder does not hold: look for ` +
-        'it with list_files, and if it is not there, say so in a markdown cell. Never make up data in its place.'
+      `The request names ${missing.join(', ')}, which the notebook’s folder does not hold: ` +
+        (offers('list_files')
+          ? 'look for it with list_files, and if it is not there, say so in a markdown cell. '
+          : 'say so in a markdown cell. ') +
+        'Never make up data in its place.'
     );
   }
+  // A small model's run has no plan tool: its steps are the prompt's own.
+  const plans = offers('update_plan');
   return [
     `Create the notebook "${path}" from scratch for this request:`,
     '',
@@ -303,17 +313,25 @@ export function generatePrompt(
     ...files,
     '',
     'The notebook is open, empty, with a fresh kernel. Build it like this:',
-    '1. Call update_plan with the sections you will write.',
-    '2. Insert a markdown cell with a title (# …) and a two-to-four line plan.',
-    '3. For each section: a markdown cell saying what the step does, then short code cells that ' +
-      'you run with run_cell. Read every output (tables, plots) before the next step; fix errors in ' +
-      'place with edit_cell and run the cell again. Tick the plan off with update_plan.',
-    '4. End with a markdown cell "## Summary" of the findings that quotes the values the cells printed.',
+    ...numbered([
+      ...(plans ? ['Call update_plan with the sections you will write.'] : []),
+      'Insert a markdown cell with a title (# …) and a two-to-four line plan.',
+      'For each section: a markdown cell saying what the step does, then short code cells that ' +
+        'you run with run_cell. Read every output (tables, plots) before the next step; fix errors in ' +
+        'place with edit_cell and run the cell again.' +
+        (plans ? ' Tick the plan off with update_plan.' : ''),
+      'End with a markdown cell "## Summary" of the findings that quotes the values the cells printed.'
+    ]),
     'Insert cells at the end of the notebook, in reading order. Save files the request asks for in ' +
       'the notebook’s directory. When you are done, the kernel is restarted and every cell runs ' +
       'from the top to verify the notebook: it must not depend on cells you deleted or on state ' +
       'from scratch code.'
   ].join('\n');
+}
+
+/** `lines` as a numbered list, from 1. */
+function numbered(lines: ReadonlyArray<string>): string[] {
+  return lines.map((line, index) => `${index + 1}. ${line}`);
 }
 
 /** The prompt after a failed verification. */
