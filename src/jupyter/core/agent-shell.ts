@@ -5,7 +5,7 @@
  * the tools other extensions register, and the log of the cells' runs.
  * What runs a task (the loop, the tools, the live ports) is not here: the
  * runs part (../runs/runs-part.ts) loads with the first task
- * (./lazy-runs.ts). The core plugin builds the shell and provides its
+ * (./lazy-runs.ts), through the loader the core plugin hands in. The core plugin builds the shell and provides its
  * parts (./parts.ts).
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
@@ -15,11 +15,12 @@ import { ChatSession } from '../../agent/session/chat-session';
 import { McpListing } from '../../agent/tools/mcp-listing';
 import { ToolQueue } from '../../agent/tools/tool-queue';
 import { ServerMcpClient } from '../../server-api/mcp-client';
-import { AgentConfiguration } from '../config/agent-configuration';
+import { AgentConfiguration } from './agent-configuration';
 import { RunLog } from '../live-port/run-log';
 import { agentApi } from './agent-api';
 import { LazyRuns } from './lazy-runs';
 import type { IAgentCore } from './parts';
+import type { IRunsPart, IRunsShell } from './runs-seam';
 import { ProjectRulesStore } from './rules-store';
 
 /** The shell, in the parts the plugins read, and the two the core plugin wires itself. */
@@ -36,7 +37,9 @@ export interface IAgentShell {
 export function agentShell(
   app: JupyterFrontEnd,
   tracker: INotebookTracker,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  /** Import and build the runs part (the core plugin's `import()`). */
+  loadRuns: (shell: IRunsShell) => Promise<IRunsPart>
 ): IAgentShell {
   const { contents, serverSettings } = app.serviceManager;
   // From start, so the port a task builds later knows which cells the
@@ -63,8 +66,8 @@ export function agentShell(
     trans,
     currentModel: () => configuration.currentModel(),
     modelWait: configuration.modelWait,
-    load: async () =>
-      (await import('../runs/runs-part')).runsPart({
+    load: () =>
+      loadRuns({
         chat,
         configuration,
         rules,

@@ -19,7 +19,7 @@ import type {
   IRunTarget
 } from '../../agent/session/types';
 import type { IReadable } from '../../agent/value-store';
-import type { IRunsPart } from '../runs/runs-seam';
+import type { IRunsPart } from './runs-seam';
 import type { IAgentRuns } from './parts';
 
 /** What the lazy runs are built from. */

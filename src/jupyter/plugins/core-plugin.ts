@@ -37,7 +37,10 @@ export const corePlugin: JupyterFrontEndPlugin<IAgentCore> = {
     translator: ITranslator | null
   ) => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const shell = agentShell(app, tracker, trans);
+    // What runs a task is a chunk of its own, loaded with the first one.
+    const shell = agentShell(app, tracker, trans, async parts =>
+      (await import('../runs/runs-part')).runsPart(parts)
+    );
     // The UI tests' hooks, a lazy chunk a normal page never loads; their
     // ports are the runs part's, loaded when a test first asks for one.
     if (String(PageConfig.getOption('notebookAgentTestHooks')) === 'true') {

@@ -8,7 +8,7 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { IRunTarget } from '../../agent/session/types';
 import { LiveNotebookPort } from '../live-port/notebook-port';
 import { stopWhenClosed } from '../live-port/stop-on-close';
-import type { IRunsPart, IRunsShell } from './runs-seam';
+import type { IRunsPart, IRunsShell } from '../core/runs-seam';
 
 /** The ports and targets of the shell's notebooks. */
 export function liveTargets(

@@ -12,7 +12,7 @@ import { ToolRegistry } from '../../agent/tools/registry';
 import { smallModelTools } from '../../agent/tools/small-model-tools';
 import { runSettings } from '../config/settings';
 import { canvasImageResizer } from '../core/image-resizer';
-import type { IRunsShell } from './runs-seam';
+import type { IRunsShell } from '../core/runs-seam';
 
 /** The session options of the shell's chat; its tool queue now adds to their registry. */
 export function runOptions(shell: IRunsShell): ISessionOptions {

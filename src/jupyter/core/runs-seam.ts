@@ -1,6 +1,6 @@
 /**
  * The seam between the shell, loaded at JupyterLab's start, and the runs
- * part (./runs-part.ts), loaded with the first task: what the shell hands
+ * part (../runs/runs-part.ts), loaded with the first task: what the shell hands
  * the part, and what the part gives back. Types only: the shell imports
  * this module without loading the part.
  */
@@ -13,8 +13,8 @@ import type { ChatSession } from '../../agent/session/chat-session';
 import type { IRunTarget } from '../../agent/session/types';
 import type { McpListing } from '../../agent/tools/mcp-listing';
 import type { ToolQueue } from '../../agent/tools/tool-queue';
-import type { IAgentConfiguration } from '../core/parts';
-import type { ProjectRulesStore } from '../core/rules-store';
+import type { IAgentConfiguration } from './parts';
+import type { ProjectRulesStore } from './rules-store';
 import type { RunLog } from '../live-port/run-log';
 
 /** What the runs part is built from: the shell's state. */

@@ -4,7 +4,7 @@
  * provider/model choice, and the model client all three select, built once
  * per settings and kept (what a client learns about its server, e.g. that
  * it rejects stream_options, lasts). The sidebar's pickers, the runs and
- * inline completion read it (IAgentConfiguration, ../core/parts.ts).
+ * inline completion read it (IAgentConfiguration, ./parts.ts).
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -13,17 +13,17 @@ import { ModelClientCache } from '../../agent/model/client-cache';
 import type { IModelClient } from '../../agent/model/types';
 import type { IModelChoice } from '../../agent/session/types';
 import { ValueStore, type IReadable } from '../../agent/value-store';
-import type { IAgentConfiguration } from '../core/parts';
-import { createModelClient } from '../core/model-factory';
-import { AgentConfig } from './agent-config';
-import { localServerLooker } from './local-servers';
-import { fetchServerStatus } from './server-status';
+import { AgentConfig } from '../config/agent-config';
+import { localServerLooker } from '../config/local-servers';
+import { fetchServerStatus } from '../config/server-status';
+import { createModelClient } from './model-factory';
+import type { IAgentConfiguration } from './parts';
 import {
   PLUGIN_ID,
   readSettings,
   resolveEndpointMode,
   type IAgentSettings
-} from './settings';
+} from '../config/settings';
 
 /** The configuration, and the model client it selects. */
 export class AgentConfiguration implements IAgentConfiguration {
