@@ -9,49 +9,17 @@
 import { OUTPUT_BUDGET, truncateMiddle } from '../context/observations';
 import { elideDataUris, stripAnsi } from '../context/text';
 import type { IImageAttachment, IToolResult } from '../types';
-import { checkExternalTool } from './external-tool-check';
-import type { ITool, ToolKind } from './registry';
+import {
+  checkExternalTool,
+  type IExternalTool
+} from './external-tool-definition';
+import type { ITool } from './registry';
 
-/** What an external tool's `execute` may use. */
-export interface IExternalToolContext {
-  /** Aborted when the user stops the run: stop working then. */
-  signal: AbortSignal;
-  /** The notebook the run works in, relative to the server root. */
-  notebookPath: string;
-}
-
-/**
- * What an external tool returns: the observation text, or an object saying
- * whether it worked (`ok: false`: the model reads it as a failure) and
- * optionally images (shown to vision-capable models, downscaled).
- */
-export type ExternalToolResult =
-  string | { ok?: boolean; output: string; images?: IImageAttachment[] };
-
-/** A tool defined outside the agent. */
-export interface IExternalTool {
-  /** Unique among the agent's tools: 1–64 letters, digits, "_" or "-". */
-  name: string;
-  /** What it does and when to use it, for the model. */
-  description: string;
-  /** JSON schema of the arguments object (`type: "object"`). */
-  parameters: Record<string, unknown>;
-  /**
-   * Its approval kind: `read` never asks, `edit` asks in "Ask before every
-   * edit", `run` asks unless the user chose "Run everything", `restart`
-   * always asks.
-   */
-  kind: ToolKind;
-  /** What a call does, in words: its card's title and (with "?") its approval question (default: the name in words). */
-  title?: string;
-  /** It acts outside the notebook (a fix then always asks first). */
-  reachesOutside?: boolean;
-  /** Do the work; the result is the observation the model reads next. */
-  execute(
-    args: Record<string, unknown>,
-    context: IExternalToolContext
-  ): Promise<ExternalToolResult> | ExternalToolResult;
-}
+export type {
+  ExternalToolResult,
+  IExternalTool,
+  IExternalToolContext
+} from './external-tool-definition';
 
 /** Images kept from one result (the vision pipeline downscales them). */
 const MAX_IMAGES = 4;

@@ -8,8 +8,10 @@
  * and later registrations go straight there.
  */
 import { AGENT_TOOL_NAMES } from './agent-tool-names';
-import type { IExternalTool } from './external-tool';
-import { checkExternalTool } from './external-tool-check';
+import {
+  checkExternalTool,
+  type IExternalTool
+} from './external-tool-definition';
 import { checkToolName, nameTaken } from './registration';
 import type { IToolRegistration } from './registry';
 
