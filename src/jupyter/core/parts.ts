@@ -83,6 +83,14 @@ export interface IAgentSources {
   readonly mcp: McpListing;
 }
 
+/** The agent's sidebar, as the commands use it (the sidebar plugin provides it). */
+export interface IAgentSidebar {
+  /** Its widget id (to show it). */
+  readonly id: string;
+  /** Put the cursor in the prompt. */
+  focusPrompt(): void;
+}
+
 /** The agent core, in parts. */
 export interface IAgentCore {
   readonly runs: IAgentRuns;

@@ -8,7 +8,10 @@
  * parts it reads (`Pick<IAgentCore, 'runs'>`), and hands on only those.
  */
 import { Token } from '@lumino/coreutils';
-import type { IAgentCore as IAgentParts } from '../core/parts';
+import type {
+  IAgentCore as IAgentParts,
+  IAgentSidebar as ISidebarPart
+} from '../core/parts';
 
 /** The agent core, in parts (../core/parts.ts). */
 export type IAgentCore = IAgentParts;
@@ -19,13 +22,8 @@ export const IAgentCore = new Token<IAgentCore>(
   "Notebook Agent's session, configuration and sources, for its own plugins."
 );
 
-/** The agent's sidebar, as the commands use it. */
-export interface IAgentSidebar {
-  /** Its widget id (to show it). */
-  readonly id: string;
-  /** Put the cursor in the prompt. */
-  focusPrompt(): void;
-}
+/** The agent's sidebar, as the commands use it (../core/parts.ts). */
+export type IAgentSidebar = ISidebarPart;
 
 /** The agent's sidebar, for its commands. */
 export const IAgentSidebar = new Token<IAgentSidebar>(
