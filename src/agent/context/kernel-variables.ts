@@ -40,7 +40,14 @@ export async function kernelVariables(
   notebook: INotebookPort,
   signal: AbortSignal
 ): Promise<string | null> {
-  return kernelNote(
-    await probeVariables(notebook, KERNEL_PROBE, signal, 10_000)
-  );
+  return (await kernelState(notebook, signal)).note;
+}
+
+/** The kernel's variables now (null: no answer within 10 s) and their note. */
+export async function kernelState(
+  notebook: INotebookPort,
+  signal: AbortSignal
+): Promise<{ rows: IVariableRow[] | null; note: string | null }> {
+  const rows = await probeVariables(notebook, KERNEL_PROBE, signal, 10_000);
+  return { rows, note: kernelNote(rows) };
 }

@@ -12,6 +12,11 @@
 import { dataPreview } from '../context/data-preview';
 import { isDataQuestion } from '../context/data-question';
 import { KERNEL_PROBE, kernelNote } from '../context/kernel-variables';
+import {
+  frameDateColumns,
+  previewDateColumns,
+  timeHint
+} from '../context/time-columns';
 import { probeVariables } from '../tools/variables-probe';
 import { TurnAccumulator, type IAssistantTurn } from '../model/accumulator';
 import { describeModelError, isAbortError } from '../model/errors';
@@ -278,7 +283,11 @@ async function smallModelContext(
     10_000
   );
   const note = kernelNote(rows);
-  const context = [preview, note].filter(Boolean).join('\n\n');
+  const dates = timeHint(request, [
+    ...frameDateColumns(rows),
+    ...previewDateColumns(preview)
+  ]);
+  const context = [preview, note, dates].filter(Boolean).join('\n\n');
   if (context) {
     turn.conversation.appendMessages({
       role: 'user',

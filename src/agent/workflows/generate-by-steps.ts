@@ -17,7 +17,12 @@
 import { unsupportedNumbers } from '../context/claims';
 import { dataPreview } from '../context/data-preview';
 import { formatRunResult } from '../context/observations';
-import { kernelVariables } from '../context/kernel-variables';
+import { kernelState, kernelVariables } from '../context/kernel-variables';
+import {
+  frameDateColumns,
+  previewDateColumns,
+  timeHint
+} from '../context/time-columns';
 import type { IRunOutcome } from '../loop/run-agent';
 import type { ICellSnapshot, INotebookPort } from '../ports';
 import { cellNumber } from './cell-label';
@@ -77,12 +82,14 @@ export async function buildBySteps(
       source: `## ${index + 1}. ${step}`
     });
     const before = new Set((await notebook.getCells()).map(cell => cell.id));
+    const kernel = await kernelState(notebook, signal);
     last = await runTurn(
       stepPrompt(
         index,
         plan.steps.length,
         step,
-        await kernelVariables(notebook, signal)
+        kernel.note,
+        timeHint(step, frameDateColumns(kernel.rows))
       ),
       {
         status: `Step ${index + 1} of ${plan.steps.length}: ${step}`,
@@ -198,12 +205,28 @@ async function writeSummary(
   return outcome;
 }
 
+/**
+ * A plan for another request, in words, one step per thing asked. Measured
+ * with Qwen2.5-Coder-1.5B: without it, the steps were code
+ * (`df.groupby('date')['temp_c'].max().idxmax()`) that the step's cell then
+ * copied, and two asks ("by region and by month") became one chart that
+ * printed neither. Its data and names are no task's (eval/tasks).
+ */
+export const PLAN_EXAMPLE = [
+  'For example, for "Analyse trips.csv: cost (km × price_per_km) by city and by weekday, and a line chart of trips per day", the steps are:',
+  '1. Load trips.csv',
+  '2. Add a cost column (km × price_per_km) and print the total cost by city',
+  '3. Print the total cost by weekday',
+  '4. Plot the number of trips per day as a line chart'
+].join('\n');
+
 /** The prompt of the plan: the request, the folder's data files, their first lines. */
 export function planPrompt(
   request: string,
   files: ReadonlyArray<IFolderFile>,
   preview: string | null
 ): string {
+  const dates = timeHint(request, previewDateColumns(preview));
   return [
     'Plan a Jupyter notebook for this request:',
     '"""',
@@ -211,10 +234,13 @@ export function planPrompt(
     '"""',
     ...filesLines(files),
     ...(preview ? [preview] : []),
-    'Reply with 3 to 6 numbered steps, one short line each, and nothing else: no title, no code. ' +
-      'Each step is one short code cell that loads, computes, prints or plots one thing the request asks for' +
+    ...(dates ? [dates] : []),
+    'Reply with 3 to 6 numbered steps, one short line each, in words, and nothing else: no title, no code. ' +
+      'Each step is one short code cell that loads, computes, prints or plots one thing the request asks for; ' +
+      'each thing the request asks for gets its own step' +
       (files.length ? '; step 1 loads the data from the files above' : '') +
-      '.'
+      '.',
+    PLAN_EXAMPLE
   ].join('\n');
 }
 
@@ -234,12 +260,14 @@ export function stepPrompt(
   index: number,
   total: number,
   step: string,
-  variables: string | null
+  variables: string | null,
+  dates: string | null = null
 ): string {
   return [
     `Step ${index + 1} of ${total}: ${step}`,
     variables ??
       'Nothing is defined in the kernel yet: import and load what this step needs.',
+    ...(dates ? [dates] : []),
     'Write the code cell for this step only, in one ```python block: short, using the variables ' +
       'the cells above defined, printing (or plotting) its result.'
   ].join('\n');

@@ -1,0 +1,113 @@
+/**
+ * Dates stored as text, said to a small model when a request or a step
+ * groups or plots by a unit of time ("by hour of day", "per month", "each
+ * year", "over time").
+ *
+ * Measured with Qwen2.5-Coder-1.5B on Generate: asked for "the mean visits
+ * by hour of day", it grouped by the whole `timestamp` text (672 groups of
+ * one row); asked for "the total rainfall of each year", it grouped by the
+ * `date` text. A CSV's dates load as text (`object`), and nothing in the
+ * error-free output tells a small model so. A person would parse the
+ * column first; the hint names the column, the parse and the accessors.
+ */
+import type { IVariableRow } from '../tools/variables-probe';
+
+/** Words that group, count or plot by a unit of time. */
+const TIME_WORDS =
+  /\b(?:hours?|hourly|days?|daily|weeks?|weekly|weekdays?|months?|monthly|years?|yearly|annual(?:ly)?|quarters?|quarterly|over time|time series|per date|seasonal)\b/i;
+
+/** Column names that usually hold dates or times. */
+const DATE_NAME = /date|time|day|month|period|stamp|when/i;
+
+/** A value that starts like a date (ISO, or day/month/year with / or .). */
+const DATE_VALUE =
+  /^\s*["']?(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})(?:[ T]\d{1,2}:\d{2})?/;
+
+/** Dtypes pandas gives a column it read as text. */
+const TEXT_DTYPE = /^(?:object|str|string)$/;
+
+/** A column of dates kept as text, in a frame of the kernel or in a data file. */
+export interface ITextDateColumn {
+  /** The frame that holds it, or null for a file not loaded yet. */
+  frame: string | null;
+  column: string;
+}
+
+/** Whether `text` groups, counts or plots by a unit of time. */
+export function asksByTime(text: string): boolean {
+  return TIME_WORDS.test(text);
+}
+
+/** The text columns of the kernel's DataFrames whose names say date or time. */
+export function frameDateColumns(
+  rows: ReadonlyArray<IVariableRow> | null
+): ITextDateColumn[] {
+  return (rows ?? []).flatMap(row =>
+    row.type === 'pandas.DataFrame' && row.columns
+      ? row.columns
+          .filter(
+            ([column, dtype]) =>
+              TEXT_DTYPE.test(dtype) && DATE_NAME.test(column)
+          )
+          .map(([column]) => ({ frame: row.name, column }))
+      : []
+  );
+}
+
+/**
+ * The columns of the previewed files (context/data-preview.ts, code blocks
+ * of a file's first lines) whose first value looks like a date: a header
+ * line, then the first line with as many fields.
+ */
+export function previewDateColumns(preview: string | null): ITextDateColumn[] {
+  const found: ITextDateColumn[] = [];
+  for (const block of (preview ?? '').matchAll(/```\n([\s\S]*?)\n```/g)) {
+    const lines = block[1].split('\n');
+    for (const [index, line] of lines.entries()) {
+      const sep = [',', ';', '\t', '|'].find(s => line.split(s).length > 1);
+      const next = lines[index + 1];
+      if (!sep || next === undefined) {
+        continue;
+      }
+      const names = line
+        .split(sep)
+        .map(name => name.trim().replace(/^"|"$/g, ''));
+      const values = next.split(sep);
+      if (values.length !== names.length) {
+        continue;
+      }
+      for (const [i, name] of names.entries()) {
+        if (name && DATE_VALUE.test(values[i]) && !DATE_VALUE.test(name)) {
+          found.push({ frame: null, column: name });
+        }
+      }
+      break;
+    }
+  }
+  return found;
+}
+
+/**
+ * The hint for `text` (a request or a step) and the date columns kept as
+ * text; null when it asks nothing by time or there is no such column.
+ */
+export function timeHint(
+  text: string,
+  columns: ReadonlyArray<ITextDateColumn>
+): string | null {
+  const first = columns[0];
+  if (!first || !asksByTime(text)) {
+    return null;
+  }
+  const frame = first.frame ?? 'df';
+  const col = `${frame}['${first.column}']`;
+  const others = columns
+    .slice(1, 3)
+    .map(c => `\`${c.column}\``)
+    .join(', ');
+  return (
+    `\`${first.column}\`${others ? ` (and ${others})` : ''} holds dates as text: to group or plot by time, parse it first, ` +
+    `\`${col} = pd.to_datetime(${col})\`, then use \`${col}.dt.hour\` (hour of day), \`${col}.dt.date\` (day), ` +
+    `\`${col}.dt.to_period('M')\` (month) or \`${col}.dt.year\` (year).`
+  );
+}
