@@ -13,7 +13,9 @@ export default tseslint.config(
       'jupyterlab_notebook_agent/labextension/',
       'ui-tests/test-results/',
       'ui-tests/playwright-report/',
-      'ui-tests/test-extension/labextensions/'
+      'ui-tests/test-extension/labextensions/',
+      // Generated: the docs site, converted local models.
+      'build/'
     ]
   },
   js.configs.recommended,
