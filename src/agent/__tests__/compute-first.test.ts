@@ -11,7 +11,7 @@ import {
   withoutCodeBlock,
   withoutGuessLines,
   withoutTextAfterCode
-} from '../loop/text-protocol';
+} from '../loop/text-protocol-client';
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
 import { COMPUTE_REPAIR_NOTICE } from '../loop/next-step';
 import { runAgent } from '../loop/run-agent';

@@ -3,7 +3,7 @@
  * temperature 0 (a request's own temperature stands); other profiles send
  * none, leaving the server's default.
  */
-import { TextProtocolClient } from '../loop/text-protocol';
+import { TextProtocolClient } from '../loop/text-protocol-client';
 import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
 import type { IChatRequest } from '../model/types';
 import { prepareRun } from '../session/run-setup';

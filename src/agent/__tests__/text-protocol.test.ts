@@ -3,7 +3,7 @@ import {
   extractCodeBlocks,
   TEXT_PROTOCOL_INSTRUCTIONS,
   toTextProtocol
-} from '../loop/text-protocol';
+} from '../loop/text-protocol-client';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';

@@ -14,7 +14,7 @@ import { systemPrompt } from '../context/system-prompt';
 import { DEFAULT_APPROVAL_MODE } from '../loop/approval';
 import { DEFAULT_CONTEXT_TOKENS, type RunConfig } from '../loop/run-config';
 import { DEFAULT_MAX_STEPS } from '../loop/stop-conditions';
-import { TextProtocolClient } from '../loop/text-protocol';
+import { TextProtocolClient } from '../loop/text-protocol-client';
 import { SamplingClient, SMALL_MODEL_TEMPERATURE } from '../model/sampling';
 import type { IModelClient } from '../model/types';
 import type { IExtraTools } from '../tools/mcp-tools';

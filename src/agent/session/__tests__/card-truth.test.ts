@@ -8,7 +8,7 @@ import type { Approver } from '../../loop/approval';
 import { runAgent } from '../../loop/run-agent';
 import { arrayConversation } from '../../loop/conversation';
 import { runConfig } from '../../loop/run-config';
-import { TEXT_PROTOCOL_TOOL, withoutCodeBlock } from '../../loop/text-protocol';
+import { TEXT_PROTOCOL_TOOL, withoutCodeBlock } from '../../loop/text-protocol-client';
 import { FakeNotebook } from '../../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../../testing/scripted-model';
 import { agentTools } from '../../tools/all-tools';
