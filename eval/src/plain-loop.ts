@@ -8,7 +8,7 @@
  */
 import { TurnAccumulator } from '../../src/agent/model/accumulator';
 import type { IModelClient } from '../../src/agent/model/types';
-import { extractCodeBlocks } from '../../src/agent/loop/text-protocol-client';
+import { extractCodeBlocks } from '../../src/agent/loop/code-blocks';
 import type { CellOutput, INotebookPort } from '../../src/agent/ports';
 import type { ChatMessage, IToolSpec } from '../../src/agent/types';
 

@@ -11,7 +11,7 @@ import { uncomputedNumbers } from '../../src/agent/context/claims';
 import { arrayConversation } from '../../src/agent/loop/conversation';
 import { runAgent } from '../../src/agent/loop/run-agent';
 import { DEFAULT_CONTEXT_TOKENS } from '../../src/agent/loop/run-config';
-import { addAndRunCell } from '../../src/agent/loop/text-protocol-client';
+import { addAndRunCell } from '../../src/agent/loop/code-block-tools';
 import type { ModelProfile } from '../../src/agent/model/capabilities';
 import type { IModelClient } from '../../src/agent/model/types';
 import { prepareRun } from '../../src/agent/session/run-setup';

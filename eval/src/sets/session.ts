@@ -9,7 +9,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addAndRunCell } from '../../../src/agent/loop/text-protocol-client';
+import { addAndRunCell } from '../../../src/agent/loop/code-block-tools';
 import type { IModelClient } from '../../../src/agent/model/types';
 import type { INotebookPort } from '../../../src/agent/ports';
 import type { AgentSession } from '../../../src/agent/session';

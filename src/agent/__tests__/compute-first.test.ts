@@ -1,17 +1,18 @@
 import { computeRepair, MAX_COMPUTE_REPAIRS } from '../loop/compute-check';
 import { TurnAccumulator } from '../model/accumulator';
+import { CODE_PREFILL, TextProtocolClient } from '../loop/text-protocol-client';
 import {
-  CODE_PREFILL,
   FIX_REQUEST,
-  TextProtocolClient,
-  extractCodeBlocks,
-  isAnswerLines,
   restatement,
   toTextProtocol,
-  withoutCodeBlock,
-  withoutGuessLines,
   withoutTextAfterCode
-} from '../loop/text-protocol-client';
+} from '../loop/text-protocol-messages';
+import {
+  extractCodeBlocks,
+  isAnswerLines,
+  withoutCodeBlock,
+  withoutGuessLines
+} from '../loop/code-blocks';
 import { dataPreview, headOf, namedDataFiles } from '../context/data-preview';
 import { COMPUTE_REPAIR_NOTICE } from '../loop/next-step';
 import { runAgent } from '../loop/run-agent';

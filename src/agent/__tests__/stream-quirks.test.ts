@@ -4,7 +4,7 @@
  * must produce; each fails if the accumulator rule for that quirk is removed.
  */
 import { TurnAccumulator, type IAssistantTurn } from '../model/accumulator';
-import { extractCodeBlocks } from '../loop/text-protocol-client';
+import { extractCodeBlocks } from '../loop/code-blocks';
 import { describeModelError, ModelStreamError } from '../model/errors';
 import { fixtureNames, parseSse, readFixture } from './fixtures/chunks/sse';
 

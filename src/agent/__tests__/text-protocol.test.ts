@@ -1,9 +1,9 @@
 import { capabilitiesFor } from '../model/capabilities';
 import {
-  extractCodeBlocks,
   TEXT_PROTOCOL_INSTRUCTIONS,
   toTextProtocol
-} from '../loop/text-protocol-client';
+} from '../loop/text-protocol-messages';
+import { extractCodeBlocks } from '../loop/code-blocks';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';

@@ -34,7 +34,7 @@ const WORKFLOW = [
   '6. Finish with a concise answer in markdown that cites the values the cells showed.'
 ];
 
-/** For models without tool calling (loop/text-protocol.ts adds the how-to). */
+/** For models without tool calling (loop/text-protocol-messages.ts adds the how-to). */
 const TEXT_WORKFLOW = [
   'Work in small steps: plan briefly, run a little code, read its output, fix errors, repeat.',
   'Variables from the notebook’s earlier cells already exist in the kernel.',

@@ -1,5 +1,5 @@
 /**
- * The tools the text protocol's code blocks become (./text-protocol.ts):
+ * The tools the text protocol's code blocks become (./text-protocol-client.ts):
  * a block is a new cell that runs (`add_and_run_cell`), or, in a turn that
  * rewrites one cell (Fix this cell, a failed step of Generate), that cell's
  * new source, run at once (`rewrite_and_run_cell`). One model round trip per

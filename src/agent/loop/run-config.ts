@@ -36,7 +36,7 @@ export type RunConfig = {
   /** The tools this run offers (the profile's and protocol's, with any outside tools). */
   readonly tools: ToolRegistry;
   readonly profile: 'standard' | 'small';
-  /** How the model runs code: tool calls, or code blocks (loop/text-protocol.ts). */
+  /** How the model runs code: tool calls, or code blocks (loop/text-protocol-client.ts). */
   readonly protocol: 'native' | 'text';
   /** The mode of the run (a turn of a workflow may choose its own: `ITurnScope`). */
   readonly approvalMode: ApprovalMode;

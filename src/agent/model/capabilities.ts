@@ -9,7 +9,7 @@ export type ToolProtocol = 'native' | 'text';
 
 /** A model's capabilities. */
 export interface IModelCapabilities {
-  /** `native`: OpenAI tool calls; `text`: fenced code blocks (loop/text-protocol.ts). */
+  /** `native`: OpenAI tool calls; `text`: fenced code blocks (loop/text-protocol-client.ts). */
   tools: ToolProtocol;
   vision: boolean;
   parallelToolCalls: boolean;

@@ -47,7 +47,7 @@ export function prepareRun(
   const small = profile === 'small' && !!options.smallTools;
   // The small profile depends on a forced call after a guess; a server that
   // does not enforce one (seen on an earlier task of this client) gets the
-  // text protocol, whose reply is begun as code (loop/text-protocol.ts).
+  // text protocol, whose reply is begun as code (loop/text-protocol-client.ts).
   // A protocol the user chose in the settings is kept.
   const fallback =
     stated === 'native' &&
