@@ -8,7 +8,7 @@
  * twice got two answers. Greedy, it scores about the sampled runs' average
  * (docs/evaluation.md, "Real models": not better, measured) and the same question gets
  * the same code. The in-browser model's worker is greedy by default too, and
- * samples when a request names a temperature (local-model/model-worker.ts).
+ * samples when a request names a temperature (local-model/chat-turn.ts).
  */
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
 

@@ -22,7 +22,8 @@ import type {
   WorkerEvent,
   WorkerRequest
 } from '../../agent/model/local/worker-protocol';
-import { LocalModelWorker, encodeRaw } from '../model-worker';
+import { LocalModelWorker } from '../model-worker';
+import { encodeRaw } from '../prompt-encoding';
 import type { ITensorLike, ITransformersLike } from '../transformers-like';
 import { FIM_TOKENS, nodeTransformers, writeFimTinyModel } from './tiny-model';
 

@@ -2,7 +2,8 @@
  * @jest-environment ./jest/typed-array-environment.js
  */
 import type { WorkerEvent } from '../../agent/model/local/worker-protocol';
-import { LocalModelWorker, encodePrompt } from '../model-worker';
+import { LocalModelWorker } from '../model-worker';
+import { encodePrompt } from '../prompt-encoding';
 import { applySource } from '../model-source';
 import {
   MODELS_DIR,

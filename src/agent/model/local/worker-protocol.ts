@@ -57,7 +57,7 @@ export type WorkerRequest =
    * chat turn (`generate`) runs or waits, a `complete` is answered at once
    * with `done`, reason `interrupted`, and no tokens; a `generate` that
    * arrives while a completion runs interrupts the completion. A
-   * completion leaves the chat's KV cache as it was (model-worker.ts).
+   * completion leaves the chat's KV cache as it was (local-model/raw-completion.ts).
    */
   | {
       type: 'complete';

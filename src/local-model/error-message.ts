@@ -1,0 +1,4 @@
+/** An error's message, as the worker posts it (`error` and `fallback` events). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
