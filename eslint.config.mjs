@@ -82,7 +82,7 @@ export default tseslint.config(
   },
   {
     // The views read the agent's types and their own; the JupyterLab glue
-    // implements what they need (components/sidebar-config.ts), never the
+    // implements what they need (components/config/sidebar-config.ts), never the
     // other way round.
     files: ['src/components/**/*.ts', 'src/components/**/*.tsx'],
     rules: {
@@ -91,9 +91,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../jupyter/*', '../widgets/*', '../../jupyter/*'],
+              // From a feature folder (components/chat/) and its tests.
+              group: [
+                '../../jupyter/*',
+                '../../widgets/*',
+                '../../../jupyter/*',
+                '../../../widgets/*'
+              ],
               message:
-                'src/components imports agent types and its own, never JupyterLab glue: declare what it needs in components/sidebar-config.ts.'
+                'src/components imports agent types and its own, never JupyterLab glue: declare what it needs in components/config/sidebar-config.ts.'
             }
           ]
         }

@@ -247,7 +247,7 @@ async function measure(
     );
     const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
     // Typed as a person types (~25 characters a second): the sidebar gets the
-    // first reply's code ready on the first keystroke (components/warm-up.ts).
+    // first reply's code ready on the first keystroke (components/markdown/warm-up.ts).
     await prompt.pressSequentially('Write a very long report.', { delay: 40 });
     const sidebar = page.locator(`#${SIDEBAR}`);
     if (TRACE) {

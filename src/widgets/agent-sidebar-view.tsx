@@ -8,9 +8,9 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import type { Message } from '@lumino/messaging';
 import React, { createRef } from 'react';
-import { ChatView, type IChatViewProps } from '../components/chat-view';
-import type { IChatHistory } from '../components/sidebar-config';
-import { TranslationContext, untranslated } from '../components/trans';
+import { ChatView, type IChatViewProps } from '../components/chat/chat-view';
+import type { IChatHistory } from '../components/config/sidebar-config';
+import { TranslationContext, untranslated } from '../components/common/trans';
 
 /** The chat view of the sidebar. */
 export class AgentSidebarView extends ReactWidget {
@@ -63,7 +63,7 @@ export class AgentSidebarView extends ReactWidget {
 /** Types of `AgentSidebarView`. */
 export namespace AgentSidebarView {
   /**
-   * Construction options: the chat view's props (components/chat-view.tsx),
+   * Construction options: the chat view's props (components/chat/chat-view.tsx),
    * less what the widget supplies itself (the prompt's ref, the hidden
    * count), with the saved chats optional.
    */

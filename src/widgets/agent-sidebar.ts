@@ -6,7 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Panel } from '@lumino/widgets';
-import { untranslated } from '../components/trans';
+import { untranslated } from '../components/common/trans';
 import type { AgentSidebarView } from './agent-sidebar-view';
 import { agentIcon } from './icon';
 

@@ -6,8 +6,8 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { TranscriptItem } from '../../agent/session';
-import { ApprovalCard } from '../approval-card';
-import { ToolCallCard } from '../tool-call-card';
+import { ApprovalCard } from '../transcript/approval-card';
+import { ToolCallCard } from '../transcript/tool-call-card';
 
 type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
 

@@ -6,7 +6,7 @@
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { IFixReview } from '../../agent/session';
-import { FixReview } from '../fix-review';
+import { FixReview } from '../transcript/fix-review';
 
 const text = (review: IFixReview) =>
   renderToStaticMarkup(

@@ -6,8 +6,8 @@
  */
 import React from 'react';
 import type { TranscriptItem } from '../../agent/session';
-import { NotebookLine, WorkingElsewhere } from '../notebook-line';
-import { ToolCallCard } from '../tool-call-card';
+import { NotebookLine, WorkingElsewhere } from '../chat/notebook-line';
+import { ToolCallCard } from '../transcript/tool-call-card';
 import { marking, render } from './render';
 
 const text = (html: string) => html.replace(/<[^>]*>/g, '');

@@ -3,7 +3,7 @@
  * the header while the model loads, reads a prompt and writes).
  */
 import { IDLE_STATUS } from '../../agent/model/local/load-status';
-import { describe as line } from '../local-model-progress';
+import { describe as line } from '../setup/local-model-progress';
 
 const generating = {
   ...IDLE_STATUS,

@@ -1,4 +1,4 @@
-import { BlockSplitter, markdownBlocks } from '../markdown-blocks';
+import { BlockSplitter, markdownBlocks } from '../markdown/markdown-blocks';
 
 describe('markdownBlocks', () => {
   it('splits at blank lines, keeping fenced code (with its blank lines) whole', () => {

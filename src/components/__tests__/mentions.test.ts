@@ -7,8 +7,8 @@ import {
   cellLabel,
   mentionOptions,
   type ICellChoice
-} from '../mentions';
-import { untranslated } from '../trans';
+} from '../prompt/mentions';
+import { untranslated } from '../common/trans';
 
 const cells: ICellChoice[] = [
   {

@@ -4,9 +4,9 @@
  */
 import React from 'react';
 import { LocalModelStatusStore } from '../../agent/model/local/load-status';
-import { LocalModelProgress } from '../local-model-progress';
-import { OfflineNotice } from '../offline-notice';
-import { SetupNotice } from '../setup-notice';
+import { LocalModelProgress } from '../setup/local-model-progress';
+import { OfflineNotice } from '../setup/offline-notice';
+import { SetupNotice } from '../setup/setup-notice';
 import { marking, render } from './render';
 
 const text = (html: string) =>

@@ -6,7 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { TranslationContext, untranslated } from '../trans';
+import { TranslationContext, untranslated } from '../common/trans';
 
 /** A bundle that marks what it translated: «…». */
 export const marking: TranslationBundle = {

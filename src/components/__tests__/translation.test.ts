@@ -2,10 +2,10 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { TranscriptItem } from '../../agent/session';
-import { PlanView } from '../plan-view';
-import { PromptBox } from '../prompt-box';
-import { ToolCallCard } from '../tool-call-card';
-import { untranslated, withElements } from '../trans';
+import { PlanView } from '../transcript/plan-view';
+import { PromptBox } from '../prompt/prompt-box';
+import { ToolCallCard } from '../transcript/tool-call-card';
+import { untranslated, withElements } from '../common/trans';
 import { marking, render as renderWith } from './render';
 
 const render = (element: React.ReactElement, bundle = marking) =>

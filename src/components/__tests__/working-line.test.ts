@@ -5,7 +5,7 @@
  */
 import React from 'react';
 import { ValueStore } from '../../agent/value-store';
-import { WorkingLine } from '../working-line';
+import { WorkingLine } from '../transcript/working-line';
 import { marking, render } from './render';
 
 const text = (html: string) => html.replace(/<[^>]*>/g, '');

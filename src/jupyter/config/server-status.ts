@@ -10,7 +10,7 @@ import type {
   IFoundServer,
   IProviderInfo
 } from '../../agent/model/provider-info';
-import type { ServerStatus } from '../../components/sidebar-config';
+import type { ServerStatus } from '../../components/config/sidebar-config';
 
 // The sidebar's views read these types; they are defined with the views.
 export type { IProviderInfo, ServerStatus };

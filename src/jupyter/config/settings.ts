@@ -8,7 +8,7 @@ import type { IRunSettings } from '../../agent/tools/run-state';
 import type {
   EndpointMode,
   ServerStatus
-} from '../../components/sidebar-config';
+} from '../../components/config/sidebar-config';
 
 /** Settings id, part of the public contract. */
 export const PLUGIN_ID = 'jupyterlab-notebook-agent:plugin';

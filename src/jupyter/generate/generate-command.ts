@@ -7,7 +7,7 @@
 import {
   notebookNameFor,
   type IGenerateRequest
-} from '../../components/generate-form';
+} from '../../components/generate/generate-form';
 import { refuseWhenBusy } from '../core/busy';
 import { askForRequest } from './generate-dialog';
 import { generate, type IGenerateDeps } from './generate-run';

@@ -1,5 +1,5 @@
 /**
- * The "Generate notebook" dialog: shows the form (components/generate-form)
+ * The "Generate notebook" dialog: shows the form (components/generate/generate-form)
  * in a JupyterLab dialog and turns what the user chose into a request the
  * command can act on (a prompt that is not empty, a name ending in .ipynb).
  */
@@ -10,8 +10,8 @@ import {
   GenerateForm,
   notebookNameFor,
   type IGenerateRequest
-} from '../../components/generate-form';
-import { TranslationContext } from '../../components/trans';
+} from '../../components/generate/generate-form';
+import { TranslationContext } from '../../components/common/trans';
 
 /** The dialog; null when cancelled. */
 export async function askForRequest(

@@ -10,7 +10,7 @@ import type { NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IAttachedFile } from '../../agent/workflows/generate-notebook';
 import type { IAgentError } from '../../agent/types';
-import type { IGenerateRequest } from '../../components/generate-form';
+import type { IGenerateRequest } from '../../components/generate/generate-form';
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { refuseWhenBusy } from '../core/busy';
 import type { IAgentRuns } from '../core/parts';

@@ -7,7 +7,7 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IGenerateRequest } from '../../components/generate-form';
+import type { IGenerateRequest } from '../../components/generate/generate-form';
 import { pathExists } from '../../kernel/path-exists';
 
 /** Confirm replacing existing files; 'ask-again' when the user declines. */

@@ -9,7 +9,7 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { IChatRecord } from '../../agent/chat-record';
 import type { ChatSession } from '../../agent/session/chat-session';
-import type { IChatHistory } from '../../components/sidebar-config';
+import type { IChatHistory } from '../../components/config/sidebar-config';
 import { ValueStore } from '../../agent/value-store';
 import type { ChatStoreClient } from './chat-store';
 

@@ -5,7 +5,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { isChatRecord, type IChatRecord } from '../../agent/chat-record';
-import type { IChatSummary } from '../../components/sidebar-config';
+import type { IChatSummary } from '../../components/config/sidebar-config';
 
 export type { IChatSummary };
 

@@ -13,7 +13,7 @@ import { PageConfig } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
-import { TRANSLATION_DOMAIN } from '../../components/trans';
+import { TRANSLATION_DOMAIN } from '../../components/common/trans';
 import { agentShell } from '../core/agent-shell';
 import {
   autosaveSetting,

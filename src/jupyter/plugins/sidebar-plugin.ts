@@ -8,7 +8,7 @@ import type {
 } from '@jupyterlab/application';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
-import { AttachmentStore } from '../../components/attachment-store';
+import { AttachmentStore } from '../../components/prompt/attachment-store';
 import { AgentSidebar, SIDEBAR_ID } from '../../widgets/agent-sidebar';
 import { setupAttachments } from '../sidebar/attachments-glue';
 import { persistChats } from '../persistence/chat-persistence';

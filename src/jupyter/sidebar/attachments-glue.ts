@@ -10,7 +10,7 @@ import type { INotebookTracker } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IFileAttachment } from '../../agent/context/attachments';
 import type { ChatSession } from '../../agent/session/chat-session';
-import type { AttachmentStore } from '../../components/attachment-store';
+import type { AttachmentStore } from '../../components/prompt/attachment-store';
 import { CommandIDs } from '../commands/commands';
 import { attachServerFile } from './server-files';
 import { uploadInto } from '../core/upload';

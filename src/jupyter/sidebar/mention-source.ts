@@ -11,7 +11,7 @@ import {
   parseNameList,
   type ICellChoice,
   type IMentionSource
-} from '../../components/mentions';
+} from '../../components/prompt/mentions';
 
 /**
  * The user's variables as IPython lists them (`%who_ls`: no IPython

@@ -10,7 +10,7 @@
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { KernelAPI, type ServerConnection } from '@jupyterlab/services';
 import type { ChatSession } from '../../agent/session/chat-session';
-import type { INotebookStatus } from '../../components/sidebar-config';
+import type { INotebookStatus } from '../../components/config/sidebar-config';
 import { ValueStore, type IReadable } from '../../agent/value-store';
 
 /** How often the kernel's state is asked while it is busy. */

@@ -5,8 +5,8 @@
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { INotebookTracker } from '@jupyterlab/notebook';
-import type { AttachmentStore } from '../../components/attachment-store';
-import type { ISidebarActions } from '../../components/sidebar-config';
+import type { AttachmentStore } from '../../components/prompt/attachment-store';
+import type { ISidebarActions } from '../../components/config/sidebar-config';
 import { insertCodeCell, showCell } from './cell-actions';
 import { checkLocalModelReach } from '../local-model/local-model-reach';
 import { chatPanel } from './notebook-status';

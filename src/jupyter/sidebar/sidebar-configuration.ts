@@ -9,7 +9,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import {
   INITIAL_CONFIG,
   type ISidebarConfig
-} from '../../components/sidebar-config';
+} from '../../components/config/sidebar-config';
 import { readableModelName } from '../../agent/model/model-label';
 import { ValueStore } from '../../agent/value-store';
 import type { AgentConfig } from '../config/agent-config';
