@@ -2,7 +2,7 @@
  * The agent's own overhead per step, on top of the kernel round trip.
  *
  * On one private `jupyter server` (loopback, free port, temporary root,
- * random token; see src/headless/jupyter-server.ts) and one python3
+ * random token; see src/headless/servers/jupyter-server.ts) and one python3
  * kernel, for each case (trivial code `1+1`, and a cell that prints 1 MB),
  * times N executions after a warm-up, two ways, interleaved:
  *  (a) raw: kernel.requestExecute + await future.done (reply and idle);
@@ -29,8 +29,8 @@ import type { Kernel } from '@jupyterlab/services';
 import { runCell } from '../src/agent/tools/kernel-tools';
 import { RunState } from '../src/agent/tools/run-state';
 import { ToolRegistry, type ITool } from '../src/agent/tools/registry';
-import { JupyterServerProcess } from '../src/headless/jupyter-server';
-import { ServerNotebookPort } from '../src/headless/server-port';
+import { JupyterServerProcess } from '../src/headless/servers/jupyter-server';
+import { ServerNotebookPort } from '../src/headless/server-port/server-port';
 import { liveOverhead } from './lib/live-overhead';
 import { liveProfile } from './lib/live-profile';
 import { fixed, print, runMain, summarize, target } from './lib/report';

@@ -33,8 +33,8 @@ import {
 } from '../src/agent/completion/fim-prompt';
 import { suggest } from '../src/agent/completion/suggest';
 import { OpenAIChatClient } from '../src/agent/model/openai-client';
-import { JupyterServerProcess } from '../src/headless/jupyter-server';
-import { startLlamaServer } from '../src/headless/llama-server-process';
+import { JupyterServerProcess } from '../src/headless/servers/jupyter-server';
+import { startLlamaServer } from '../src/headless/servers/llama-server-process';
 import { launchChromium } from './lib/browser';
 import { LabServer, REPO } from './lib/lab-server';
 import { fixed, print, runMain, summarize, target } from './lib/report';

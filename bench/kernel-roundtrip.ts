@@ -16,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { KernelManager, type Kernel } from '@jupyterlab/services';
-import { JupyterServerProcess } from '../src/headless/jupyter-server';
+import { JupyterServerProcess } from '../src/headless/servers/jupyter-server';
 
 const N = Number(process.argv[2] ?? 100);
 if (!Number.isInteger(N) || N < 1) {
@@ -48,7 +48,7 @@ const CONFIGS: { label: string; extraArgs: string[] }[] = [
   { label: 'as installed (no flag)', extraArgs: [] }
 ];
 
-/** A private server (src/headless/jupyter-server.ts) and what it measures. */
+/** A private server (src/headless/servers/jupyter-server.ts) and what it measures. */
 interface IServer {
   label: string;
   process: JupyterServerProcess;

@@ -42,7 +42,7 @@ try {
 }
 
 // Ctrl-C quits through process.exit, so the private Jupyter server and its
-// kernels are stopped (src/headless/cli-signals.ts).
+// kernels are stopped (src/headless/cli/cli-signals.ts).
 cli.installSignalHandlers(line => process.stderr.write(`${line}\n`));
 
 cli.main(process.argv.slice(2)).then(

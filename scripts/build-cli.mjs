@@ -1,4 +1,4 @@
-// Builds the `notebook-agent` command line: src/headless/cli.ts and what it
+// Builds the `notebook-agent` command line: src/headless/cli/cli.ts and what it
 // imports from src/ bundled by esbuild into one CommonJS file,
 // lib/cli/notebook-agent.cjs, that bin/notebook-agent.cjs loads. Packages
 // stay external (node_modules holds them), so the file holds only our code
@@ -18,7 +18,7 @@ const outfile = join(root, 'lib', 'cli', 'notebook-agent.cjs');
 
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/headless/cli.ts'],
+  entryPoints: ['src/headless/cli/cli.ts'],
   outfile,
   bundle: true,
   platform: 'node',

@@ -12,7 +12,7 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../src/agent/__tests__/fixtures/scripted-server';
-import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { JupyterServerProcess } from '../../src/headless/servers/jupyter-server';
 import {
   REPO,
   binEnv,

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ServerNotebookPort } from '../../src/headless/server-port';
+import { ServerNotebookPort } from '../../src/headless/server-port/server-port';
 import { runChecker } from '../src/checkers';
 import { openEvalServer, type IEvalServer } from '../src/eval-server';
 import { writeAndRun } from '../src/sets/fix';

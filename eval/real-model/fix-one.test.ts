@@ -15,11 +15,11 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capabilitiesFor } from '../../src/agent/model/capabilities';
-import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { JupyterServerProcess } from '../../src/headless/servers/jupyter-server';
 import {
   startLlamaServer,
   type ILlamaServer
-} from '../../src/headless/llama-server-process';
+} from '../../src/headless/servers/llama-server-process';
 import { loadSessionSet } from '../src/sets/load';
 import { runSessionSet } from '../src/sets/run-set';
 

@@ -17,11 +17,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capabilitiesFor } from '../../src/agent/model/capabilities';
 import { OpenAIChatClient } from '../../src/agent/model/openai-client';
-import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { JupyterServerProcess } from '../../src/headless/servers/jupyter-server';
 import {
   startLlamaServer,
   type ILlamaServer
-} from '../../src/headless/llama-server-process';
+} from '../../src/headless/servers/llama-server-process';
 import { loadTaskSet } from '../src/load';
 import { runTaskSet, type ITaskResult } from '../src/runner';
 

@@ -10,9 +10,9 @@
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ContentsManager, type ServerConnection } from '@jupyterlab/services';
-import { uploadToServer } from '../../src/headless/cli-attach';
-import { CliError, connectJupyter } from '../../src/headless/cli-connect';
-import { JupyterServerProcess } from '../../src/headless/jupyter-server';
+import { uploadToServer } from '../../src/headless/cli/cli-attach';
+import { CliError, connectJupyter } from '../../src/headless/cli/cli-connect';
+import { JupyterServerProcess } from '../../src/headless/servers/jupyter-server';
 
 /** The server the tasks of one run use. */
 export interface IEvalServer {

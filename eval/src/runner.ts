@@ -19,7 +19,7 @@ import { agentTools } from '../../src/agent/tools/all-tools';
 import { ToolRegistry, type ITool } from '../../src/agent/tools/registry';
 import { smallModelTools } from '../../src/agent/tools/small-model-tools';
 import type { ChatMessage, IToolCall } from '../../src/agent/types';
-import { ServerNotebookPort } from '../../src/headless/server-port';
+import { ServerNotebookPort } from '../../src/headless/server-port/server-port';
 import { runChecker } from './checkers';
 import {
   openEvalServer,

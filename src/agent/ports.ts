@@ -3,7 +3,7 @@
  *
  * The live implementation drives an open JupyterLab notebook
  * (src/jupyter/live-port/notebook-port.ts); a server-backed one drives a notebook file
- * and a kernel session through a Jupyter server (src/headless/server-port.ts);
+ * and a kernel session through a Jupyter server (src/headless/server-port/server-port.ts);
  * a fake one backs the unit tests (src/agent/testing/fake-notebook.ts).
  * Cells are addressed by id, never by index, so the agent keeps acting on the
  * right cell while the user edits around it.

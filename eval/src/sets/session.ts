@@ -2,7 +2,7 @@
  * One task of a follow-up, Fix or Generate set, run as the user's path runs
  * it: a notebook on the eval's Jupyter server (a private one, or --server),
  * a ServerNotebookPort on it, and the command line's AgentSession
- * (`sessionFor` in src/headless/cli-session.ts: approvals `run-everything`
+ * (`sessionFor` in src/headless/cli/cli-session.ts: approvals `run-everything`
  * with every request answered, the model's capabilities, prompt profile and
  * tool protocol from its name, as the sidebar chooses them). The model
  * client is the session's own, metered for tokens and calls.
@@ -16,8 +16,8 @@ import type { AgentSession } from '../../../src/agent/session';
 import { agentTools } from '../../../src/agent/tools/all-tools';
 import { ToolRegistry, type ITool } from '../../../src/agent/tools/registry';
 import type { IToolCall } from '../../../src/agent/types';
-import { sessionFor } from '../../../src/headless/cli-session';
-import { ServerNotebookPort } from '../../../src/headless/server-port';
+import { sessionFor } from '../../../src/headless/cli/cli-session';
+import { ServerNotebookPort } from '../../../src/headless/server-port/server-port';
 import type { IEvalServer, IGivenServer } from '../eval-server';
 import { MeteredModel } from '../metered-model';
 import type { IRowBase } from './types';

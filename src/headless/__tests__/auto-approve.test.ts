@@ -8,7 +8,7 @@ import { FakeNotebook } from '../../agent/testing/fake-notebook';
 import { ScriptedModel } from '../../agent/testing/scripted-model';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
-import { autoApprove } from '../auto-approve';
+import { autoApprove } from '../cli/auto-approve';
 
 async function writeAs(path: string) {
   const notebook = new FakeNotebook({ path: 'work/a.ipynb' });

@@ -11,7 +11,7 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../agent/__tests__/fixtures/scripted-server';
-import { main } from '../cli';
+import { main } from '../cli/cli';
 
 jest.setTimeout(120_000);
 

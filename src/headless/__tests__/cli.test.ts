@@ -9,9 +9,9 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../agent/__tests__/fixtures/scripted-server';
-import { parseCli } from '../cli-args';
-import { main } from '../cli';
-import type { ICliIO } from '../cli-io';
+import { parseCli } from '../cli/cli-args';
+import { main } from '../cli/cli';
+import type { ICliIO } from '../cli/cli-io';
 
 jest.setTimeout(120_000);
 

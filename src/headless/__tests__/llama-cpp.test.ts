@@ -20,10 +20,10 @@ import { agentTools } from '../../agent/tools/all-tools';
 import { parseLenientJson } from '../../agent/tools/lenient-json';
 import { ToolRegistry } from '../../agent/tools/registry';
 import type { ChatMessage } from '../../agent/types';
-import { freePort } from '../free-port';
-import { JupyterServerProcess } from '../jupyter-server';
-import { waitForHttp } from '../llama-server-process';
-import { ServerNotebookPort } from '../server-port';
+import { freePort } from '../servers/free-port';
+import { JupyterServerProcess } from '../servers/jupyter-server';
+import { waitForHttp } from '../servers/llama-server-process';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 /**
  * A hang guard for the agent run, not a speed bound: two turns of SmolLM2

@@ -17,7 +17,7 @@ import { agentTools } from '../../agent/tools/all-tools';
 import { mcpTools, McpToolSource } from '../../agent/tools/mcp-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
 import { ServerMcpClient } from '../../server-api/mcp-client';
-import { JupyterServerProcess } from '../jupyter-server';
+import { JupyterServerProcess } from '../servers/jupyter-server';
 
 jest.setTimeout(60000);
 

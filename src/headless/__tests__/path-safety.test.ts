@@ -20,8 +20,8 @@ import { NotebookPortError } from '../../agent/ports';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
 import { RunState } from '../../agent/tools/run-state';
-import { JupyterServerProcess } from '../jupyter-server';
-import { ServerNotebookPort } from '../server-port';
+import { JupyterServerProcess } from '../servers/jupyter-server';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 jest.setTimeout(30000);
 

@@ -11,8 +11,8 @@ import type {
   IPortHarness,
   IUserCell
 } from '../../agent/testing/port-contract/contract';
-import { JupyterServerProcess } from '../jupyter-server';
-import { ServerNotebookPort } from '../server-port';
+import { JupyterServerProcess } from '../servers/jupyter-server';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 /** The server's wait for a kernel to agree to shut down (its default is 5). */
 const STUCK_SHUTDOWN_WAIT_S = 40;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { retryingFetch } from '../retrying-fetch';
+import { retryingFetch } from '../servers/retrying-fetch';
 
 /**
  * A real HTTP server that closes the connection of the first `drops`

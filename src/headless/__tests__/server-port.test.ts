@@ -22,8 +22,8 @@ import {
   mentionProbe
 } from '../../agent/context/attachments';
 import { probeVariables } from '../../agent/tools/variables-probe';
-import { JupyterServerProcess } from '../jupyter-server';
-import { ServerNotebookPort } from '../server-port';
+import { JupyterServerProcess } from '../servers/jupyter-server';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 jest.setTimeout(30000);
 

@@ -1,7 +1,7 @@
 /** The headless port's undo history. */
-import { emptyNotebook } from '../notebook-file';
-import { CellStore } from '../cell-store';
-import { UndoHistory } from '../undo-history';
+import { emptyNotebook } from '../server-port/notebook-file';
+import { CellStore } from '../server-port/cell-store';
+import { UndoHistory } from '../server-port/undo-history';
 
 describe('UndoHistory', () => {
   it('puts the cells back as they were when the outermost group began', () => {

@@ -16,8 +16,8 @@ import type { ApprovalMode } from '../../agent/loop/approval';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
 import { RunState } from '../../agent/tools/run-state';
-import { JupyterServerProcess } from '../jupyter-server';
-import { ServerNotebookPort } from '../server-port';
+import { JupyterServerProcess } from '../servers/jupyter-server';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 jest.setTimeout(60000);
 

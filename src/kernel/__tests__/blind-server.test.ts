@@ -8,8 +8,8 @@
  * kernel_info while it runs a cell, decides.
  */
 import { join } from 'node:path';
-import { JupyterServerProcess } from '../../headless/jupyter-server';
-import { ServerNotebookPort } from '../../headless/server-port';
+import { JupyterServerProcess } from '../../headless/servers/jupyter-server';
+import { ServerNotebookPort } from '../../headless/server-port/server-port';
 
 jest.setTimeout(60000);
 

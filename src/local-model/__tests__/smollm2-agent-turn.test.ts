@@ -45,8 +45,8 @@ import { AgentSession } from '../../agent/session';
 import { agentTools } from '../../agent/tools/all-tools';
 import { ToolRegistry } from '../../agent/tools/registry';
 import { smallModelTools } from '../../agent/tools/small-model-tools';
-import { JupyterServerProcess } from '../../headless/jupyter-server';
-import { ServerNotebookPort } from '../../headless/server-port';
+import { JupyterServerProcess } from '../../headless/servers/jupyter-server';
+import { ServerNotebookPort } from '../../headless/server-port/server-port';
 import {
   sourcesOf,
   writeUserNotebook

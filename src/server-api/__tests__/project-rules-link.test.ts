@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContentsManager } from '@jupyterlab/services';
-import { JupyterServerProcess } from '../../headless/jupyter-server';
+import { JupyterServerProcess } from '../../headless/servers/jupyter-server';
 import { readProjectRules } from '../project-rules';
 
 jest.setTimeout(30000);

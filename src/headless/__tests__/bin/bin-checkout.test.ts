@@ -12,7 +12,7 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../../agent/__tests__/fixtures/scripted-server';
-import { JupyterServerProcess } from '../../jupyter-server';
+import { JupyterServerProcess } from '../../servers/jupyter-server';
 import {
   BIN,
   DATA_CSV,

@@ -24,8 +24,8 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../../agent/__tests__/fixtures/scripted-server';
-import { parseCli } from '../../cli-args';
-import { JupyterServerProcess } from '../../jupyter-server';
+import { parseCli } from '../../cli/cli-args';
+import { JupyterServerProcess } from '../../servers/jupyter-server';
 import {
   BIN,
   DATA_CSV,

@@ -12,7 +12,7 @@ import { agentTools } from '../../../agent/tools/all-tools';
 import { ToolRegistry } from '../../../agent/tools/registry';
 import type { IRunSettings } from '../../../agent/tools/run-state';
 import type { IAgentError } from '../../../agent/types';
-import { autoApprove } from '../../auto-approve';
+import { autoApprove } from '../../cli/auto-approve';
 
 /** What a run ended with, as the user would see it. */
 export interface IRunReport {

@@ -12,8 +12,8 @@ import {
   startScriptedServer,
   type IScriptedServer
 } from '../../../agent/__tests__/fixtures/scripted-server';
-import { main } from '../../cli';
-import type { ICliIO } from '../../cli-io';
+import { main } from '../../cli/cli';
+import type { ICliIO } from '../../cli/cli-io';
 import { FaultSummary } from './fault-summary';
 
 jest.setTimeout(90000);

@@ -14,7 +14,7 @@ import {
   OpenAIChatClient,
   type IOpenAIClientOptions
 } from '../../../agent/model/openai-client';
-import { JupyterServerProcess } from '../../jupyter-server';
+import { JupyterServerProcess } from '../../servers/jupyter-server';
 
 /** How the client reaches the model. */
 export type Route = 'direct' | 'proxy';

@@ -12,9 +12,9 @@
  */
 import { ContentsManager, KernelAPI } from '@jupyterlab/services';
 import type { CellOutput } from '../../../agent/ports';
-import { NotebookConflictError } from '../../disk-version';
-import { JupyterServerProcess } from '../../jupyter-server';
-import { ServerNotebookPort } from '../../server-port';
+import { NotebookConflictError } from '../../server-port/disk-version';
+import { JupyterServerProcess } from '../../servers/jupyter-server';
+import { ServerNotebookPort } from '../../server-port/server-port';
 import { runAgentOnce, type IRunReport } from './agent-run';
 import { FaultSummary, type ICaseFindings } from './fault-summary';
 import { SECRET, startFaultStack, type IFaultStack } from './fault-stack';

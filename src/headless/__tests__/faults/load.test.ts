@@ -6,7 +6,7 @@
  * shows as a wrong value. Afterwards no kernel or session is left behind.
  */
 import { KernelAPI, SessionAPI } from '@jupyterlab/services';
-import { ServerNotebookPort } from '../../server-port';
+import { ServerNotebookPort } from '../../server-port/server-port';
 import { runAgentOnce } from './agent-run';
 import { FaultSummary } from './fault-summary';
 import {

@@ -13,7 +13,7 @@
  */
 import type { IOpenAIClientOptions } from '../../../agent/model/openai-client';
 import type { IAgentError, RunEndReason } from '../../../agent/types';
-import { ServerNotebookPort } from '../../server-port';
+import { ServerNotebookPort } from '../../server-port/server-port';
 import { runAgentOnce, type IRunReport } from './agent-run';
 import { FaultSummary } from './fault-summary';
 import {

@@ -5,19 +5,19 @@
  */
 import { basename } from 'node:path';
 import { ContentsManager, type ServerConnection } from '@jupyterlab/services';
-import { rulesSummary } from '../agent/context/project-rules';
-import { capabilitiesFor } from '../agent/model/capabilities';
-import { smallModelTools } from '../agent/tools/small-model-tools';
-import { OpenAIChatClient } from '../agent/model/openai-client';
-import { AgentSession } from '../agent/session';
-import { agentTools } from '../agent/tools/all-tools';
-import { NO_EXTRA_TOOLS, type IExtraTools } from '../agent/tools/mcp-tools';
-import { ToolRegistry } from '../agent/tools/registry';
-import type { IAgentError } from '../agent/types';
-import { readProjectRules } from '../server-api/project-rules';
+import { rulesSummary } from '../../agent/context/project-rules';
+import { capabilitiesFor } from '../../agent/model/capabilities';
+import { smallModelTools } from '../../agent/tools/small-model-tools';
+import { OpenAIChatClient } from '../../agent/model/openai-client';
+import { AgentSession } from '../../agent/session';
+import { agentTools } from '../../agent/tools/all-tools';
+import { NO_EXTRA_TOOLS, type IExtraTools } from '../../agent/tools/mcp-tools';
+import { ToolRegistry } from '../../agent/tools/registry';
+import type { IAgentError } from '../../agent/types';
+import { readProjectRules } from '../../server-api/project-rules';
 import type { ICommonOptions } from './cli-args';
 import { autoApprove } from './auto-approve';
-import type { ServerNotebookPort } from './server-port';
+import type { ServerNotebookPort } from '../server-port/server-port';
 
 /**
  * A session and its model client for `port` on the server of `settings`;

@@ -8,8 +8,8 @@ import {
   mcpTools,
   NO_EXTRA_TOOLS,
   type IExtraTools
-} from '../agent/tools/mcp-tools';
-import { ServerMcpClient } from '../server-api/mcp-client';
+} from '../../agent/tools/mcp-tools';
+import { ServerMcpClient } from '../../server-api/mcp-client';
 
 /** The MCP tools of the server of `settings` (none when it has none, or fails to list them). */
 export async function cliMcpTools(

@@ -15,7 +15,7 @@ import { conflictMessage, saveOrCopy } from './cli-save';
 import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli-io';
-import { ServerNotebookPort } from './server-port';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 /** Run `fix`; resolves with the exit code. */
 export async function fix(

@@ -16,7 +16,7 @@ import {
   type Kernel,
   type ServerConnection
 } from '@jupyterlab/services';
-import { outputsNotRestored } from '../agent/port-refusals';
+import { outputsNotRestored } from '../../agent/port-refusals';
 import {
   NotebookPortError,
   type CellOutput,
@@ -27,7 +27,7 @@ import {
   type IRunOptions,
   type IRunResult,
   type KernelState
-} from '../agent/ports';
+} from '../../agent/ports';
 import { CellRuns } from './cell-runs';
 import { CellStore } from './cell-store';
 import {
@@ -37,7 +37,7 @@ import {
   type IDiskVersion
 } from './disk-version';
 import { KernelRunner } from './kernel-runner';
-import { ContentsFilesPort } from '../kernel/files';
+import { ContentsFilesPort } from '../../kernel/files';
 import {
   loadServerNotebook,
   saveServerNotebook,

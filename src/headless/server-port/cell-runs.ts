@@ -3,8 +3,8 @@
  * outputs kept in step with its run. Which run belongs to which cell is the
  * engine's RunTracker (src/kernel/run-tracker.ts), shared with the live port.
  */
-import type { IRunOptions, IRunResult } from '../agent/ports';
-import { notCodeCell } from '../agent/port-refusals';
+import type { IRunOptions, IRunResult } from '../../agent/ports';
+import { notCodeCell } from '../../agent/port-refusals';
 import type { CellStore } from './cell-store';
 import type { KernelRunner } from './kernel-runner';
 

@@ -8,8 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as nbformat from '@jupyterlab/nbformat';
-import type { CellType, ICellSnapshot } from '../agent/ports';
-import { multiline, parseOutput, toOutput } from '../kernel/nbformat-outputs';
+import type { CellType, ICellSnapshot } from '../../agent/ports';
+import {
+  multiline,
+  parseOutput,
+  toOutput
+} from '../../kernel/nbformat-outputs';
 
 /** A cell as the server port keeps it. */
 export interface IServerCell extends ICellSnapshot {

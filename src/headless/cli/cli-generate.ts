@@ -12,21 +12,21 @@ import {
   type Contents,
   type ServerConnection
 } from '@jupyterlab/services';
-import type { IFileAttachment } from '../agent/context/attachments';
-import { pathExists } from '../kernel/path-exists';
+import type { IFileAttachment } from '../../agent/context/attachments';
+import { pathExists } from '../../kernel/path-exists';
 import type { CliCommand } from './cli-args';
 import { attachFile, checkAttachments, type AttachTarget } from './cli-attach';
 import { CliError, checkModelEndpoint, connectJupyter } from './cli-connect';
 import { printTranscript } from './cli-output';
 import { stopRunOnInterrupt } from './cli-signals';
 import { conflictMessage, saveOrCopy } from './cli-save';
-import type { IExtraTools } from '../agent/tools/mcp-tools';
+import type { IExtraTools } from '../../agent/tools/mcp-tools';
 import { cliMcpTools } from './cli-mcp';
 import { errorMessage, sessionFor, shown } from './cli-session';
 import type { ExitCode, ICliIO } from './cli-io';
-import { NotebookConflictError } from './disk-version';
-import { emptyNotebook, toNotebookContent } from './notebook-file';
-import { ServerNotebookPort } from './server-port';
+import { NotebookConflictError } from '../server-port/disk-version';
+import { emptyNotebook, toNotebookContent } from '../server-port/notebook-file';
+import { ServerNotebookPort } from '../server-port/server-port';
 
 const SAVE_EVERY_MS = 15_000;
 

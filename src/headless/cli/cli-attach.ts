@@ -29,8 +29,8 @@ import {
   sep
 } from 'node:path';
 import type { ContentsManager } from '@jupyterlab/services';
-import type { IFileAttachment } from '../agent/context/attachments';
-import { pathExists } from '../kernel/path-exists';
+import type { IFileAttachment } from '../../agent/context/attachments';
+import { pathExists } from '../../kernel/path-exists';
 import { CliError } from './cli-connect';
 
 /** Bytes per contents-API request (JupyterLab's file browser uses 1 MiB too). */

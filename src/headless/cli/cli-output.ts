@@ -2,7 +2,7 @@
  * What the command line prints while the agent works: the session's
  * transcript as plain lines on stderr (stdout is left for the result).
  */
-import type { AgentSession, TranscriptItem } from '../agent/session';
+import type { AgentSession, TranscriptItem } from '../../agent/session';
 
 /** Print transcript items as they complete; returns the function that stops. */
 export function printTranscript(

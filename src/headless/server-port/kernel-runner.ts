@@ -15,9 +15,9 @@ import {
   type IRunOptions,
   type IRunResult,
   type KernelState
-} from '../agent/ports';
-import { RunTracker } from '../kernel/run-tracker';
-import { WatchedExecution } from '../kernel/watched-execution';
+} from '../../agent/ports';
+import { RunTracker } from '../../kernel/run-tracker';
+import { WatchedExecution } from '../../kernel/watched-execution';
 import { KernelLink } from './kernel-link';
 import { openKernelSession, type IKernelSession } from './kernel-session';
 import type { INotebookDocument } from './notebook-file';

@@ -26,15 +26,15 @@ import {
   type Kernel,
   type ServerConnection
 } from '@jupyterlab/services';
-import type { KernelState } from '../agent/ports';
-import { skipShutdownWait } from '../kernel/no-wait-restart';
-import { toKernelState } from '../kernel/kernel-state';
+import type { KernelState } from '../../agent/ports';
+import { skipShutdownWait } from '../../kernel/no-wait-restart';
+import { toKernelState } from '../../kernel/kernel-state';
 import {
   disposeSafely,
   sleep,
   until,
   whenAnswering
-} from '../kernel/kernel-probes';
+} from '../../kernel/kernel-probes';
 
 /** How long to wait for a restarted kernel before calling it dead. */
 const RECOVER_TIMEOUT_MS = 60000;

@@ -7,9 +7,9 @@
  * run for minutes).
  */
 import type { ServerConnection } from '@jupyterlab/services';
-import { MIN_KEY_LENGTH } from '../agent/model/key-out-of-requests';
+import { MIN_KEY_LENGTH } from '../../agent/model/key-out-of-requests';
 import type { ICommonOptions } from './cli-args';
-import { JupyterServerProcess } from './jupyter-server';
+import { JupyterServerProcess } from '../servers/jupyter-server';
 
 /** A failure whose message is the whole story: printed as it is, exit 1. */
 export class CliError extends Error {}

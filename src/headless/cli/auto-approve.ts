@@ -9,7 +9,7 @@
  * Without an answer, a call that always asks (restart_kernel; installs and
  * shell commands during a fix) waited forever: the run hung.
  */
-import type { AgentSession } from '../agent/session';
+import type { AgentSession } from '../../agent/session';
 
 /** Answer every approval request of `session`; returns the function that stops. */
 export function autoApprove(

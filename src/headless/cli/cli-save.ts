@@ -3,8 +3,8 @@
  * someone made to the notebook file meanwhile: when the file changed on disk,
  * the agent's notebook goes to a copy next to it, and the caller says so.
  */
-import { NotebookConflictError } from './disk-version';
-import type { ServerNotebookPort } from './server-port';
+import { NotebookConflictError } from '../server-port/disk-version';
+import type { ServerNotebookPort } from '../server-port/server-port';
 
 /** Where the notebook was written. */
 export interface ISaveOutcome {

@@ -6,14 +6,14 @@ import {
   type CellOutput,
   type ICellSnapshot,
   type IInsertOptions
-} from '../agent/ports';
+} from '../../agent/ports';
 import {
   cellSnapshot,
   newCellId,
   type INotebookDocument,
   type IServerCell
 } from './notebook-file';
-import { noSuchCell } from '../agent/port-refusals';
+import { noSuchCell } from '../../agent/port-refusals';
 
 /** Id-addressed cell operations on a notebook document. */
 export class CellStore {
