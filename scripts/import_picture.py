@@ -11,6 +11,11 @@ extension's start-up pays for.
     python scripts/import_picture.py . src/agent/session --out session.png
     git archive REV | tar -x -C /tmp/rev   # an earlier commit, to compare
     python scripts/import_picture.py /tmp/rev src/jupyter --start src/index.ts --out before.png
+    python scripts/import_picture.py . src/components --by-folder --out folders.png
+
+With ``--by-folder``, a box stands for each sub-folder of the drawn folders
+(its width the lines of all its files), the files directly in a drawn folder
+keeping a box each: the layers of a folder grouped by feature.
 
 Needs matplotlib (in the test dependencies).
 """
@@ -101,6 +106,29 @@ def loaded_at_start(root: Path, entry: str) -> set[str]:
     return seen
 
 
+def by_folder(modules: dict[str, Module], folders: list[str]) -> tuple[dict[str, Module], dict[str, str]]:
+    """The modules merged per sub-folder of `folders` (``chat/``), and each file's group."""
+    group: dict[str, str] = {}
+    for p in modules:
+        top = next((f.rstrip("/") for f in folders if p.startswith(f.rstrip("/") + "/")), "")
+        rest = p[len(top) + 1 :] if top else p
+        group[p] = f"{top}/{rest.split('/')[0]}/" if "/" in rest else p
+    merged: dict[str, Module] = {}
+    for p, m in modules.items():
+        g = merged.setdefault(group[p], Module(group[p], 0))
+        g.lines += m.lines
+        g.values |= {group.get(t, t) for t in m.values}
+        g.types |= {group.get(t, t) for t in m.types}
+        g.dynamic |= {group.get(t, t) for t in m.dynamic}
+    for g in merged.values():
+        g.types -= g.values
+        g.dynamic -= g.values | g.types
+        g.values.discard(g.path)
+        g.types.discard(g.path)
+        g.dynamic.discard(g.path)
+    return merged, group
+
+
 def floors(modules: dict[str, Module]) -> dict[str, int]:
     """Each file's floor: 0 for those importing no file of the picture."""
     edges = {p: (m.values | m.types | m.dynamic) & modules.keys() for p, m in modules.items()}
@@ -143,8 +171,8 @@ def floors(modules: dict[str, Module]) -> dict[str, int]:
     return {p: height(group[p]) for p in modules}
 
 
-def draw(root: Path, folders: list[str], out: Path, title: str, entry: str | None) -> None:
-    """Draw the folders' files and imports into `out`."""
+def draw(root: Path, folders: list[str], out: Path, title: str, entry: str | None, grouped: bool = False) -> None:
+    """Draw the folders' files (or, grouped, their sub-folders) and imports into `out`."""
     paths = sorted(
         p.relative_to(root).as_posix()
         for folder in folders
@@ -152,8 +180,14 @@ def draw(root: Path, folders: list[str], out: Path, title: str, entry: str | Non
         if p.suffix in (".ts", ".tsx") and "__tests__" not in p.parts and not p.name.endswith(".d.ts")
     )
     modules = {p: read(root, p) for p in paths}
-    floor = floors(modules)
     start = loaded_at_start(root, entry) if entry else set()
+    files = len(modules)
+    if grouped:
+        modules, group = by_folder(modules, folders)
+        # A folder is dark when JupyterLab's start loads any of its files.
+        start = {group[p] for p in start if p in group}
+        paths = sorted(modules)
+    floor = floors(modules)
     common = os.path.commonpath([str(Path(f)) for f in folders]).replace(os.sep, "/")
     width, row, gap, space = 100.0, 10.0, 7.0, 0.6
     top = max(floor.values(), default=0)
@@ -218,12 +252,20 @@ def draw(root: Path, folders: list[str], out: Path, title: str, entry: str | Non
                 )
     lines = sum(m.lines for m in modules.values())
     legend = (
-        f"{len(modules)} files, {lines} lines; a box per file (width: its lines), "
-        "a file above every file it imports; arrows: solid value import, dashed type-only, dotted import(); "
+        (
+            f"{files} files in {len(modules)} folders, {lines} lines; a box per folder (width: its files' lines), "
+            "a folder above every folder it imports;"
+            if grouped
+            else f"{len(modules)} files, {lines} lines; a box per file (width: its lines), "
+            "a file above every file it imports;"
+        )
+        + " arrows: solid value import, dashed type-only, dotted import(); "
         "brown: an arrow up or across (files that import each other)"
     )
     if entry:
-        legend += f"; dark: loaded at JupyterLab's start from {entry} ({sum(p in start for p in paths)} of these files)"
+        what = "folders with a file" if grouped else "files"
+        dark = sum(p in start for p in paths)
+        legend += f"; dark: loaded at JupyterLab's start from {entry} ({dark} of these {what})"
     ax.set_title(title, loc="left", fontsize=11)
     ax.text(0, -(top + 1) * (row + gap) + gap / 2, legend, fontsize=6.5, va="top", color="#333")
     ax.set_xlim(-1, width + 1)
@@ -240,8 +282,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument("--title", default="", help="the picture's title (default: the folders)")
     parser.add_argument("--start", default=None, help="the extension's entry (e.g. src/index.ts)")
+    parser.add_argument("--by-folder", action="store_true", help="a box per sub-folder instead of per file")
     args = parser.parse_args()
-    draw(args.root, args.folders, args.out, args.title or " + ".join(args.folders), args.start)
+    draw(args.root, args.folders, args.out, args.title or " + ".join(args.folders), args.start, args.by_folder)
 
 
 if __name__ == "__main__":
