@@ -1,15 +1,22 @@
 /**
- * A chat as it is saved on the server (notebook-agent/chats): what the
- * sidebar shows, the model conversation, usage and the model choice, tied
- * to its notebook. Images are dropped from saved observations (they can be
+ * A chat as it is saved on the server (notebook-agent/chats): its one
+ * record (session/chat-entries.ts: what the model reads and what the
+ * sidebar shows, step by step), usage and the model choice, tied to its
+ * notebook. Images are dropped from saved observations (they can be
  * megabytes, and the model only needs the newest ones).
  */
 import type { IContextSummary } from './context/summary-slot';
+import type { ChatEntry } from './session/chat-entries';
+import { transcriptOf } from './session/transcript';
 import type { IModelChoice, TranscriptItem } from './session/types';
 import type { ChatMessage, IPlanStep, IUsage } from './types';
 
-/** Bump when the shape changes; older records are read as far as possible. */
-export const CHAT_RECORD_VERSION = 1;
+/**
+ * Bump when the shape changes; older records are read as far as possible.
+ * 2: the one record (`entries`); 1 kept the transcript (`items`) and the
+ * model's history (`history`) apart (read and converted: legacy-chat.ts).
+ */
+export const CHAT_RECORD_VERSION = 2;
 
 /** A saved chat. */
 export interface IChatRecord {
@@ -21,8 +28,12 @@ export interface IChatRecord {
   title: string;
   created: number;
   updated: number;
-  items: TranscriptItem[];
-  history: ChatMessage[];
+  /** The chat, step by step (absent in chats saved before version 2). */
+  entries?: ChatEntry[];
+  /** Version 1: the transcript (read to convert, never written). */
+  items?: TranscriptItem[];
+  /** Version 1: the model's history (read to convert, never written). */
+  history?: ChatMessage[];
   usage: IUsage;
   plan: IPlanStep[] | null;
   choice: IModelChoice | null;
@@ -68,8 +79,8 @@ export function isChatRecord(value: unknown): value is IChatRecord {
     !!record &&
     typeof record.id === 'string' &&
     typeof record.notebook === 'string' &&
-    Array.isArray(record.items) &&
-    Array.isArray(record.history)
+    (Array.isArray(record.entries) ||
+      (Array.isArray(record.items) && Array.isArray(record.history)))
   );
 }
 
@@ -78,17 +89,20 @@ export function newChatId(now = Date.now()): string {
   return `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** The chat as markdown, for export. */
+/** The chat as markdown, for export: its transcript (given, or derived from its entries). */
 export function chatToMarkdown(
-  record: Pick<IChatRecord, 'title' | 'notebook' | 'items' | 'usage'>
+  record: Pick<IChatRecord, 'title' | 'notebook' | 'usage' | 'entries'> & {
+    items?: ReadonlyArray<TranscriptItem>;
+  }
 ): string {
+  const items = record.items ?? transcriptOf(record.entries ?? []);
   const lines = [
     `# ${record.title}`,
     '',
     `Notebook: \`${record.notebook || '(none)'}\``,
     ''
   ];
-  for (const item of record.items) {
+  for (const item of items) {
     switch (item.kind) {
       case 'user':
         lines.push(`## You`, '', item.text, '');

@@ -149,9 +149,12 @@ export interface IAgentError {
 }
 
 /**
- * Events the loop emits while it runs; the session turns them into UI state
- * (session/reducer.ts). Approvals are not events: the loop asks through its
- * `approve` callback and waits for the answer.
+ * Events the loop emits while it runs, for its listeners (the CLI, the
+ * notebook's saving). Those of a step's items (loop/turn-items.ts
+ * `eventOf`) follow the item into the conversation; the session's record
+ * holds the items, and reads from events only what is not the
+ * conversation (the reply streaming, usage, errors). Approvals are not
+ * events: the loop asks through its `approve` callback and waits.
  */
 export type AgentEvent =
   | { type: 'text-delta'; text: string }

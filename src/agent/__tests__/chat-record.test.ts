@@ -118,7 +118,7 @@ describe('the chat New chat replaces', () => {
     session.newChat();
     const closed = session.takeClosedRecord();
     expect(closed?.id).toBe(id);
-    expect(JSON.stringify(closed?.items)).toContain('Answer one.');
+    expect(JSON.stringify(closed?.entries)).toContain('Answer one.');
     expect(session.takeClosedRecord()).toBeNull();
     // An empty chat replaced by another is nothing to save.
     session.newChat();

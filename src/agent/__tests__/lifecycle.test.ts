@@ -14,7 +14,6 @@ import {
   NOT_RUN_RELOADED,
   settleInterruptedRun
 } from '../session/interrupted-run';
-import { applyEvent, type IEventState } from '../session/reducer';
 import { SessionStore } from '../session/store';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel, type ScriptedTurn } from '../testing/scripted-model';
@@ -187,22 +186,15 @@ describe('scratch code (run_code)', () => {
 
 describe('the transcript of a run that leaves a cell running', () => {
   it('shows "still running" on the card and names the cell with Interrupt at the end', () => {
-    let id = 0;
-    const newId = () => `n${++id}`;
-    let state: IEventState = {
-      items: [],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      plan: null
-    };
-    const apply = (event: AgentEvent) => {
-      state = { ...state, ...applyEvent(state, event, newId) };
-    };
-    apply({
-      type: 'tool-call',
-      call: { id: 'c1', name: 'run_cell', arguments: '{"cell_id":"long"}' }
+    // The transcript derived from the chat's record, as a run leaves it.
+    const store = new SessionStore();
+    store.apply({
+      type: 'call',
+      call: { id: 'c1', name: 'run_cell', arguments: '{"cell_id":"long"}' },
+      card: {}
     });
-    apply({
-      type: 'tool-result',
+    store.apply({
+      type: 'result',
       callId: 'c1',
       result: {
         ok: true,
@@ -210,13 +202,15 @@ describe('the transcript of a run that leaves a cell running', () => {
         stillRunning: true,
         cellId: 'long'
       },
-      durationMs: 30_200
+      durationMs: 30_200,
+      message: { role: 'tool', toolCallId: 'c1', content: 'still running' }
     });
-    apply({
+    store.apply({
       type: 'end',
       reason: 'completed',
       leftRunning: [{ id: 'long', label: 'cell 1 (import time)' }]
     });
+    const state = store.getSnapshot();
     const [card, notice] = state.items;
     expect(card).toMatchObject({
       kind: 'tool',
@@ -304,21 +298,25 @@ describe('a chat saved mid-run by a page that went away', () => {
 
   it('is left as it was when its runs had ended', () => {
     const record = { ...midRunRecord(), running: false };
-    record.items = record.items.slice(0, 2);
+    record.items = record.items!.slice(0, 2);
     expect(settleInterruptedRun(record, () => 'x')).toBeNull();
     const store = new SessionStore();
     store.restore(record);
     expect(store.getSnapshot().interruptedRun).toBeNull();
-    expect(store.getSnapshot().items).toEqual(record.items);
+    // Converted: the old card now says the code it carried (from its arguments).
+    expect(store.getSnapshot().items).toEqual([
+      record.items![0],
+      { ...record.items![1], code: 'import time' }
+    ]);
   });
 
   it('names no cell when the run had finished its cell before the reload', () => {
     const record = midRunRecord();
     record.items = [
-      ...record.items.slice(0, 2),
+      ...record.items!.slice(0, 2),
       {
-        ...(record.items[2] as Extract<
-          (typeof record.items)[2],
+        ...(record.items![2] as Extract<
+          NonNullable<typeof record.items>[2],
           { kind: 'tool' }
         >),
         status: 'done',

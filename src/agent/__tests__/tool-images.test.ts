@@ -103,7 +103,10 @@ describe('tool cards with images, in a session', () => {
   it('drops image data from the saved chat and counts the images instead', async () => {
     const session = await run();
     const record = JSON.parse(JSON.stringify(session.record()));
-    const tool = record.items.find((i: { kind: string }) => i.kind === 'tool');
+    // The saved record's card (its one record: entries).
+    const tool = record.entries.find(
+      (e: { kind: string }) => e.kind === 'call'
+    ).card;
     expect(tool.images).toBeUndefined();
     expect(tool.moreImages).toBe(1);
     expect(JSON.stringify(record)).not.toContain(png.slice(0, 200));

@@ -229,7 +229,7 @@ describe('an answer that states numbers nothing computed is marked', () => {
       notComputed: ['42.75']
     });
     // The mark is saved with the chat.
-    expect(JSON.stringify(s.record().items)).toContain('"notComputed"');
+    expect(JSON.stringify(s.record().entries)).toContain('"notComputed"');
   });
 
   it('does not mark an answer whose turn ran code, or whose numbers an observation or the prompt shows', async () => {

@@ -1,8 +1,8 @@
 /**
  * The names of the tools a text-protocol code block becomes
- * (./code-block-tools.ts), without the tools: the transcript
- * (session/reducer.ts) knows a code block's call by its name and must not
- * load the tools, the kernel tools behind them, or the observations.
+ * (./code-block-tools.ts), without the tools: the text protocol knows a
+ * code block's call by its name and need not load the tools, the kernel
+ * tools behind them, or the observations.
  */
 
 /** The tool a code block becomes. */

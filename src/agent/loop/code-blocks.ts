@@ -2,7 +2,7 @@
  * Reading a model's reply as the text protocol does (./text-protocol-client.ts):
  * its fenced code blocks, told apart from answers a small model fences or
  * writes into its code. Pure text functions; no imports, so the transcript
- * (session/reducer.ts) reads replies without loading the protocol's client.
+ * (session/transcript.ts) reads replies without loading the protocol's client.
  */
 
 /**

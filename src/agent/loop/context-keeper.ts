@@ -24,6 +24,7 @@ import type { IModelClient } from '../model/types';
 import type { RunState } from '../tools/run-state';
 import type { AgentEvent, ChatMessage, IToolSpec } from '../types';
 import { withLatestImagesOnly } from './vision';
+import type { TurnItem } from './turn-items';
 
 /** What the keeper of one run works with. */
 export interface IContextKeeperOptions {
@@ -39,7 +40,10 @@ export interface IContextKeeperOptions {
   prompt: number;
   state: RunState;
   signal: AbortSignal;
+  /** Receives the summary call's usage. */
   onEvent: (event: AgentEvent) => void;
+  /** Applies what summarising produced (its line for the transcript): the turn's `applyItem`. */
+  produce: (item: TurnItem) => void;
 }
 
 /** Keeps one run's requests within the window, summarising when it must. */
@@ -109,7 +113,7 @@ export class ContextKeeper {
       (sum, message) => sum + messageTokens(message),
       0
     );
-    onEvent({
+    this._options.produce({
       type: 'context-summary',
       text,
       replaced: plan.covers - 1 - plan.kept.length,
@@ -168,7 +172,7 @@ export class ContextKeeper {
   /** No summary this run: the transcript says so, and eliding does the work. */
   private _fail(why: string): void {
     this._failed = true;
-    this._options.onEvent({
+    this._options.produce({
       type: 'notice',
       text: summaryFailedNotice(why)
     });

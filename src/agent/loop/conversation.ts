@@ -1,17 +1,19 @@
 /**
  * The conversation as the loop may change it. The loop never holds the
- * array: it reads the messages and changes them through these methods, so
- * the conversation has one owner (the session's store, session/store.ts;
- * a plain array for runs set up by hand).
+ * array: it reads the messages and hands each step's items to `applyItem`,
+ * the one place a turn changes the conversation; the conversation keeps
+ * them (the session's store, session/store.ts, in the chat's one record; a
+ * plain array of messages for runs set up by hand).
  */
-import type { ChatMessage } from '../types';
+import type { AgentEvent, ChatMessage } from '../types';
+import { eventOf, messageOf, type TurnItem } from './turn-items';
 
-/** A conversation the loop reads and appends to. */
+/** A conversation the loop reads and adds the items of its steps to. */
 export interface IConversation {
-  /** The messages so far, oldest first. */
+  /** The messages so far, oldest first (what the model reads). */
   readonly messages: ReadonlyArray<ChatMessage>;
-  /** Add messages at the end. */
-  appendMessages(...messages: ChatMessage[]): void;
+  /** Keep one item a step produced (its message, if any, at the end). */
+  apply(item: TurnItem): void;
   /**
    * Mark the last message, an answer sent back for want of code, a guess:
    * kept, and left out of every later request (context-keeper.ts).
@@ -19,12 +21,36 @@ export interface IConversation {
   markLastAsGuess(): void;
 }
 
+/**
+ * Apply what a step produced: the conversation keeps each item, then the
+ * turn's listeners get the event derived from it. Nothing else in the loop
+ * adds to the conversation or emits these events.
+ */
+export function applyItem(
+  turn: {
+    conversation: IConversation;
+    onEvent: (event: AgentEvent) => void;
+  },
+  ...items: TurnItem[]
+): void {
+  for (const item of items) {
+    turn.conversation.apply(item);
+    const event = eventOf(item);
+    if (event) {
+      turn.onEvent(event);
+    }
+  }
+}
+
 /** A conversation kept in `messages` (tests, the eval, scripts): changed in place. */
 export function arrayConversation(messages: ChatMessage[]): IConversation {
   return {
     messages,
-    appendMessages: (...added) => {
-      messages.push(...added);
+    apply: item => {
+      const message = messageOf(item);
+      if (message) {
+        messages.push(message);
+      }
     },
     markLastAsGuess: () => markLastAsGuess(messages)
   };

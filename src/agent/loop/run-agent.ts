@@ -5,9 +5,10 @@
  * each step (stream the model, below; run or refuse tool calls,
  * tool-step.ts; send an answer back, remind of cells left running, stop)
  * and asks the pure functions of steps.ts and next-step.ts which step
- * comes next. The conversation is changed only through the turn's
- * `IConversation`; the run's configuration comes whole (`RunConfig`). All
- * cell changes of a turn are one undo step.
+ * comes next. Each step's items (turn-items.ts) go to the turn's
+ * conversation and listeners in one place (`applyItem`); the run's
+ * configuration comes whole (`RunConfig`). All cell changes of a turn are
+ * one undo step.
  */
 import { dataPreview } from '../context/data-preview';
 import { isDataQuestion } from '../context/data-question';
@@ -29,7 +30,7 @@ import type {
   RunEndReason
 } from '../types';
 import { ContextKeeper } from './context-keeper';
-import type { IConversation } from './conversation';
+import { applyItem } from './conversation';
 import {
   cellsLeftRunning,
   reminderNotice,
@@ -53,6 +54,7 @@ import {
 import { FailureStreak, RepeatedSteps } from './stop-conditions';
 import { refuseCalls, runCalls } from './tool-step';
 import type { IRunContext, ITurn, RunConfig } from './run-config';
+import type { AssistantMessage, TurnItem } from './turn-items';
 
 export { DEFAULT_CONTEXT_TOKENS } from './run-config';
 
@@ -99,7 +101,7 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
     turn.scope?.codeOnly || turn.scope?.wordsOnly
       ? undefined
       : config.computeFirst;
-  const { notebook, conversation, signal, onEvent } = turn;
+  const { notebook, conversation, signal } = turn;
   const { run, prompt, asksData, context } = await startTurn(config, turn);
   const repeats = new RepeatedSteps();
   const round = () => ({
@@ -132,7 +134,7 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
           next = called.stop;
           break;
         }
-        conversation.appendMessages(assistantMessage(called.turn));
+        applyItem(turn, called.reply);
         const { toolCalls } = called.turn;
         next = afterTurn({
           turn: called.turn,
@@ -161,12 +163,11 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
         if (next.guess) {
           conversation.markLastAsGuess();
         }
-        onEvent({ type: 'notice', text: next.notice });
-        conversation.appendMessages({
-          role: 'user',
-          content: next.text,
-          observation: true
-        });
+        applyItem(
+          turn,
+          { type: 'notice', text: next.notice },
+          observationItem(next.text)
+        );
         next = nextRound(round());
         break;
       case 'check-running': {
@@ -180,16 +181,15 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
       }
       case 'remind':
         memory = next.memory;
-        onEvent({ type: 'notice', text: reminderNotice(next.cells) });
-        conversation.appendMessages({
-          role: 'user',
-          content: stillRunningReminder(next.cells),
-          observation: true
-        });
+        applyItem(
+          turn,
+          { type: 'notice', text: reminderNotice(next.cells) },
+          observationItem(stillRunningReminder(next.cells))
+        );
         next = nextRound(round());
         break;
       case 'refuse-calls':
-        refuseCalls(run, next.calls, next.refusal);
+        applyItem(turn, ...refuseCalls(run.config, next.calls, next.refusal));
         if (next.stop) {
           next = { kind: 'stop', reason: 'repeated-step' };
         } else {
@@ -258,7 +258,8 @@ async function startTurn(config: RunConfig, turn: ITurn) {
     prompt,
     state: run.state,
     signal: turn.signal,
-    onEvent: turn.onEvent
+    onEvent: turn.onEvent,
+    produce: item => applyItem(turn, item)
   });
   return { run, prompt, asksData, context };
 }
@@ -289,11 +290,7 @@ async function smallModelContext(
   ]);
   const context = [preview, note, dates].filter(Boolean).join('\n\n');
   if (context) {
-    turn.conversation.appendMessages({
-      role: 'user',
-      content: context,
-      observation: true
-    });
+    applyItem(turn, observationItem(context));
   }
   const names = (rows ?? []).flatMap(row => [
     row.name,
@@ -324,7 +321,7 @@ async function end(
     ...(answer !== undefined ? { answer } : {})
   };
   const left = await cellsLeftRunning(run.turn.notebook, run.state);
-  run.turn.onEvent({
+  applyItem(run.turn, {
     type: 'end',
     reason,
     error,
@@ -334,9 +331,12 @@ async function end(
   return left.length ? { ...outcome, leftRunning: left } : outcome;
 }
 
-/** A model call's result: its turn, or the step that ends the run. */
+/**
+ * A model call's result: its turn and the reply item it produced, or the
+ * step that ends the run (with what was said before it was cut off).
+ */
 type ModelStep =
-  | { kind: 'turn'; turn: IAssistantTurn }
+  | { kind: 'turn'; turn: IAssistantTurn; reply: TurnItem }
   | { kind: 'end'; stop: Extract<NextStep, { kind: 'stop' }> };
 
 /**
@@ -350,10 +350,12 @@ async function callModel(
   shape: IRequestShape
 ): Promise<ModelStep> {
   const { model, tools } = run.config;
-  const { conversation, signal, onEvent } = run.turn;
+  const { signal, onEvent } = run.turn;
   const accumulator = new TurnAccumulator();
+  // What the user saw of the reply as it streamed.
+  let shown = '';
   const stopped = (): ModelStep => {
-    keepPartialAnswer(conversation, accumulator.result().text);
+    keepPartialAnswer(run.turn, shown);
     return { kind: 'end', stop: { kind: 'stop', reason: 'stopped' } };
   };
   try {
@@ -384,6 +386,7 @@ async function callModel(
     for await (const chunk of stream) {
       const text = accumulator.add(chunk);
       if (text) {
+        shown += text;
         onEvent({ type: 'text-delta', text });
       }
       // A burst of chunks is processed without leaving the microtask queue;
@@ -398,11 +401,7 @@ async function callModel(
       return stopped();
     }
     const described = describeModelError(error);
-    keepPartialAnswer(
-      conversation,
-      accumulator.result().text,
-      described.message
-    );
+    keepPartialAnswer(run.turn, shown, described.message);
     return {
       kind: 'end',
       stop: { kind: 'stop', reason: 'error', error: described }
@@ -417,28 +416,44 @@ async function callModel(
   if (turn.usage) {
     onEvent({ type: 'usage', usage: turn.usage });
   }
-  return { kind: 'turn', turn };
-}
-
-/** The conversation's message for a model's turn. */
-function assistantMessage(turn: IAssistantTurn): ChatMessage {
-  return {
+  const message: AssistantMessage = {
     role: 'assistant',
     content: turn.text || null,
     ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {})
   };
+  return {
+    kind: 'turn',
+    turn,
+    reply: {
+      type: 'reply',
+      message,
+      ...(shown !== (turn.text || '') ? { shown } : {})
+    }
+  };
 }
 
-/** Keep what the model said before it was cut off, with why, in the conversation. */
+/** A message the model reads that the transcript does not show. */
+function observationItem(content: string): TurnItem {
+  return {
+    type: 'message',
+    message: { role: 'user', content, observation: true }
+  };
+}
+
+/**
+ * Keep what the model said before it was cut off: the user saw `text`; the
+ * model reads it with why.
+ */
 function keepPartialAnswer(
-  conversation: IConversation,
+  turn: ITurn,
   text: string,
   why = 'stopped by the user'
 ): void {
   if (text) {
-    conversation.appendMessages({
-      role: 'assistant',
-      content: `${text}\n\n[${why}]`
+    applyItem(turn, {
+      type: 'reply',
+      message: { role: 'assistant', content: `${text}\n\n[${why}]` },
+      shown: text
     });
   }
 }

@@ -5,7 +5,9 @@
  * run with the arguments the user approved (edited code applied). What a
  * call needs (its kind, its card's title, pre-approval) comes from the
  * tool's own definition: no tool is known here by name. Every call gets its
- * tool message, or the conversation is invalid for the next request.
+ * tool message, or the conversation is invalid for the next request. Each
+ * call's items (its card, its result with its message) are applied as it
+ * starts and ends (`applyItem`), so the card shows it running.
  */
 import type { INotebookPort } from '../ports';
 import {
@@ -18,54 +20,63 @@ import {
   type ToolRegistry
 } from '../tools/registry';
 import type { RunState } from '../tools/run-state';
-import type {
-  AgentEvent,
-  IImageAttachment,
-  IToolCall,
-  IToolResult
-} from '../types';
+import type { IImageAttachment, IToolCall, IToolResult } from '../types';
 import {
   needsApproval,
   rejectionMessage,
   type Approver,
   type IApprovalRequest
 } from './approval';
+import { applyItem } from './conversation';
 import type { IRunContext, ITurn, RunConfig } from './run-config';
+import type { TurnItem } from './turn-items';
 import { imageObservation } from './vision';
 
-/** The event of a call starting: its card's title and the cell it runs, if any. */
-function callEvent(tools: ToolRegistry, call: IToolCall): AgentEvent {
-  const cellId = tools.runCellOfCall(call);
+/**
+ * A call starting: its card says what its tool's definition says of it
+ * (title, the cell it runs, its code, its kind), read once here.
+ */
+function callItem(tools: ToolRegistry, call: IToolCall): TurnItem {
+  const runsCell = tools.runCellOfCall(call);
+  const code = tools.codeOfCall(call);
+  const kind = tools.kindOf(call);
   return {
-    type: 'tool-call',
+    type: 'call',
     call,
-    title: tools.titleOf(call),
-    ...(cellId !== undefined ? { cellId } : {})
+    card: {
+      title: tools.titleOf(call),
+      ...(runsCell !== undefined ? { runsCell } : {}),
+      ...(code !== undefined ? { code } : {}),
+      ...(kind !== undefined ? { kind } : {})
+    }
   };
 }
 
-/** Answer each call with `refusal` (shown as a failed card), running none. */
+/** A call's end: what its card shows and the message the model reads. */
+function resultItem(
+  call: IToolCall,
+  result: IToolResult,
+  durationMs: number
+): TurnItem {
+  return {
+    type: 'result',
+    callId: call.id,
+    result,
+    durationMs,
+    message: { role: 'tool', toolCallId: call.id, content: result.output }
+  };
+}
+
+/** The items of answering each call with `refusal` (shown as a failed card), running none. */
 export function refuseCalls(
-  run: Pick<IRunContext, 'config' | 'turn'>,
+  config: Pick<RunConfig, 'tools'>,
   calls: ReadonlyArray<IToolCall>,
   refusal: string
-): void {
-  const { tools } = run.config;
-  const { conversation, onEvent } = run.turn;
-  for (const call of calls) {
-    onEvent(callEvent(tools, call));
-    onEvent({
-      type: 'tool-result',
-      callId: call.id,
-      result: { ok: false, output: refusal },
-      durationMs: 0
-    });
-    conversation.appendMessages({
-      role: 'tool',
-      toolCallId: call.id,
-      content: refusal
-    });
-  }
+): TurnItem[] {
+  return calls.flatMap(call => [
+    callItem(config.tools, call),
+    resultItem(call, { ok: false, output: refusal }, 0)
+  ]);
 }
 
 /**
@@ -79,7 +90,7 @@ export async function runCalls(
 ): Promise<boolean> {
   const { config, turn, state, failures, now } = run;
   const { tools } = config;
-  const { conversation, signal, onEvent } = turn;
+  const { conversation, signal } = turn;
   let repeated = false;
   const images: IImageAttachment[] = [];
   // Cells these calls read or write were seen at this step of the history.
@@ -91,14 +102,17 @@ export async function runCalls(
       const why = repeated
         ? 'the same error repeated'
         : 'the user stopped the agent';
-      conversation.appendMessages({
-        role: 'tool',
-        toolCallId: call.id,
-        content: `Not run: ${why}.`
+      applyItem(turn, {
+        type: 'message',
+        message: {
+          role: 'tool',
+          toolCallId: call.id,
+          content: `Not run: ${why}.`
+        }
       });
       continue;
     }
-    onEvent(callEvent(tools, call));
+    applyItem(turn, callItem(tools, call));
     const started = now();
     // The card's duration is the call's own: the time the user took to
     // approve it is not part of it.
@@ -117,17 +131,10 @@ export async function runCalls(
           }
         })
     );
-    onEvent({
-      type: 'tool-result',
-      callId: call.id,
-      result,
-      durationMs: Math.max(0, now() - started - waited)
-    });
-    conversation.appendMessages({
-      role: 'tool',
-      toolCallId: call.id,
-      content: result.output
-    });
+    applyItem(
+      turn,
+      resultItem(call, result, Math.max(0, now() - started - waited))
+    );
     images.push(...(result.images ?? []));
     repeated = failures.record(result.ok, result.output, tools.runsCode(call));
   }
@@ -135,7 +142,7 @@ export async function runCalls(
     ? await imageObservation(images, config.vision)
     : null;
   if (observation) {
-    conversation.appendMessages(observation);
+    applyItem(turn, { type: 'message', message: observation });
   }
   return repeated;
 }

@@ -108,13 +108,7 @@ export class ChatSession {
       };
     }
     if (outcome.undone) {
-      this._store.set({
-        items: this.getSnapshot().items.map(item =>
-          item.kind === 'tool' && item.id === callId && item.file
-            ? { ...item, file: { ...item.file, undone: true } }
-            : item
-        )
-      });
+      this._store.markFileUndone(callId);
     }
     this._store.notice(outcome.message);
     return outcome.undone;

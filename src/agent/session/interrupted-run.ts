@@ -8,10 +8,12 @@
  * running in the kernel are named so the sidebar can offer Interrupt.
  */
 import type { IChatRecord } from '../chat-record';
-import type { ChatMessage } from '../types';
-import type { TranscriptItem } from './types';
+import { messageOfEntry, type ChatEntry } from './chat-entries';
+import { agentRunsCell, type RunsCellLookup } from './legacy-chat';
+import { savedEntriesOf } from './saved-entries';
 
 export { runsNamedCell } from '../tools/named-cell';
+export { agentRunsCell, type RunsCellLookup } from './legacy-chat';
 
 /** The transcript's line for a run the page's going away interrupted. */
 export const INTERRUPTED_NOTICE =
@@ -21,118 +23,116 @@ export const INTERRUPTED_NOTICE =
 export const NOT_RUN_RELOADED =
   'Not finished: the page was reloaded during this call, so the run stopped.';
 
-/**
- * The cell a saved call of the tool named `name` with these arguments (JSON)
- * runs or watches, or null: for cards saved before a card carried that cell
- * itself (`runsCell`, from the tool-call event).
- */
-export type RunsCellLookup = (name: string, args: string) => string | null;
-
-/**
- * The agent's own tools that run or wait for the cell they name
- * (`runsNamedCell`: interrupted-run.test.ts holds this list against their
- * definitions), for cards saved before they carried their cell. Named here
- * so that reopening a chat loads no tool.
- */
-const SAVED_RUN_CELL_TOOLS: ReadonlySet<string> = new Set(['run_cell', 'wait']);
-
-/** `RunsCellLookup` over the agent's own tools (their argument `cell_id`). */
-export function agentRunsCell(): RunsCellLookup {
-  return (name, args) => {
-    if (!SAVED_RUN_CELL_TOOLS.has(name)) {
-      return null;
-    }
-    try {
-      const cell = (JSON.parse(args) as { cell_id?: unknown } | null)?.cell_id;
-      return typeof cell === 'string' ? cell : null;
-    } catch {
-      return null;
-    }
-  };
-}
-
 /** A reopened record, settled; null when it was not saved mid-run. */
 export interface ISettledRun {
-  items: TranscriptItem[];
-  history: ChatMessage[];
+  entries: ChatEntry[];
   /** Cells the interrupted run may have left running. */
   cellIds: string[];
 }
 
 /**
  * Settle a record saved mid-run (`running`, or a card still running);
- * null when the record's runs had all ended.
+ * null when the record's runs had all ended. `runsCell` names the cells of
+ * cards saved before they carried theirs (an old record's, converted).
  */
 export function settleInterruptedRun(
-  record: Pick<IChatRecord, 'items' | 'history' | 'running'>,
+  record: Pick<IChatRecord, 'entries' | 'items' | 'history' | 'running'>,
   newId: () => string,
   runsCell: RunsCellLookup = agentRunsCell()
 ): ISettledRun | null {
-  const runningCard = record.items.some(
-    item => item.kind === 'tool' && item.status === 'running'
+  const saved = savedEntriesOf(record, runsCell);
+  const runningCard = saved.some(
+    entry => entry.kind === 'call' && entry.card.status === 'running'
   );
   if (!record.running && !runningCard) {
     return null;
   }
   const cellIds = new Set<string>();
   // The cells of the last run's cards that did not finish.
-  const lastPrompt = record.items.map(item => item.kind).lastIndexOf('user');
-  const items = record.items.map((item, index): TranscriptItem => {
-    if (item.kind !== 'tool') {
-      return item;
+  let lastPrompt = -1;
+  saved.forEach((entry, index) => {
+    if (entry.kind === 'prompt' && entry.line?.kind === 'user') {
+      lastPrompt = index;
     }
-    const ran = item.runsCell ?? runsCell(item.name, item.arguments);
-    const cell = item.cellId ?? ran;
+  });
+  const entries = saved.map((entry, index): ChatEntry => {
+    if (entry.kind !== 'call') {
+      return entry;
+    }
+    const { card } = entry;
+    const ran = card.runsCell ?? null;
+    const cell = card.cellId ?? ran;
     if (index > lastPrompt && cell) {
-      if (item.status === 'running' || item.stillRunning) {
+      if (card.status === 'running' || card.stillRunning) {
         cellIds.add(cell);
       } else if (ran !== null) {
         cellIds.delete(cell);
       }
     }
-    return item.status === 'running'
-      ? { ...item, status: 'interrupted' }
-      : item;
+    return card.status === 'running'
+      ? { ...entry, card: { ...card, status: 'interrupted' } }
+      : entry;
   });
-  items.push({ kind: 'notice', id: newId(), text: INTERRUPTED_NOTICE });
-  return {
-    items,
-    history: answerDanglingCalls(record.history),
-    cellIds: [...cellIds]
-  };
+  answerDanglingCalls(entries);
+  entries.push({
+    kind: 'notice',
+    notice: { kind: 'notice', id: newId(), text: INTERRUPTED_NOTICE }
+  });
+  return { entries, cellIds: [...cellIds] };
 }
 
 /**
- * The conversation with a tool message for every call that has none, right
- * after the calls' own tool messages (a request with an unanswered call is
- * refused by OpenAI-compatible servers).
+ * Give every tool call without an answer one (a request with an
+ * unanswered call is refused by OpenAI-compatible servers): on its card,
+ * where it has one, or as a message after its reply's answers. In place.
  */
-export function answerDanglingCalls(
-  history: ReadonlyArray<ChatMessage>
-): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (let index = 0; index < history.length; index += 1) {
-    const message = history[index];
-    out.push(message);
-    if (message.role !== 'assistant' || !message.toolCalls?.length) {
+function answerDanglingCalls(entries: ChatEntry[]): void {
+  for (let index = 0; index < entries.length; index += 1) {
+    const message = messageOfEntry(entries[index]);
+    if (message?.role !== 'assistant' || !message.toolCalls?.length) {
       continue;
     }
+    // The reply's answers follow it (cards still running and lines have
+    // no message): the group ends at the next other message.
     const answered = new Set<string>();
-    while (history[index + 1]?.role === 'tool') {
-      index += 1;
-      const reply = history[index] as Extract<ChatMessage, { role: 'tool' }>;
-      answered.add(reply.toolCallId);
-      out.push(reply);
+    let after = index + 1;
+    let end = index + 1;
+    for (; end < entries.length; end += 1) {
+      const next = messageOfEntry(entries[end]);
+      if (!next) {
+        continue;
+      }
+      if (next.role !== 'tool') {
+        break;
+      }
+      answered.add(next.toolCallId);
+      after = end + 1;
     }
     for (const call of message.toolCalls) {
-      if (!answered.has(call.id)) {
-        out.push({
-          role: 'tool',
-          toolCallId: call.id,
-          content: NOT_RUN_RELOADED
-        });
+      if (answered.has(call.id)) {
+        continue;
+      }
+      const answer = {
+        role: 'tool' as const,
+        toolCallId: call.id,
+        content: NOT_RUN_RELOADED
+      };
+      const card = entries.findIndex(
+        (entry, at) =>
+          at > index &&
+          at < end &&
+          entry.kind === 'call' &&
+          entry.card.id === call.id &&
+          !entry.message
+      );
+      const entry = entries[card];
+      if (entry?.kind === 'call') {
+        entries[card] = { ...entry, message: answer };
+      } else {
+        entries.splice(after, 0, { kind: 'message', message: answer });
+        after += 1;
+        end += 1;
       }
     }
   }
-  return out;
 }

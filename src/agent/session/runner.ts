@@ -160,26 +160,17 @@ export class TaskRunner {
   ): Promise<IRunOutcome> {
     const store = this._store;
     const start = store.history.length;
-    store.appendMessages({ role: 'user', content: prompt });
     // A Retry sends the prompt again under the line the transcript has; a
     // workflow's own line (status) is a notice, not the user's message.
-    store.set(
+    store.addPrompt(
+      { role: 'user', content: prompt },
       options.again
-        ? { error: null }
-        : {
-            error: null,
-            items: [
-              ...store.getSnapshot().items,
-              options.status !== undefined
-                ? { kind: 'notice', id: store.newId(), text: options.status }
-                : {
-                    kind: 'user',
-                    id: store.newId(),
-                    text: options.display ?? prompt
-                  }
-            ]
-          }
+        ? null
+        : options.status !== undefined
+          ? { kind: 'notice', text: options.status }
+          : { kind: 'user', text: options.display ?? prompt }
     );
+    store.set({ error: null });
     const before = await cellSources(notebook);
     const outcome = await runAgent(config, {
       notebook,
@@ -231,16 +222,13 @@ export class TaskRunner {
     unchanged: boolean
   ): void {
     const store = this._store;
-    const items = [...store.getSnapshot().items];
-    const index = items.length - 1;
-    const answer = items[index];
-    if (answer?.kind !== 'assistant') {
+    const answer = store.lastAnswer();
+    if (!answer) {
       return;
     }
     const text = withoutEcho(answer.text, prompt);
     if (text !== answer.text) {
-      items[index] = { ...answer, text };
-      store.set({ items: text ? items : items.slice(0, index) });
+      store.markLastAnswer({ shown: text });
     }
     if (unchanged && outcome.answer && claimsChange(text)) {
       store.notice(NO_CHANGE_NOTICE);
@@ -256,12 +244,8 @@ export class TaskRunner {
     const numbers = uncomputedNumbers(store.history, turnStart, call =>
       tools.runsCode(call)
     );
-    const items = [...store.getSnapshot().items];
-    const index = items.length - 1;
-    const answer = items[index];
-    if (numbers.length && answer?.kind === 'assistant') {
-      items[index] = { ...answer, notComputed: numbers };
-      store.set({ items });
+    if (numbers.length) {
+      store.markLastAnswer({ notComputed: numbers });
     }
   }
 

@@ -1,26 +1,37 @@
 /**
  * The state of a chat session: the immutable snapshot the UI reads
  * (`subscribe()` / `getSnapshot()`, React's `useSyncExternalStore`), the
- * model conversation, the chat's identity, and saving/reopening it
- * (chat-record.ts). The loop's events change it through the reducer
- * (reducer.ts); the task runner (runner.ts) is what dispatches them. The
- * conversation is owned here: read-only outside, changed only through the
- * named methods below (the loop gets them as its `IConversation`).
+ * chat's one record (chat-entries.ts), its identity, and saving/reopening
+ * it (chat-record.ts). The record is owned here: the loop's items enter it
+ * through `apply` (the store is the loop's `IConversation`), the session's
+ * own steps (a request, a line, an answer's marks) through the named
+ * methods below; the model's history and the transcript are derived from
+ * it, never written. The loop's events (`dispatch`) change only what is not
+ * the conversation: the reply streaming, usage, errors.
  */
 import {
   CHAT_RECORD_VERSION,
   chatTitle,
   newChatId,
-  withoutImages,
   type IChatRecord
 } from '../chat-record';
 import { isUsableSummary, type ISummarySlot } from '../context/summary-slot';
-import { dropImages } from '../tool-images';
-import { markLastAsGuess, type IConversation } from '../loop/conversation';
+import type { IConversation } from '../loop/conversation';
+import type { TurnItem } from '../loop/turn-items';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';
+import {
+  historyOf,
+  lastCallIndex,
+  messageOfEntry,
+  notice,
+  recordItem,
+  type ChatEntry,
+  type UserMessage
+} from './chat-entries';
+import { savedEntries, savedEntriesOf } from './saved-entries';
 import { settleInterruptedRun } from './interrupted-run';
-import { applyEvent } from './reducer';
-import type { ISessionState } from './types';
+import { transcriptOf, withDraft } from './transcript';
+import type { ISessionState, TranscriptItem } from './types';
 import { ValueStore } from '../value-store';
 
 /** The state of a chat with nothing in it. */
@@ -39,9 +50,17 @@ function emptyState(): ISessionState {
   };
 }
 
-/** A chat's state, its conversation and its identity. */
+/** The marks a session puts on the answer shown last. */
+export interface IAnswerMarks {
+  /** The answer's text as shown (a workflow's echo taken out; '' hides it). */
+  shown?: string;
+  /** Numbers it states that nothing computed. */
+  notComputed?: string[];
+}
+
+/** A chat's state, its record and its identity. */
 export class SessionStore implements IConversation {
-  /** The model conversation (read-only: changed through the methods below). */
+  /** The model's history, derived from the record (read-only). */
   get history(): ReadonlyArray<ChatMessage> {
     return this._history;
   }
@@ -62,8 +81,13 @@ export class SessionStore implements IConversation {
     return this._chatId;
   }
 
-  /** Change the state and tell the listeners. */
-  set(patch: Partial<ISessionState>): void {
+  /** The chat's record, oldest step first (read-only). */
+  get entries(): ReadonlyArray<ChatEntry> {
+    return this._entries;
+  }
+
+  /** Change the state (not the transcript: it is derived) and tell the listeners. */
+  set(patch: Partial<Omit<ISessionState, 'items'>>): void {
     this._store.patch(patch);
   }
 
@@ -82,34 +106,151 @@ export class SessionStore implements IConversation {
     return this._history;
   }
 
-  /** Set the conversation's first message (the run's system prompt). */
-  setSystemMessage(message: ChatMessage): void {
-    this._history[0] = message;
+  /** Keep an item a step of the loop produced (`IConversation`). */
+  apply(item: TurnItem): void {
+    // The reply that was streaming keeps the line it streamed in.
+    const draft = this._draft;
+    const newId = () =>
+      item.type === 'reply' && draft ? draft.id : this.newId();
+    if (item.type === 'reply') {
+      this._draft = null;
+    }
+    const { plan } = recordItem(this._entries, item, newId);
+    this._changed(plan ? { plan } : {});
   }
 
-  /** Add messages at the end of the conversation. */
-  appendMessages(...messages: ChatMessage[]): void {
-    this._history.push(...messages);
+  /** Set the conversation's first message (the run's system prompt). */
+  setSystemMessage(message: ChatMessage): void {
+    const index = this._entries.findIndex(entry => messageOfEntry(entry));
+    const first = index >= 0 ? messageOfEntry(this._entries[index]) : null;
+    if (first?.role === 'system') {
+      this._entries[index] = { kind: 'message', message };
+    } else {
+      this._entries.unshift({ kind: 'message', message });
+    }
+    this._changed();
+  }
+
+  /**
+   * A request: `message` for the model, `line` for the transcript (null:
+   * a Retry, whose line the transcript already has).
+   */
+  addPrompt(
+    message: UserMessage,
+    line: { kind: 'user' | 'notice'; text: string } | null
+  ): void {
+    this._entries.push({ kind: 'prompt', id: this.newId(), message, line });
+    this._changed();
   }
 
   /** Mark the last message, an answer sent back for want of code, a guess (see `IConversation`). */
   markLastAsGuess(): void {
-    markLastAsGuess(this._history);
-  }
-
-  /** Take `message` (its last occurrence) back out of the conversation: a request a Retry sends again. */
-  removeMessage(message: ChatMessage): void {
-    const index = this._history.lastIndexOf(message);
-    if (index >= 0) {
-      this._history.splice(index, 1);
+    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
+      const entry = this._entries[index];
+      const message = messageOfEntry(entry);
+      if (!message) {
+        continue;
+      }
+      if (message.role === 'assistant' && entry.kind !== 'notice') {
+        this._entries[index] = {
+          ...entry,
+          message: { ...message, guess: true }
+        } as ChatEntry;
+        this._changed();
+      }
+      return;
     }
   }
 
-  /** Apply one of the loop's events (the reducer decides what it changes). */
+  /**
+   * Take `message` (its last occurrence) back out of the conversation: a
+   * request a Retry sends again. Its line stays in the transcript.
+   */
+  removeMessage(message: ChatMessage): void {
+    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
+      const entry = this._entries[index];
+      if (messageOfEntry(entry) !== message) {
+        continue;
+      }
+      if (entry.kind === 'prompt') {
+        this._entries[index] = { ...entry, message: null };
+      } else {
+        this._entries.splice(index, 1);
+      }
+      this._changed();
+      return;
+    }
+  }
+
+  /** The answer the transcript shows last (its own text), if it ends with one. */
+  lastAnswer(): { text: string } | null {
+    const index = this._lastAnswerIndex();
+    const entry = index >= 0 ? this._entries[index] : null;
+    return entry?.kind === 'reply'
+      ? { text: entry.shown ?? entry.message?.content ?? '' }
+      : null;
+  }
+
+  /** Mark the answer the transcript shows last (nothing when it ends with none). */
+  markLastAnswer(marks: IAnswerMarks): void {
+    const index = this._lastAnswerIndex();
+    const entry = index >= 0 ? this._entries[index] : null;
+    if (entry?.kind === 'reply') {
+      this._entries[index] = { ...entry, ...marks };
+      this._changed();
+    }
+  }
+
+  /** The card of call `callId` says the file it wrote was put back. */
+  markFileUndone(callId: string): void {
+    const index = lastCallIndex(this._entries, callId);
+    const entry = this._entries[index];
+    if (entry?.kind === 'call' && entry.card.file) {
+      this._entries[index] = {
+        ...entry,
+        card: { ...entry.card, file: { ...entry.card.file, undone: true } }
+      };
+      this._changed();
+    }
+  }
+
+  /** Apply one of the loop's events: what is not the conversation (the record takes items, `apply`). */
   dispatch(event: AgentEvent): void {
-    this.set(applyEvent(this._state, event, () => this.newId()));
-    if (event.type === 'end') {
-      this.set({ error: event.error ?? null, pendingApproval: null });
+    switch (event.type) {
+      case 'text-delta':
+        this._draft = {
+          id: this._draft?.id ?? this.newId(),
+          text: (this._draft?.text ?? '') + event.text
+        };
+        this._changed({}, false);
+        break;
+      case 'cell-start':
+        this._nameRunningCard(event.cellId);
+        break;
+      case 'usage': {
+        const { usage } = this._state;
+        this.set({
+          usage: {
+            promptTokens: usage.promptTokens + event.usage.promptTokens,
+            completionTokens:
+              usage.completionTokens + event.usage.completionTokens
+          }
+        });
+        break;
+      }
+      case 'end':
+        this.set({ error: event.error ?? null, pendingApproval: null });
+        break;
+      case 'tool-call':
+      case 'tool-result':
+      case 'notice':
+      case 'context-summary':
+        // Derived from an item the record already holds.
+        break;
+      default: {
+        const unhandled: never = event;
+        throw new Error(`No case for the event ${JSON.stringify(unhandled)}.`);
+      }
     }
     for (const listener of this._eventListeners) {
       listener(event);
@@ -118,9 +259,8 @@ export class SessionStore implements IConversation {
 
   /** Add a notice to the transcript. */
   notice(text: string): void {
-    this.set({
-      items: [...this._state.items, { kind: 'notice', id: this.newId(), text }]
-    });
+    this._entries.push(notice(this.newId(), text));
+    this._changed();
   }
 
   /** Show an error (null clears it). */
@@ -134,7 +274,7 @@ export class SessionStore implements IConversation {
     return `item-${this._nextId}`;
   }
 
-  /** The chat as saved on the server. */
+  /** The chat as saved on the server: its record, once. */
   record(): IChatRecord {
     const state = this._state;
     return {
@@ -144,13 +284,7 @@ export class SessionStore implements IConversation {
       title: chatTitle(state.items),
       created: this._created,
       updated: this._updated(),
-      // Image data is dropped from saved chats (the cards count the images
-      // instead): the whole record is saved again after every change and the
-      // server takes at most 20 MB; the cells keep the full images.
-      items: state.items.map(item =>
-        item.kind === 'tool' ? dropImages(item) : item
-      ),
-      history: withoutImages(this.history),
+      entries: savedEntries(this._entries),
       usage: state.usage,
       plan: state.plan ? [...state.plan] : null,
       choice: state.choice,
@@ -159,7 +293,10 @@ export class SessionStore implements IConversation {
     };
   }
 
-  /** Reopen a saved chat (refused while a run is in progress). */
+  /**
+   * Reopen a saved chat (refused while a run is in progress); a chat saved
+   * before the one record (its transcript and history apart) is converted.
+   */
   restore(record: IChatRecord): boolean {
     if (this._state.status === 'running') {
       return false;
@@ -168,26 +305,26 @@ export class SessionStore implements IConversation {
     this._chatId = record.id;
     this._created = record.created ?? Date.now();
     this.notebookPath = record.notebook;
+    const entries = savedEntriesOf(record);
     // New items must not reuse the saved ones' ids.
-    this._nextId = Math.max(
-      0,
-      ...record.items.map(item =>
-        Number(/^item-(\d+)$/.exec(item.id)?.[1] ?? 0)
-      )
-    );
+    this._nextId = Math.max(0, ...entries.map(entryNumber));
     // Saved mid-run by a page that went away: that run is over.
-    const settled = settleInterruptedRun(record, () => this.newId());
-    this._history.splice(
-      0,
-      this._history.length,
-      ...(settled?.history ?? record.history)
+    const settled = settleInterruptedRun({ ...record, entries }, () =>
+      this.newId()
     );
+    this._entries.splice(
+      0,
+      this._entries.length,
+      ...(settled?.entries ?? entries)
+    );
+    this._draft = null;
+    this._derive();
     this.context.summary = isUsableSummary(record.summary, this._history.length)
       ? record.summary
       : null;
-    this.set({
+    this._store.patch({
       ...emptyState(),
-      items: settled?.items ?? record.items,
+      items: this._transcript,
       interruptedRun: settled ? { cellIds: settled.cellIds } : null,
       usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
       plan: record.plan ?? null,
@@ -210,9 +347,11 @@ export class SessionStore implements IConversation {
     this._chatId = newChatId();
     this._created = Date.now();
     this.notebookPath = notebook;
-    this._history.length = 0;
+    this._entries.length = 0;
+    this._draft = null;
+    this._derive();
     this.context.summary = null;
-    this.set(emptyState());
+    this._store.patch(emptyState());
   }
 
   /**
@@ -246,9 +385,76 @@ export class SessionStore implements IConversation {
     return this._store.getSnapshot();
   }
 
+  /**
+   * The record changed (or, `recordChanged` false, only the reply
+   * streaming): derive what is derived and tell the listeners.
+   */
+  private _changed(
+    patch: Partial<Omit<ISessionState, 'items'>> = {},
+    recordChanged = true
+  ): void {
+    if (recordChanged) {
+      this._derive();
+    }
+    this._store.patch({
+      ...patch,
+      items: withDraft(this._transcript, this._draft)
+    });
+  }
+
+  /** The history and the transcript, from the record. */
+  private _derive(): void {
+    this._history = historyOf(this._entries);
+    this._transcript = transcriptOf(this._entries);
+  }
+
+  /** The index of the reply whose text the transcript shows last, or -1. */
+  private _lastAnswerIndex(): number {
+    const last = this._transcript[this._transcript.length - 1];
+    if (last?.kind !== 'assistant' || this._draft) {
+      return -1;
+    }
+    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
+      const entry = this._entries[index];
+      if (entry.kind === 'reply' && (entry.shown ?? entry.message?.content)) {
+        return index;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The running call's card names the cell it starts to run, where it did
+   * not already (a cell `insert_cell` with `run: true` made is known only
+   * now): a chat saved mid-run (the page went away) knows which cell the
+   * kernel may still be busy with (interrupted-run.ts).
+   */
+  private _nameRunningCard(cellId: string): void {
+    let index = this._entries.length - 1;
+    while (index >= 0 && this._entries[index].kind !== 'call') {
+      index -= 1;
+    }
+    const entry = this._entries[index];
+    if (
+      entry?.kind !== 'call' ||
+      entry.card.status !== 'running' ||
+      entry.card.cellId
+    ) {
+      return;
+    }
+    this._entries[index] = { ...entry, card: { ...entry.card, cellId } };
+    this._changed();
+  }
+
   private readonly _store = new ValueStore<ISessionState>(emptyState());
-  /** The model conversation, changed only by the methods above. */
-  private readonly _history: ChatMessage[] = [];
+  /** The chat's one record, changed only by the methods above. */
+  private readonly _entries: ChatEntry[] = [];
+  /** Derived from the record: what the model reads. */
+  private _history: ChatMessage[] = [];
+  /** Derived from the record: what the sidebar shows (without the streaming reply). */
+  private _transcript: TranscriptItem[] = [];
+  /** The reply streaming now: its line's id and its text so far. */
+  private _draft: { id: string; text: string } | null = null;
   private readonly _eventListeners = new Set<(event: AgentEvent) => void>();
   private _nextId = 0;
   private _chatId = newChatId();
@@ -256,4 +462,17 @@ export class SessionStore implements IConversation {
   private _lastUpdated = 0;
   /** The chat just replaced by newChat/restore, until taken (to be saved). */
   private _closed: IChatRecord | null = null;
+}
+
+/** The number of an entry's line id (`item-7`: 7), so new ids follow the saved ones. */
+function entryNumber(entry: ChatEntry): number {
+  const id =
+    entry.kind === 'message'
+      ? ''
+      : entry.kind === 'call'
+        ? entry.card.id
+        : entry.kind === 'notice'
+          ? entry.notice.id
+          : entry.id;
+  return Number(/^item-(\d+)$/.exec(id)?.[1] ?? 0);
 }

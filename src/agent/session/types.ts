@@ -13,7 +13,7 @@ import type { IModelClient } from '../model/types';
 import type { INotebookPort } from '../ports';
 import type { IToolImage } from '../tool-images';
 import type { IExtraTools } from '../tools/mcp-tools';
-import type { ToolRegistry } from '../tools/registry';
+import type { ToolKind, ToolRegistry } from '../tools/registry';
 import type { IRunSettings, OffersTool } from '../tools/run-state';
 import type { IAgentError, IPlanStep, IRunningCell, IUsage } from '../types';
 import type { ICellChange } from '../workflows/cell-changes';
@@ -21,7 +21,10 @@ import type { IFixResult } from '../workflows/fix-cell';
 import type { IAttachedFile } from '../workflows/generate-notebook';
 import type { ITurnOptions } from '../workflows/turn-runner';
 
-/** One entry of the visible transcript. */
+/**
+ * One entry of the visible transcript, derived from the chat's record
+ * (chat-entries.ts, transcript.ts).
+ */
 export type TranscriptItem =
   | { kind: 'user'; id: string; text: string }
   | {
@@ -41,6 +44,11 @@ export type TranscriptItem =
       name: string;
       /** What the call does, in words (its tool's title); absent in chats saved before titles. */
       title?: string;
+      /** The code the call carries (its tool's code argument), shown on the card. */
+      code?: string;
+      /** What the call does (its tool's kind): a `run` card shows its output unopened. */
+      toolKind?: ToolKind;
+      /** The call's arguments as the model sent them (JSON), for an opened card without code. */
       arguments: string;
       /**
        * `interrupted`: the page went away (reload, closed tab) while it ran;

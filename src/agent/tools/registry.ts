@@ -320,6 +320,19 @@ export class ToolRegistry {
     }
   }
 
+  /** The code `call` carries (its tool's `codeArgument`), when it carries any. */
+  codeOfCall(call: { name: string; arguments: string }): string | undefined {
+    const tool = this._tools.get(call.name);
+    const parsed = tool?.codeArgument ? this.parseArguments(call) : null;
+    if (!tool?.codeArgument || !parsed || 'error' in parsed) {
+      return undefined;
+    }
+    const code = (parsed.args as Record<string, unknown> | null)?.[
+      tool.codeArgument
+    ];
+    return typeof code === 'string' ? code : undefined;
+  }
+
   /** The cell `call` runs or waits for (`runsNamedCell`), when its arguments say. */
   runCellOfCall(call: { name: string; arguments: string }): string | undefined {
     const tool = this._tools.get(call.name);

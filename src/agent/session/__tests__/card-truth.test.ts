@@ -6,7 +6,6 @@
  */
 import type { Approver } from '../../loop/approval';
 import { runAgent } from '../../loop/run-agent';
-import { arrayConversation } from '../../loop/conversation';
 import { runConfig } from '../../loop/run-config';
 import { withoutCodeBlock } from '../../loop/code-blocks';
 import { TEXT_PROTOCOL_TOOL } from '../../loop/code-block-names';
@@ -16,8 +15,8 @@ import { agentTools } from '../../tools/all-tools';
 import { mcpTool } from '../../tools/mcp-tools';
 import type { IMcpClient } from '../../tools/mcp-types';
 import { ToolRegistry, nameInWords } from '../../tools/registry';
-import type { AgentEvent, ChatMessage } from '../../types';
-import { applyEvent, type IEventState } from '../reducer';
+import type { AgentEvent } from '../../types';
+import { SessionStore } from '../store';
 import type { TranscriptItem } from '../types';
 
 const printKernel = (source: string) => [
@@ -42,19 +41,16 @@ async function transcript(
     }
   });
   const events: AgentEvent[] = [];
-  const messages: ChatMessage[] = [
-    { role: 'system', content: 'system' },
-    { role: 'user', content: 'do it' }
-  ];
-  let ids = 0;
-  let state: IEventState = {
-    items: [],
-    usage: { promptTokens: 0, completionTokens: 0 },
-    plan: null
-  };
+  // The chat's record: the transcript is derived from what the run kept.
+  const store = new SessionStore();
+  store.apply({
+    type: 'message',
+    message: { role: 'system', content: 'system' }
+  });
+  store.apply({ type: 'message', message: { role: 'user', content: 'do it' } });
   await runAgent(runConfig({ model: new ScriptedModel(turns), tools }), {
     notebook,
-    conversation: arrayConversation(messages),
+    conversation: store,
     signal: new AbortController().signal,
     now: () => clock,
     approve: async (request, signal) => {
@@ -63,10 +59,10 @@ async function transcript(
     },
     onEvent: event => {
       events.push(event);
-      state = { ...state, ...applyEvent(state, event, () => `i${++ids}`) };
+      store.dispatch(event);
     }
   });
-  return { items: state.items, events };
+  return { items: store.getSnapshot().items, events };
 }
 
 const tools = (items: ReadonlyArray<TranscriptItem>) =>
@@ -185,30 +181,25 @@ describe('cards say what is true', () => {
   it('text protocol: the answer’s code block that became a call is shown once, on its card', () => {
     const answer =
       'I will compute it:\n\n```python\nprint(6 * 7)\n```\n\nThen I read it.';
-    let state: IEventState = {
-      items: [{ kind: 'assistant', id: 'a', text: answer }],
-      usage: { promptTokens: 0, completionTokens: 0 },
-      plan: null
-    };
-    state = {
-      ...state,
-      ...applyEvent(
-        state,
-        {
-          type: 'tool-call',
-          call: {
-            id: 't1',
-            name: TEXT_PROTOCOL_TOOL,
-            arguments: JSON.stringify({ source: 'print(6 * 7)' })
-          },
-          title: 'Insert and run this cell'
-        },
-        () => 'x'
-      )
-    };
+    const store = new SessionStore();
+    store.apply({
+      type: 'reply',
+      message: { role: 'assistant', content: answer }
+    });
+    // The card says what its record says: the code the call carries.
+    store.apply({
+      type: 'call',
+      call: {
+        id: 't1',
+        name: TEXT_PROTOCOL_TOOL,
+        arguments: JSON.stringify({ source: 'print(6 * 7)' })
+      },
+      card: { title: 'Insert and run this cell', code: 'print(6 * 7)' }
+    });
+    const state = store.getSnapshot();
     expect(state.items[0]).toEqual({
       kind: 'assistant',
-      id: 'a',
+      id: 'item-1',
       text: 'I will compute it:\n\nThen I read it.'
     });
     expect(state.items[1]).toMatchObject({
