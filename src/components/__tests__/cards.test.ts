@@ -16,6 +16,7 @@ const item = (patch: Partial<ToolItem>): ToolItem => ({
   id: 'call-1',
   name: 'insert_cell',
   title: 'Insert this cell',
+  code: 'print(42)',
   arguments: '{"source":"print(42)"}',
   status: 'running',
   ...patch
@@ -54,6 +55,42 @@ describe('tool cards', () => {
     expect(html).toContain('<details class="jp-AgentSidebar-told">');
     expect(html).not.toContain('<details class="jp-AgentSidebar-told" open');
     expect(html).not.toContain('jp-AgentSidebar-tool-error');
+  });
+
+  it('reads what the record says of the call (code, kind), not its tool’s name or arguments', () => {
+    // A tool no definition here knows, arguments that are not JSON: the
+    // card shows the code and, for a call that ran code, its output.
+    const ran = renderToStaticMarkup(
+      React.createElement(ToolCallCard, {
+        item: item({
+          name: 'some_extension_tool',
+          title: 'Run the extension’s code',
+          arguments: 'not json',
+          code: 'x = 6 * 7',
+          toolKind: 'run',
+          status: 'done',
+          output: 'printed 42'
+        })
+      })
+    );
+    expect(text(ran)).toContain('x = 6 * 7');
+    expect(text(ran)).toContain('printed 42');
+    // A call that ran no code keeps its output in the closed card; one
+    // named run_cell whose record says nothing of code shows none.
+    const read = renderToStaticMarkup(
+      React.createElement(ToolCallCard, {
+        item: item({
+          name: 'run_cell',
+          arguments: '{"source":"y = 1"}',
+          code: undefined,
+          toolKind: 'read',
+          status: 'done',
+          output: 'the notebook'
+        })
+      })
+    );
+    expect(text(read)).not.toContain('the notebook');
+    expect(text(read)).not.toContain('y = 1');
   });
 
   it('a saved card without a title shows its tool’s name', () => {

@@ -2,7 +2,9 @@
  * One tool call: what the agent did (in words), its state, and a preview
  * of the result. A call waiting for the user's approval says so (its code
  * is on the approval card, shown once); a rejected one says, neutrally,
- * what the user said, with the model's text behind a disclosure.
+ * what the user said, with the model's text behind a disclosure. It reads
+ * what the chat's record says of the call (its title, code, kind, cell):
+ * no tool name, no arguments parsed, no tool definition.
  */
 import React, { useState } from 'react';
 import type { TranslationBundle } from '@jupyterlab/translation';
@@ -56,17 +58,6 @@ function state(
   }
 }
 
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object'
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
 /** A collapsible card for one tool call. */
 export function ToolCallCard({
   item,
@@ -76,10 +67,8 @@ export function ToolCallCard({
 }: IToolCallCardProps): JSX.Element {
   const trans = useTrans();
   const [open, setOpen] = useState(item.status === 'error');
-  const args = parseArguments(item.arguments);
   // While it waits, the approval card shows the code: once per step.
-  const code =
-    typeof args.source === 'string' && !awaiting ? args.source : null;
+  const code = item.code !== undefined && !awaiting ? item.code : null;
   const rejected = item.status === 'rejected';
   const preview =
     item.output && !rejected
@@ -128,7 +117,8 @@ export function ToolCallCard({
       {(item.images?.length ?? 0) + (item.moreImages ?? 0) > 0 && (
         <ToolImages images={item.images ?? []} more={item.moreImages ?? 0} />
       )}
-      {preview && (open || item.name === 'run_cell' || args.run === true) && (
+      {/* A call that ran code shows what it printed without being opened. */}
+      {preview && (open || item.toolKind === 'run') && (
         <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
       )}
       {item.cellId && onShowCell && (
