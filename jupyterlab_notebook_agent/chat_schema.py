@@ -69,6 +69,8 @@ def validate_chat(record: Any, chat_id: str) -> None:
     _text(record, "notebook", MAX_NOTEBOOK)
     _number(record, "created", MAX_TIME)
     _number(record, "updated", MAX_TIME)
+    _typed(record, "entries", (list,), "an array")
+    # Chats saved before version 2 kept the transcript and the history apart.
     _typed(record, "items", (list,), "an array")
     _typed(record, "history", (list,), "an array")
     _typed(record, "usage", (dict,), "an object")

@@ -69,6 +69,7 @@ BAD_RECORDS = [
     ("a title with a NUL", json.dumps(chat(title="a\x00b")), "title"),
     ("title a number", json.dumps(chat(title=5)), "title"),
     ("notebook an array", json.dumps(chat(notebook=["a"])), "notebook"),
+    ("entries an object", json.dumps(chat(entries={})), "entries"),
     ("items an object", json.dumps(chat(items={})), "items"),
     ("history a string", json.dumps(chat(history="hi")), "history"),
     ("usage an array", json.dumps(chat(usage=[])), "usage"),
