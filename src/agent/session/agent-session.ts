@@ -79,7 +79,7 @@ export class AgentSession extends ChatSession {
     const run = this._runner.task(target, promptTask(text, {}, true));
     if (run && unanswered) {
       // Taken out once the retry has started (it may not start: no notebook).
-      this._store.removeMessage(tail);
+      this._store.log.removeMessage(tail);
     }
     return run;
   }

@@ -108,7 +108,7 @@ export class ChatSession {
       };
     }
     if (outcome.undone) {
-      this._store.markFileUndone(callId);
+      this._store.log.markFileUndone(callId);
     }
     this._store.notice(outcome.message);
     return outcome.undone;

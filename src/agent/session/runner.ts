@@ -90,14 +90,14 @@ export class TaskRunner {
       notebook.path,
       this._textTools
     );
-    store.setSystemMessage(config.system);
+    store.log.setSystemMessage(config.system);
     if (config.notice) {
       store.notice(config.notice);
     }
     // The rules are read afresh for each task: the first turn waits for them.
     const rulesRead = this._readRules(notebook.path).then(rules => {
       if (config.system.role === 'system' && rules) {
-        store.setSystemMessage({
+        store.log.setSystemMessage({
           role: 'system',
           content: withProjectRules(config.system.content, rules)
         });
@@ -162,7 +162,7 @@ export class TaskRunner {
     const start = store.history.length;
     // A Retry sends the prompt again under the line the transcript has; a
     // workflow's own line (status) is a notice, not the user's message.
-    store.addPrompt(
+    store.log.addPrompt(
       { role: 'user', content: prompt },
       options.again
         ? null
@@ -222,13 +222,13 @@ export class TaskRunner {
     unchanged: boolean
   ): void {
     const store = this._store;
-    const answer = store.lastAnswer();
+    const answer = store.log.lastAnswer();
     if (!answer) {
       return;
     }
     const text = withoutEcho(answer.text, prompt);
     if (text !== answer.text) {
-      store.markLastAnswer({ shown: text });
+      store.log.markLastAnswer({ shown: text });
     }
     if (unchanged && outcome.answer && claimsChange(text)) {
       store.notice(NO_CHANGE_NOTICE);
@@ -245,7 +245,7 @@ export class TaskRunner {
       tools.runsCode(call)
     );
     if (numbers.length) {
-      store.markLastAnswer({ notComputed: numbers });
+      store.log.markLastAnswer({ notComputed: numbers });
     }
   }
 

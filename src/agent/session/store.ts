@@ -1,13 +1,13 @@
 /**
  * The state of a chat session: the immutable snapshot the UI reads
  * (`subscribe()` / `getSnapshot()`, React's `useSyncExternalStore`), the
- * chat's one record (chat-entries.ts), its identity, and saving/reopening
- * it (chat-record.ts). The record is owned here: the loop's items enter it
- * through `apply` (the store is the loop's `IConversation`), the session's
- * own steps (a request, a line, an answer's marks) through the named
- * methods below; the model's history and the transcript are derived from
- * it, never written. The loop's events (`dispatch`) change only what is not
- * the conversation: the reply streaming, usage, errors.
+ * chat's one record (`log`, chat-log.ts: the model's history and the
+ * transcript derived from it), its identity, and saving/reopening it
+ * (chat-record.ts). The loop's items enter the record through `apply` (the
+ * store is the loop's `IConversation`), the session's own steps through
+ * the log's named methods. The loop's events (`dispatch`) change only what
+ * is not the conversation: the reply streaming, a running card's cell,
+ * usage, errors.
  */
 import {
   CHAT_RECORD_VERSION,
@@ -19,19 +19,11 @@ import { isUsableSummary, type ISummarySlot } from '../context/summary-slot';
 import type { IConversation } from '../loop/conversation';
 import type { TurnItem } from '../loop/turn-items';
 import type { AgentEvent, ChatMessage, IAgentError } from '../types';
-import {
-  historyOf,
-  lastCallIndex,
-  messageOfEntry,
-  notice,
-  recordItem,
-  type ChatEntry,
-  type UserMessage
-} from './chat-entries';
-import { savedEntries, savedEntriesOf } from './saved-entries';
+import type { ChatEntry } from './chat-entries';
+import { ChatLog } from './chat-log';
 import { settleInterruptedRun } from './interrupted-run';
-import { transcriptOf, withDraft } from './transcript';
-import type { ISessionState, TranscriptItem } from './types';
+import { savedEntries, savedEntriesOf } from './saved-entries';
+import type { ISessionState } from './types';
 import { ValueStore } from '../value-store';
 
 /** The state of a chat with nothing in it. */
@@ -50,24 +42,38 @@ function emptyState(): ISessionState {
   };
 }
 
-/** The marks a session puts on the answer shown last. */
-export interface IAnswerMarks {
-  /** The answer's text as shown (a workflow's echo taken out; '' hides it). */
-  shown?: string;
-  /** Numbers it states that nothing computed. */
-  notComputed?: string[];
-}
-
 /** A chat's state, its record and its identity. */
 export class SessionStore implements IConversation {
-  /** The model's history, derived from the record (read-only). */
-  get history(): ReadonlyArray<ChatMessage> {
-    return this._history;
-  }
+  /** The chat's one record: its entries, with what is derived from them. */
+  readonly log: ChatLog = new ChatLog(
+    () => this.newId(),
+    ({ plan }) =>
+      this._store.patch({ items: this.log.items, ...(plan ? { plan } : {}) })
+  );
   /** The summary of the history's older messages, as the model reads them (saved too). */
   readonly context: ISummarySlot = { summary: null };
   /** The notebook this chat belongs to ('' before its first run). */
   notebookPath = '';
+
+  /** The model's history, derived from the record (read-only). */
+  get history(): ReadonlyArray<ChatMessage> {
+    return this.log.messages;
+  }
+
+  /** The conversation, as the loop reads it (`IConversation`). */
+  get messages(): ReadonlyArray<ChatMessage> {
+    return this.log.messages;
+  }
+
+  /** Keep an item a step of the loop produced (`IConversation`). */
+  apply(item: TurnItem): void {
+    this.log.apply(item);
+  }
+
+  /** Mark the last message a guess (`IConversation`). */
+  markLastAsGuess(): void {
+    this.log.markLastAsGuess();
+  }
 
   /** Register a listener; returns the function that removes it. */
   subscribe = (listener: () => void): (() => void) =>
@@ -79,11 +85,6 @@ export class SessionStore implements IConversation {
   /** This chat's id (its file on the server). */
   get chatId(): string {
     return this._chatId;
-  }
-
-  /** The chat's record, oldest step first (read-only). */
-  get entries(): ReadonlyArray<ChatEntry> {
-    return this._entries;
   }
 
   /** Change the state (not the transcript: it is derived) and tell the listeners. */
@@ -101,131 +102,14 @@ export class SessionStore implements IConversation {
     return () => this._eventListeners.delete(listener);
   };
 
-  /** The conversation, as the loop reads it (`IConversation`). */
-  get messages(): ReadonlyArray<ChatMessage> {
-    return this._history;
-  }
-
-  /** Keep an item a step of the loop produced (`IConversation`). */
-  apply(item: TurnItem): void {
-    // The reply that was streaming keeps the line it streamed in.
-    const draft = this._draft;
-    const newId = () =>
-      item.type === 'reply' && draft ? draft.id : this.newId();
-    if (item.type === 'reply') {
-      this._draft = null;
-    }
-    const { plan } = recordItem(this._entries, item, newId);
-    this._changed(plan ? { plan } : {});
-  }
-
-  /** Set the conversation's first message (the run's system prompt). */
-  setSystemMessage(message: ChatMessage): void {
-    const index = this._entries.findIndex(entry => messageOfEntry(entry));
-    const first = index >= 0 ? messageOfEntry(this._entries[index]) : null;
-    if (first?.role === 'system') {
-      this._entries[index] = { kind: 'message', message };
-    } else {
-      this._entries.unshift({ kind: 'message', message });
-    }
-    this._changed();
-  }
-
-  /**
-   * A request: `message` for the model, `line` for the transcript (null:
-   * a Retry, whose line the transcript already has).
-   */
-  addPrompt(
-    message: UserMessage,
-    line: { kind: 'user' | 'notice'; text: string } | null
-  ): void {
-    this._entries.push({ kind: 'prompt', id: this.newId(), message, line });
-    this._changed();
-  }
-
-  /** Mark the last message, an answer sent back for want of code, a guess (see `IConversation`). */
-  markLastAsGuess(): void {
-    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
-      const entry = this._entries[index];
-      const message = messageOfEntry(entry);
-      if (!message) {
-        continue;
-      }
-      if (message.role === 'assistant' && entry.kind !== 'notice') {
-        this._entries[index] = {
-          ...entry,
-          message: { ...message, guess: true }
-        } as ChatEntry;
-        this._changed();
-      }
-      return;
-    }
-  }
-
-  /**
-   * Take `message` (its last occurrence) back out of the conversation: a
-   * request a Retry sends again. Its line stays in the transcript.
-   */
-  removeMessage(message: ChatMessage): void {
-    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
-      const entry = this._entries[index];
-      if (messageOfEntry(entry) !== message) {
-        continue;
-      }
-      if (entry.kind === 'prompt') {
-        this._entries[index] = { ...entry, message: null };
-      } else {
-        this._entries.splice(index, 1);
-      }
-      this._changed();
-      return;
-    }
-  }
-
-  /** The answer the transcript shows last (its own text), if it ends with one. */
-  lastAnswer(): { text: string } | null {
-    const index = this._lastAnswerIndex();
-    const entry = index >= 0 ? this._entries[index] : null;
-    return entry?.kind === 'reply'
-      ? { text: entry.shown ?? entry.message?.content ?? '' }
-      : null;
-  }
-
-  /** Mark the answer the transcript shows last (nothing when it ends with none). */
-  markLastAnswer(marks: IAnswerMarks): void {
-    const index = this._lastAnswerIndex();
-    const entry = index >= 0 ? this._entries[index] : null;
-    if (entry?.kind === 'reply') {
-      this._entries[index] = { ...entry, ...marks };
-      this._changed();
-    }
-  }
-
-  /** The card of call `callId` says the file it wrote was put back. */
-  markFileUndone(callId: string): void {
-    const index = lastCallIndex(this._entries, callId);
-    const entry = this._entries[index];
-    if (entry?.kind === 'call' && entry.card.file) {
-      this._entries[index] = {
-        ...entry,
-        card: { ...entry.card, file: { ...entry.card.file, undone: true } }
-      };
-      this._changed();
-    }
-  }
-
   /** Apply one of the loop's events: what is not the conversation (the record takes items, `apply`). */
   dispatch(event: AgentEvent): void {
     switch (event.type) {
       case 'text-delta':
-        this._draft = {
-          id: this._draft?.id ?? this.newId(),
-          text: (this._draft?.text ?? '') + event.text
-        };
-        this._changed({}, false);
+        this.log.stream(event.text);
         break;
       case 'cell-start':
-        this._nameRunningCard(event.cellId);
+        this.log.nameRunningCard(event.cellId);
         break;
       case 'usage': {
         const { usage } = this._state;
@@ -259,8 +143,7 @@ export class SessionStore implements IConversation {
 
   /** Add a notice to the transcript. */
   notice(text: string): void {
-    this._entries.push(notice(this.newId(), text));
-    this._changed();
+    this.log.notice(text);
   }
 
   /** Show an error (null clears it). */
@@ -284,7 +167,7 @@ export class SessionStore implements IConversation {
       title: chatTitle(state.items),
       created: this._created,
       updated: this._updated(),
-      entries: savedEntries(this._entries),
+      entries: savedEntries(this.log.entries),
       usage: state.usage,
       plan: state.plan ? [...state.plan] : null,
       choice: state.choice,
@@ -312,19 +195,16 @@ export class SessionStore implements IConversation {
     const settled = settleInterruptedRun({ ...record, entries }, () =>
       this.newId()
     );
-    this._entries.splice(
-      0,
-      this._entries.length,
-      ...(settled?.entries ?? entries)
-    );
-    this._draft = null;
-    this._derive();
-    this.context.summary = isUsableSummary(record.summary, this._history.length)
+    this.log.reset(settled?.entries ?? entries);
+    this.context.summary = isUsableSummary(
+      record.summary,
+      this.log.messages.length
+    )
       ? record.summary
       : null;
     this._store.patch({
       ...emptyState(),
-      items: this._transcript,
+      items: this.log.items,
       interruptedRun: settled ? { cellIds: settled.cellIds } : null,
       usage: record.usage ?? { promptTokens: 0, completionTokens: 0 },
       plan: record.plan ?? null,
@@ -347,9 +227,7 @@ export class SessionStore implements IConversation {
     this._chatId = newChatId();
     this._created = Date.now();
     this.notebookPath = notebook;
-    this._entries.length = 0;
-    this._draft = null;
-    this._derive();
+    this.log.reset([]);
     this.context.summary = null;
     this._store.patch(emptyState());
   }
@@ -385,76 +263,7 @@ export class SessionStore implements IConversation {
     return this._store.getSnapshot();
   }
 
-  /**
-   * The record changed (or, `recordChanged` false, only the reply
-   * streaming): derive what is derived and tell the listeners.
-   */
-  private _changed(
-    patch: Partial<Omit<ISessionState, 'items'>> = {},
-    recordChanged = true
-  ): void {
-    if (recordChanged) {
-      this._derive();
-    }
-    this._store.patch({
-      ...patch,
-      items: withDraft(this._transcript, this._draft)
-    });
-  }
-
-  /** The history and the transcript, from the record. */
-  private _derive(): void {
-    this._history = historyOf(this._entries);
-    this._transcript = transcriptOf(this._entries);
-  }
-
-  /** The index of the reply whose text the transcript shows last, or -1. */
-  private _lastAnswerIndex(): number {
-    const last = this._transcript[this._transcript.length - 1];
-    if (last?.kind !== 'assistant' || this._draft) {
-      return -1;
-    }
-    for (let index = this._entries.length - 1; index >= 0; index -= 1) {
-      const entry = this._entries[index];
-      if (entry.kind === 'reply' && (entry.shown ?? entry.message?.content)) {
-        return index;
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * The running call's card names the cell it starts to run, where it did
-   * not already (a cell `insert_cell` with `run: true` made is known only
-   * now): a chat saved mid-run (the page went away) knows which cell the
-   * kernel may still be busy with (interrupted-run.ts).
-   */
-  private _nameRunningCard(cellId: string): void {
-    let index = this._entries.length - 1;
-    while (index >= 0 && this._entries[index].kind !== 'call') {
-      index -= 1;
-    }
-    const entry = this._entries[index];
-    if (
-      entry?.kind !== 'call' ||
-      entry.card.status !== 'running' ||
-      entry.card.cellId
-    ) {
-      return;
-    }
-    this._entries[index] = { ...entry, card: { ...entry.card, cellId } };
-    this._changed();
-  }
-
   private readonly _store = new ValueStore<ISessionState>(emptyState());
-  /** The chat's one record, changed only by the methods above. */
-  private readonly _entries: ChatEntry[] = [];
-  /** Derived from the record: what the model reads. */
-  private _history: ChatMessage[] = [];
-  /** Derived from the record: what the sidebar shows (without the streaming reply). */
-  private _transcript: TranscriptItem[] = [];
-  /** The reply streaming now: its line's id and its text so far. */
-  private _draft: { id: string; text: string } | null = null;
   private readonly _eventListeners = new Set<(event: AgentEvent) => void>();
   private _nextId = 0;
   private _chatId = newChatId();
