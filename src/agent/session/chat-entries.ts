@@ -12,7 +12,7 @@ import type {
   TurnItem
 } from '../loop/turn-items';
 import { capTranscriptImages, toolImages } from '../tool-images';
-import type { ChatMessage, IAgentError, IPlanStep } from '../types';
+import type { ChatMessage, IPlanStep } from '../types';
 import { endNotice, leftRunningNotice, summaryNotice } from './notices';
 import type { TranscriptItem } from './types';
 
@@ -87,8 +87,6 @@ export function messageOfEntry(entry: ChatEntry): ChatMessage | null {
 export interface IRecorded {
   /** The plan the item stated (`update_plan`). */
   plan?: ReadonlyArray<IPlanStep>;
-  /** The error the turn ended with (`end`). */
-  error?: IAgentError | null;
 }
 
 /**
@@ -164,7 +162,7 @@ export function recordItem(
           }
         });
       }
-      return { error: item.error ?? null };
+      return {};
     }
     default: {
       const unhandled: never = item;
