@@ -102,10 +102,13 @@ test('a run that shows images gets thumbnails on its card; they open full size; 
             await fetch(`/notebook-agent/chats/${encodeURIComponent(id)}`)
           ).text();
           const record = JSON.parse(text);
-          const tool = record.items.find(
-            (i: { name?: string; status?: string }) =>
-              i.name === 'run_cell' && i.status === 'done'
-          );
+          // The saved chat's one record: a call's card is in its entry.
+          const tool = record.entries
+            .map((e: { card?: { name?: string; status?: string } }) => e.card)
+            .find(
+              (i?: { name?: string; status?: string }) =>
+                i?.name === 'run_cell' && i.status === 'done'
+            );
           return tool
             ? `${tool.images === undefined} ${tool.moreImages} ${text.includes('iVBORw0KGgo')}`
             : 'no card';
