@@ -36,17 +36,40 @@ export function savedEntries(entries: ReadonlyArray<ChatEntry>): ChatEntry[] {
   });
 }
 
-/** The entries of a saved chat; one saved before the one record, converted. */
+/**
+ * The entries of a saved chat; one saved before the one record, converted.
+ * Entries of a kind this version does not know (a newer one's), or without
+ * the parts their kind has, are left out rather than break the chat.
+ */
 export function savedEntriesOf(
   record: Pick<IChatRecord, 'entries' | 'items' | 'history'>,
   runsCell?: RunsCellLookup
 ): ChatEntry[] {
   return record.entries
-    ? [...record.entries]
+    ? record.entries.filter(isEntry)
     : entriesOfLegacy(
         { items: record.items ?? [], history: record.history ?? [] },
         runsCell
       );
+}
+
+/** Whether a saved value has the shape of an entry this version reads. */
+function isEntry(value: unknown): value is ChatEntry {
+  const entry = value as Record<string, unknown> | null;
+  const object = (part: unknown) => !!part && typeof part === 'object';
+  switch (entry?.kind) {
+    case 'message':
+      return object(entry.message);
+    case 'prompt':
+    case 'reply':
+      return typeof entry.id === 'string';
+    case 'call':
+      return object(entry.card);
+    case 'notice':
+      return object(entry.notice);
+    default:
+      return false;
+  }
 }
 
 function withoutImage<T extends ChatMessage>(message: T): T {

@@ -241,3 +241,31 @@ describe('a chat saved in the old format', () => {
     ]);
   });
 });
+
+describe('a chat saved by a newer version', () => {
+  it('a newer chat’s entry of a kind this version does not know is left out, not a broken chat', () => {
+    const store = new SessionStore();
+    const record = {
+      ...oldChat(),
+      version: 3,
+      items: undefined,
+      history: undefined,
+      entries: [
+        { kind: 'message', message: { role: 'system', content: 'system' } },
+        {
+          kind: 'prompt',
+          id: 'item-1',
+          message: { role: 'user', content: 'Hi' },
+          line: { kind: 'user', text: 'Hi' }
+        },
+        { kind: 'hologram', id: 'item-2' },
+        { kind: 'call' }
+      ]
+    } as unknown as IChatRecord;
+    expect(store.restore(record)).toBe(true);
+    expect(store.getSnapshot().items).toEqual([
+      { kind: 'user', id: 'item-1', text: 'Hi' }
+    ]);
+    expect(store.history.map(m => m.content)).toEqual(['system', 'Hi']);
+  });
+});
