@@ -206,21 +206,11 @@ async function writeSummary(
 }
 
 /**
- * A plan for another request, in words, one step per thing asked. Measured
- * with Qwen2.5-Coder-1.5B: without it, the steps were code
- * (`df.groupby('date')['temp_c'].max().idxmax()`) that the step's cell then
- * copied, and two asks ("by region and by month") became one chart that
- * printed neither. Its data and names are no task's (eval/tasks).
+ * The prompt of the plan: the request, the folder's data files, their first
+ * lines, and dates kept as text. No example plan: Qwen2.5-Coder-1.5B copied
+ * one (another file's steps, "Add a cost column (km × price_per_km)…") as
+ * the plan of an experiment.csv notebook, measured on the Generate set.
  */
-export const PLAN_EXAMPLE = [
-  'For example, for "Analyse trips.csv: cost (km × price_per_km) by city and by weekday, and a line chart of trips per day", the steps are:',
-  '1. Load trips.csv',
-  '2. Add a cost column (km × price_per_km) and print the total cost by city',
-  '3. Print the total cost by weekday',
-  '4. Plot the number of trips per day as a line chart'
-].join('\n');
-
-/** The prompt of the plan: the request, the folder's data files, their first lines. */
 export function planPrompt(
   request: string,
   files: ReadonlyArray<IFolderFile>,
@@ -239,8 +229,7 @@ export function planPrompt(
       'Each step is one short code cell that loads, computes, prints or plots one thing the request asks for; ' +
       'each thing the request asks for gets its own step' +
       (files.length ? '; step 1 loads the data from the files above' : '') +
-      '.',
-    PLAN_EXAMPLE
+      '.'
   ].join('\n');
 }
 
