@@ -17,6 +17,8 @@ resource                        routes (under ``notebook-agent/``)           act
 ``notebook-agent-path-check``   ``path-check``                               GET read
 ``notebook-agent-models``       ``models/<file>`` (local model files)        GET, HEAD read
 ``kernels``                     ``kernels/<id>/no-wait-restart``             POST write (as the kernels API)
+``notebook-agent-outside``      ``mcp`` (outside agents' MCP endpoint)       read to connect; per tool read,
+                                                                             write or execute
 ==============================  ==========================================  ==========================
 
 A chat completion (and a completion) needs ``execute``: it spends the key the server holds (often the admin's)
