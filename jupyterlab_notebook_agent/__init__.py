@@ -32,6 +32,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .key_store import KeyStore, default_key_store_path
     from .mcp_config import mcp_secret_variables
     from .mcp_handlers import stop_mcp_with
+    from .outside_channel import setup_outside_channel
     from .outside_hub import OutsideHub
     from .outside_mcp import setup_outside_mcp
     from .path_check import setup_path_check
@@ -49,6 +50,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats, log=server_app.log))
     setup_path_check(server_app.web_app)
     setup_outside_mcp(server_app.web_app, OutsideHub())  # outside agents' MCP endpoint (#36)
+    setup_outside_channel(server_app.web_app)  # ... and the pages that run their calls
     setup_kernel_restart(server_app.web_app)  # the agent's Stop on code that ignores SIGINT
     stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server
     # With no endpoint configured: model servers on loopback, looked for in the background.
