@@ -84,7 +84,8 @@ describe('the extension at JupyterLab’s start', () => {
       'agent/tools/tool-queue.ts',
       'jupyter/core/agent-shell.ts',
       'jupyter/core/lazy-runs.ts',
-      'jupyter/live-port/run-log.ts'
+      'jupyter/live-port/run-log.ts',
+      'jupyter/outside/outside-channel.ts'
     ]) {
       expect(loaded).toContain(module);
     }
@@ -97,5 +98,14 @@ describe('the extension at JupyterLab’s start', () => {
       )
     );
     expect(runs).toEqual([]);
+  });
+
+  it('holds only the channel of outside agents, not what runs their calls', () => {
+    const outside = [...loaded].filter(module =>
+      /^(agent\/outside\/|jupyter\/outside\/(?!outside-channel\.ts))/.test(
+        module
+      )
+    );
+    expect(outside).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ import {
   saveAgentEdits
 } from '../persistence/save-agent-edits';
 import { PLUGIN_ID } from '../config/settings';
+import { listenForOutsideAgents } from '../outside/outside-channel';
 import { IAgentCore } from './host-tokens';
 
 /** Notebook Agent's core plugin. */
@@ -59,6 +60,14 @@ export const corePlugin: JupyterFrontEndPlugin<IAgentCore> = {
       tracker,
       autosaveSetting(settingRegistry),
       trans
+    );
+    // Outside agents (MCP clients of the server) reach this page's notebooks
+    // through a channel opened now; what runs their calls loads with the first.
+    listenForOutsideAgents(tracker, async () =>
+      (await import('../outside/outside-calls')).outsideRunner(
+        await shell.runs.loaded(),
+        () => shell.configuration.config.settings.approvalMode
+      )
     );
     return shell.core;
   }
