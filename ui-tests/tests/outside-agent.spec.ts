@@ -5,6 +5,7 @@
  * it as [redacted], Stop ends its run (and later calls are refused), and one
  * Undo reverts all it did.
  */
+import * as path from 'path';
 import { expect, test } from './shared-page';
 import { OutsideAgent } from './outside-agent';
 import { openAgent, SIDEBAR } from './sidebar';
@@ -117,4 +118,43 @@ test('Stop ends an outside run: what runs is interrupted and later calls are ref
   } finally {
     await agent.close();
   }
+});
+
+test('over stdio: the SDK client starts notebook-agent mcp, which relays to the notebook', async ({
+  page
+}) => {
+  await page.notebook.createNew('bridged.ipynb');
+  await openAgent(page);
+  const bin = path.join(__dirname, '..', '..', 'bin', 'notebook-agent.cjs');
+  const server = new URL('/', page.url()).toString();
+  const agent = await OutsideAgent.start('', 'Stdio Agent', [
+    'node',
+    bin,
+    'mcp',
+    '--server',
+    server
+  ]);
+  try {
+    const notebook = await openPath(agent, 'bridged.ipynb');
+    const running = agent.begin('insert_cell', {
+      notebook,
+      source: 'print(6 * 9)',
+      run: true
+    });
+    const sidebar = page.locator(`#${SIDEBAR}`);
+    await expect(sidebar).toContainText(
+      `Stdio Agent is working in ${notebook}`
+    );
+    const card = sidebar.getByRole('group', { name: 'Approval needed' });
+    await expect(card).toBeVisible({ timeout: 30000 });
+    await card.getByRole('button', { name: 'Run' }).click();
+    const ran = await running;
+    expect(ran.isError, ran.text).toBe(false);
+    expect(ran.text).toContain('54');
+  } finally {
+    await agent.close();
+  }
+  await expect(page.locator(`#${SIDEBAR}`)).toContainText(
+    'Stdio Agent finished in'
+  );
 });

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage:
   notebook-agent generate "PROMPT" --out analysis.ipynb [--attach data.csv ...] [--kernel python3] [--force]
   notebook-agent fix NOTEBOOK.ipynb --cell CELL_ID [--attempts 3]
+  notebook-agent mcp --server URL   (an MCP stdio server for outside agents: notebook-agent mcp --help)
 
 Model (defaults from the environment):
   --base-url URL     OpenAI-compatible endpoint ($OPENAI_BASE_URL, else https://api.openai.com/v1)

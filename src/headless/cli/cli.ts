@@ -24,6 +24,13 @@ export async function main(
     cwd: process.cwd()
   }
 ): Promise<ExitCode> {
+  if (argv[0] === 'mcp') {
+    // The stdio bridge for outside agents: no model, options of its own.
+    return (await import('./mcp-bridge/bridge-command')).mcpCommand(
+      argv.slice(1),
+      io
+    );
+  }
   let command: CliCommand;
   try {
     command = parseCli(argv, io.env);
