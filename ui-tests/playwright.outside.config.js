@@ -12,7 +12,10 @@ module.exports = {
   projects: [
     {
       name: 'outside',
-      testMatch: /outside-.*\.spec\.ts$/,
+      // UI_OUTSIDE_MATCH: other specs of the configured server, to check them beside these.
+      testMatch: process.env.UI_OUTSIDE_MATCH
+        ? new RegExp(process.env.UI_OUTSIDE_MATCH)
+        : /outside-.*\.spec\.ts$/,
       use: { baseURL: `http://localhost:${8888 + OFFSET}` }
     }
   ],
