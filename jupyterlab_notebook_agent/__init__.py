@@ -35,6 +35,7 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     from .outside_channel import setup_outside_channel
     from .outside_hub import OutsideHub
     from .outside_mcp import setup_outside_mcp
+    from .outside_worker import OutsideWorker, stop_worker_with
     from .path_check import setup_path_check
     from .providers import resolve_providers
     from .server_secrets import SETTING, RedactingFilter, ServerSecrets
@@ -49,7 +50,15 @@ def _load_jupyter_server_extension(server_app: Any) -> None:
     chats_dir = Path(config.chats_dir) if config.chats_dir else default_chats_dir()
     setup_chat_handlers(server_app.web_app, ChatStore(chats_dir, max_chats=config.max_chats, log=server_app.log))
     setup_path_check(server_app.web_app)
-    setup_outside_mcp(server_app.web_app, OutsideHub())  # outside agents' MCP endpoint (#36)
+    # Outside agents' MCP endpoint (#36); notebooks no page has open go to the command line's worker.
+    worker = OutsideWorker(
+        config.outside_worker_command,
+        server_app.connection_url,
+        getattr(server_app.identity_provider, "token", "") or "",
+        server_app.log,
+    )
+    setup_outside_mcp(server_app.web_app, OutsideHub(worker=worker))
+    stop_worker_with(server_app, worker)
     setup_outside_channel(server_app.web_app)  # ... and the pages that run their calls
     setup_kernel_restart(server_app.web_app)  # the agent's Stop on code that ignores SIGINT
     stop_mcp_with(server_app)  # MCP stdio servers end with the Jupyter server

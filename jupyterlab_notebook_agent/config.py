@@ -274,6 +274,17 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
+    outside_worker_command = List(
+        Unicode(),
+        default_value=["notebook-agent", "mcp-worker"],
+        help=(
+            "The command that serves outside agents' calls on notebooks no JupyterLab page has open "
+            "(docs/outside-agents.md): the notebook-agent command line's mcp-worker, started on first use with "
+            "--server <this server's URL> and the server's token in $JUPYTER_TOKEN. Not found (no Node, or the "
+            "command line not installed), or []: such calls are refused, saying to open the notebook in JupyterLab."
+        ),
+    ).tag(config=True)
+
     allow_user_mcp_servers = Bool(
         False,
         help=(

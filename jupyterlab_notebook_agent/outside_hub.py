@@ -4,8 +4,9 @@ A Jupyter server is one user's: every page connected to it (``outside_channel.py
 the calls. Each page says which notebooks it has open; a call on one of them goes to the page
 that said so last (the one the user opened it in most recently), which runs it through the
 agent's own tools over the live notebook and answers. A page that goes away answers its
-pending calls "the notebook was closed". A notebook no page has open is refused, saying so,
-until the server-side port serves it.
+pending calls "the notebook was closed". A notebook no page has open goes to the server's
+worker (``outside_worker.py``: the same tools over the headless port), or, without one, is
+refused, saying to open it in JupyterLab.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import asyncio
 import itertools
 import json
 from typing import Any, Protocol
+
+from .outside_worker import OutsideWorker, WorkerUnavailableError
 
 SETTINGS_KEY = "notebook_agent_outside"
 #: How long a call may take in the page (approval included) before the client is told.
@@ -52,8 +55,10 @@ def _checked_result(result: Any) -> dict[str, Any]:
 class OutsideHub:
     """The pages connected to this server, what they have open, and the calls under way."""
 
-    def __init__(self, call_timeout: float = CALL_TIMEOUT) -> None:
+    def __init__(self, call_timeout: float = CALL_TIMEOUT, worker: OutsideWorker | None = None) -> None:
         self.call_timeout = call_timeout
+        #: Runs the calls on notebooks no page has open (None: they are refused).
+        self.worker = worker
         self._open: dict[Page, list[str]] = {}
         self._order = itertools.count()
         self._said_at: dict[Page, int] = {}
@@ -107,11 +112,7 @@ class OutsideHub:
         notebook = arguments["notebook"]
         page = self.page_for(notebook)
         if page is None:
-            return text_result(
-                f"{notebook} is not open in JupyterLab. Ask the user to open it there (list_notebooks names "
-                "the notebooks open now), then call again.",
-                error=True,
-            )
+            return await self._call_worker(session, tool, arguments)
         call_id = str(next(self._ids))
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[call_id] = (page, future)
@@ -138,7 +139,29 @@ class OutsideHub:
         finally:
             self._pending.pop(call_id, None)
 
+    async def _call_worker(self, session: Any, tool: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+        notebook = arguments["notebook"]
+        not_open = (
+            f"{notebook} is not open in JupyterLab. Ask the user to open it there (list_notebooks names "
+            "the notebooks open now), then call again."
+        )
+        if self.worker is None:
+            return text_result(not_open, error=True)
+        try:
+            result = await asyncio.wait_for(
+                self.worker.call(session.id, session.client, tool.name, arguments), self.call_timeout
+            )
+        except WorkerUnavailableError as error:
+            return text_result(f"{not_open} ({error}.)", error=True)
+        except asyncio.TimeoutError:
+            return text_result(f"No answer for {notebook} within {int(self.call_timeout)} s.", error=True)
+        if result is None:
+            return text_result(f"The server's worker for {notebook} stopped before it answered.", error=True)
+        return _checked_result(result)
+
     def session_ended(self, session_id: str) -> None:
         """The client ended its session: its runs end with it, in every page."""
         for page in list(self._open):
             page.send({"type": "ended", "session": session_id})
+        if self.worker is not None:
+            self.worker.session_ended(session_id)

@@ -47,7 +47,7 @@ def jp_server_config(authorizer, configured):
     server = {"jpserver_extensions": {"jupyterlab_notebook_agent": True}}
     if authorizer is not None:
         server["authorizer_class"] = authorizer
-    return {"ServerApp": server, "NotebookAgent": {"discover_local_servers": False}}
+    return {"ServerApp": server, "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []}}
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ def jp_server_config(configured):
     """The server holds a key (``OPENAI_API_KEY``), which no answer may carry."""
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"discover_local_servers": False},
+        "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []},
     }
 
 

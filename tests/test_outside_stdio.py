@@ -36,7 +36,7 @@ pytestmark = [
 def jp_server_config(configured):
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"discover_local_servers": False},
+        "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []},
     }
 
 

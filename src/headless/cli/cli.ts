@@ -31,6 +31,13 @@ export async function main(
       io
     );
   }
+  if (argv[0] === 'mcp-worker') {
+    // The Jupyter server's worker for notebooks not open (outside_worker.py).
+    return (await import('./mcp-bridge/bridge-command')).mcpWorkerCommand(
+      argv.slice(1),
+      io
+    );
+  }
   let command: CliCommand;
   try {
     command = parseCli(argv, io.env);

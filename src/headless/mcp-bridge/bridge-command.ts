@@ -14,6 +14,35 @@ relayed to the Jupyter server's notebook-agent/mcp endpoint:
   --server URL   the Jupyter server ($JUPYTER_URL), e.g. http://localhost:8888/
   --token TOKEN  its token ($JUPYTER_TOKEN; prefer the environment)`;
 
+/**
+ * `notebook-agent mcp-worker --server URL` (token in $JUPYTER_TOKEN): the
+ * Jupyter server's own worker for notebooks no page has open (./worker.ts).
+ */
+export async function mcpWorkerCommand(
+  argv: string[],
+  io: ICliIO,
+  input: NodeJS.ReadableStream = process.stdin
+): Promise<ExitCode> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { server: { type: 'string' } }
+  });
+  if (!values.server) {
+    io.err('notebook-agent mcp-worker: --server URL is needed.');
+    return 64;
+  }
+  const { JupyterServerProcess } = await import('../jupyter-server');
+  const { runWorker } = await import('./worker');
+  return runWorker({
+    settings: JupyterServerProcess.makeNodeSettings(
+      values.server,
+      io.env.JUPYTER_TOKEN ?? ''
+    ),
+    input,
+    out: io.out
+  });
+}
+
 /** Run the bridge; resolves with the exit code. */
 export async function mcpCommand(
   argv: string[],
