@@ -14,18 +14,18 @@
  */
 import { createInterface } from 'node:readline';
 import type { ServerConnection } from '@jupyterlab/services';
-import { OUTSIDE_TOOLS } from '../../agent/outside/catalogue';
+import { OUTSIDE_TOOLS } from '../../../agent/outside/catalogue';
 import {
   mcpResult,
   textResult,
   type IMcpToolResult
-} from '../../agent/outside/mcp-result';
-import type { ApprovalMode } from '../../agent/loop/approval';
-import { executeToolCall } from '../../agent/loop/tool-step';
-import { agentTools } from '../../agent/tools/all-tools';
-import { ToolRegistry } from '../../agent/tools/registry';
-import { RunState } from '../../agent/tools/run-state';
-import { ServerNotebookPort } from '../server-port';
+} from '../../../agent/outside/mcp-result';
+import type { ApprovalMode } from '../../../agent/loop/approval';
+import { executeToolCall } from '../../../agent/loop/tool-step';
+import { agentTools } from '../../../agent/tools/all-tools';
+import { ToolRegistry } from '../../../agent/tools/registry';
+import { RunState } from '../../../agent/tools/run-state';
+import { ServerNotebookPort } from '../../server-port/server-port';
 
 interface IWorkerCall {
   id: string;

@@ -31,7 +31,7 @@ export async function mcpWorkerCommand(
     io.err('notebook-agent mcp-worker: --server URL is needed.');
     return 64;
   }
-  const { JupyterServerProcess } = await import('../jupyter-server');
+  const { JupyterServerProcess } = await import('../../servers/jupyter-server');
   const { runWorker } = await import('./worker');
   return runWorker({
     settings: JupyterServerProcess.makeNodeSettings(
