@@ -36,7 +36,7 @@ import { imageObservation } from './vision';
  * A call starting: its card says what its tool's definition says of it
  * (title, the cell it runs, its code, its kind), read once here.
  */
-function callItem(tools: ToolRegistry, call: IToolCall): TurnItem {
+export function callItem(tools: ToolRegistry, call: IToolCall): TurnItem {
   const runsCell = tools.runCellOfCall(call);
   const code = tools.codeOfCall(call);
   const kind = tools.kindOf(call);
@@ -53,7 +53,7 @@ function callItem(tools: ToolRegistry, call: IToolCall): TurnItem {
 }
 
 /** A call's end: what its card shows and the message the model reads. */
-function resultItem(
+export function resultItem(
   call: IToolCall,
   result: IToolResult,
   durationMs: number

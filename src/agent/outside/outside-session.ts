@@ -12,7 +12,8 @@
  * outside run holds the chat (the chat is busy).
  */
 import type { ApprovalMode } from '../loop/approval';
-import { executeToolCall } from '../loop/tool-step';
+import { applyItem } from '../loop/conversation';
+import { callItem, executeToolCall, resultItem } from '../loop/tool-step';
 import type { INotebookPort } from '../ports';
 import { ChatSession } from '../session/chat-session';
 import type { ToolRegistry } from '../tools/registry';
@@ -179,13 +180,26 @@ export class OutsideSession extends ChatSession {
       arguments: JSON.stringify(args)
     };
     const store = this._store;
-    const cellId = tools.runCellOfCall(toolCall);
-    store.dispatch({
-      type: 'tool-call',
-      call: toolCall,
-      title: tools.titleOf(toolCall),
-      ...(cellId !== undefined ? { cellId } : {})
-    });
+    const turn = { conversation: store, onEvent: () => undefined };
+    // The chat's model reads the outside call as a call of its own (a valid
+    // conversation: a request, a reply calling the tool, its answer), after a
+    // line saying whose it was; the transcript shows its card.
+    applyItem(
+      turn,
+      {
+        type: 'message',
+        message: {
+          role: 'user',
+          content: `${run.client}, an outside agent, made this call in ${run.path}:`
+        }
+      },
+      {
+        type: 'reply',
+        message: { role: 'assistant', content: null, toolCalls: [toolCall] },
+        shown: ''
+      },
+      callItem(tools, toolCall)
+    );
     const started = Date.now();
     const result = await executeToolCall(
       toolCall,
@@ -199,12 +213,7 @@ export class OutsideSession extends ChatSession {
     if (result.fileChange) {
       this._controls.files.record(toolCall.id, run.notebook, result.fileChange);
     }
-    store.dispatch({
-      type: 'tool-result',
-      callId: toolCall.id,
-      result,
-      durationMs: Date.now() - started
-    });
+    applyItem(turn, resultItem(toolCall, result, Date.now() - started));
     return mcpResult(result);
   }
 

@@ -57,6 +57,13 @@ describe('an outside run in the sidebar chat', () => {
       status: 'done'
     });
     expect(chat.busy).toBe(true);
+    // The chat's model reads a valid conversation: whose call it was, the call, its answer.
+    expect(chat.history.map(m => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool'
+    ]);
+    expect(chat.history[0].content).toContain('Claude Code, an outside agent');
     outside.sessionEnded('session-a');
     expect(chat.busy).toBe(false);
   });
