@@ -25,8 +25,10 @@ const chromium = chromiumLaunchOptions();
 const SHARD_A =
   /(^|\/)(port-contract|live-runs|live-faults|agent|approvals|chats|workflows|truth|mention-picker)\.spec\.ts$/;
 const SHARD = process.env.UI_SHARD ?? '';
+// outside-opencode.spec.ts (a real agent CLI and a local model) is not part
+// of the suite: playwright.outside.config.js runs it when asked (#36).
 const OWN_SERVERS =
-  /(unconfigured|offline-start|narrow-sidebar|providers|mcp)\.spec\.ts$/;
+  /(unconfigured|offline-start|narrow-sidebar|providers|mcp|outside-opencode)\.spec\.ts$/;
 
 const projects = [
   {

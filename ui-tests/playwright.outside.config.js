@@ -1,7 +1,9 @@
 /**
  * The outside agents' UI tests alone (outside-*.spec.ts, #36): the scripted
  * model and the configured server of playwright.config.js, nothing else.
- * The full suite runs these specs too, on its configured server.
+ * The full suite runs outside-agent.spec.ts too, on its configured server;
+ * outside-opencode.spec.ts (a real agent CLI) runs only here, when
+ * NOTEBOOK_AGENT_OPENCODE is set.
  */
 const config = require('./playwright.config');
 
@@ -15,7 +17,9 @@ module.exports = {
       // UI_OUTSIDE_MATCH: other specs of the configured server, to check them beside these.
       testMatch: process.env.UI_OUTSIDE_MATCH
         ? new RegExp(process.env.UI_OUTSIDE_MATCH)
-        : /outside-.*\.spec\.ts$/,
+        : process.env.NOTEBOOK_AGENT_OPENCODE
+          ? /outside-.*\.spec\.ts$/
+          : /outside-agent\.spec\.ts$/,
       use: { baseURL: `http://localhost:${8888 + OFFSET}` }
     }
   ],

@@ -11,7 +11,9 @@
  * not read as a tool call, so no tool is called and this test fails there.
  * A model that calls tools through the chat API is needed.
  *
- * Runs only when both are given (it takes minutes on a CPU):
+ * Not part of the test command (it fails with the models this machine has,
+ * and takes minutes on a CPU): playwright.outside.config.js runs it when
+ * both are given, and it says what is missing otherwise:
  *   NOTEBOOK_AGENT_OPENCODE   the opencode command (e.g. node_modules/.bin/opencode)
  *   NOTEBOOK_AGENT_OPENCODE_MODEL  an OpenAI-compatible base URL (e.g. llama-server's
  *                             http://127.0.0.1:8090/v1 with Qwen2.5-Coder)
@@ -27,10 +29,11 @@ const OPENCODE = process.env.NOTEBOOK_AGENT_OPENCODE ?? '';
 const MODEL = process.env.NOTEBOOK_AGENT_OPENCODE_MODEL ?? '';
 
 test.use({ kernels: null, sessions: null });
-test.skip(
-  !OPENCODE || !MODEL,
-  'set NOTEBOOK_AGENT_OPENCODE and NOTEBOOK_AGENT_OPENCODE_MODEL'
-);
+if (!OPENCODE || !MODEL) {
+  throw new Error(
+    'outside-opencode.spec.ts needs NOTEBOOK_AGENT_OPENCODE and NOTEBOOK_AGENT_OPENCODE_MODEL'
+  );
+}
 test.setTimeout(40 * 60_000);
 
 /** A project folder whose opencode.json names the model and the notebook's MCP server, and nothing else. */
