@@ -76,6 +76,15 @@ export interface IOpenAIClientOptions {
 
 type OpenAIClient = OpenAI;
 
+/** What the endpoint's client offers, for those that hold it lazily (jupyter/core/lazy-openai-client.ts). */
+export type IOpenAIChatClient = Required<
+  Pick<
+    IModelClient,
+    'streamChat' | 'listModels' | 'prepare' | 'forcesToolCalls'
+  >
+> &
+  ICompletionSource & { readonly model: string };
+
 /** Streams chat turns from an OpenAI-compatible endpoint. */
 export class OpenAIChatClient implements IModelClient, ICompletionSource {
   private _client: Promise<OpenAIClient> | null = null;

@@ -100,6 +100,11 @@ describe('the extension at JupyterLab’s start', () => {
     expect(runs).toEqual([]);
   });
 
+  it('holds the endpoint client only as its lazy stand-in (the real one loads with the first request)', () => {
+    expect(loaded).toContain('jupyter/core/lazy-openai-client.ts');
+    expect(loaded).not.toContain('agent/model/openai-client.ts');
+  });
+
   it('holds only the channel of outside agents, not what runs their calls', () => {
     const outside = [...loaded].filter(module =>
       /^(agent\/outside\/|jupyter\/outside\/(?!outside-channel\.ts))/.test(

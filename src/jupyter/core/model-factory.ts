@@ -10,9 +10,9 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { DirectFetchError, ModelConfigError } from '../../agent/model/errors';
 import type { FetchLike } from '../../agent/model/fetch-like';
-import { OpenAIChatClient } from '../../agent/model/openai-client';
 import type { IModelClient } from '../../agent/model/types';
 import { LazyLocalModel } from '../local-model/lazy-local-model';
+import { LazyOpenAIClient } from './lazy-openai-client';
 import type { IAgentSettings } from '../config/settings';
 
 /** Header with which proxy mode selects one of the server's allowed endpoints. */
@@ -86,7 +86,7 @@ export function createModelClient(
       );
     }
     const baseUrl = settings.baseUrl;
-    return new OpenAIChatClient({
+    return new LazyOpenAIClient({
       baseURL: baseUrl,
       idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
       onWait,
@@ -109,7 +109,7 @@ export function createModelClient(
         })
     });
   }
-  return new OpenAIChatClient({
+  return new LazyOpenAIClient({
     baseURL: proxyBaseUrl(serverSettings),
     idleTimeoutMs: settings.modelIdleTimeoutSeconds * 1000,
     onWait,
