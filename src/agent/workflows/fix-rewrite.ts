@@ -11,6 +11,7 @@
  * that ran before the cell, and what the kernel holds (a misspelt column is
  * fixed from the column names).
  */
+import { closeColumnHint } from '../context/close-names';
 import { dataPreview } from '../context/data-preview';
 import { describeFailure } from '../context/failure-focus';
 import { kernelVariables } from '../context/kernel-variables';
@@ -80,6 +81,7 @@ export function rewritePrompt(
   again: boolean | 'unchanged'
 ): string {
   const focus = describeFailure(problem, 'same-cell');
+  const meant = closeColumnHint(problem, context.variables);
   return [
     again === 'unchanged'
       ? `Your reply was cell ${name} unchanged, and it fails the same way: change the line the error points at. The cell:`
@@ -91,6 +93,7 @@ export function rewritePrompt(
     '```',
     problem,
     ...(focus ? [`In short: it ${focus}`] : []),
+    ...(meant ? [meant] : []),
     ...(context.earlier
       ? [
           'The code that ran before it in the notebook (already run; its variables exist):',
