@@ -20,11 +20,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "bin" / "notebook-agent.cjs"
 pytestmark = [
     pytest.mark.fault_category("outside MCP route"),
-    pytest.mark.skipif(
-        shutil.which("node") is None or not (ROOT / "lib" / "cli" / "notebook-agent.cjs").exists(),
-        reason="needs node and the built command line (npm run build:cli)",
-    ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def built_command_line():
+    """The test command builds the command line first; without it these tests fail, saying so."""
+    if shutil.which("node") is None or not (ROOT / "lib" / "cli" / "notebook-agent.cjs").exists():
+        pytest.fail("needs node and the built command line: run npm run build:cli")
+
+
 NOT_OPEN = "is not open in JupyterLab: worked on through the server"
 
 
