@@ -10,6 +10,8 @@ import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { parsePlan, summaryCell } from '../workflows/generate-by-steps';
+import { requestAsks, stepsFromRequest } from '../workflows/request-asks';
+import { withResultShown } from '../workflows/step-result';
 import { generatePrompt } from '../workflows/generate-notebook';
 import { MiniKernelNotebook } from './mini-kernel';
 
@@ -66,6 +68,76 @@ describe('the plan in a small model’s reply', () => {
       title: 'Count the rows of a.csv',
       steps: ['Count the rows of a.csv']
     });
+  });
+});
+
+describe('the asks of a request, as plan steps', () => {
+  it('reads a listed request as one step per ask, after loading the named files', () => {
+    expect(
+      stepsFromRequest(
+        'Study orders.csv: the order count per store and per week, a histogram of basket size, and a short summary.',
+        ['orders.csv', 'other.csv']
+      )
+    ).toEqual([
+      'Load orders.csv',
+      'Show the order count per store',
+      'Show the order count per week',
+      'Show a histogram of basket size'
+    ]);
+  });
+
+  it('keeps lists inside an ask, brackets and verbs; drops the scene, the loading and the summary', () => {
+    expect(
+      requestAsks(
+        'Using visits.tsv (one row per visit), merge it with pages.csv on page_id and rank pages by views, ' +
+          'the min, max and mean duration (in s, rounded), then plot views per day. Summarise the results.'
+      )
+    ).toEqual([
+      'Merge it with pages.csv on page_id',
+      'Rank pages by views',
+      'Show the min, max and mean duration (in s, rounded)',
+      'Plot views per day'
+    ]);
+    expect(
+      requestAsks('Load data.csv\n- revenue by region\n- a histogram of units')
+    ).toEqual(['Show revenue by region', 'Show a histogram of units']);
+  });
+
+  it('is null for a request with fewer than two asks (the model plans it)', () => {
+    expect(stepsFromRequest('Analyse sales.csv', ['sales.csv'])).toBeNull();
+    expect(
+      stepsFromRequest('Plot revenue over time in sales.csv.', ['sales.csv'])
+    ).toBeNull();
+  });
+});
+
+describe('a step that showed nothing', () => {
+  it('shows the target of its last assignment', () => {
+    expect(
+      withResultShown("import pandas as pd\ndf = pd.read_csv('a.csv')")
+    ).toBe("import pandas as pd\ndf = pd.read_csv('a.csv')\ndf");
+    expect(
+      withResultShown("by_year = (df.groupby('year')\n    ['rain'].sum())\n")
+    ).toBe("by_year = (df.groupby('year')\n    ['rain'].sum())\nby_year");
+    expect(withResultShown("df['month'] = df['date'].dt.month")).toBe(
+      "df['month'] = df['date'].dt.month\ndf['month']"
+    );
+    expect(withResultShown('lo, hi = s.min(), s.max()')).toBe(
+      'lo, hi = s.min(), s.max()\nlo, hi'
+    );
+  });
+
+  it('leaves a cell that ends otherwise', () => {
+    for (const source of [
+      'x += 1',
+      'x == 1',
+      'fig, ax = plt.subplots()',
+      'for i in range(3):\n    total = i',
+      "d = {\n'a': 1,\n}",
+      'plt.plot(x)\nplt.show()'
+    ]) {
+      expect(withResultShown(source)).toBeNull();
+    }
   });
 });
 
@@ -156,7 +228,8 @@ describe('Generate notebook with a small model, step by step', () => {
         '# Sum the units of sales.csv\n\n1. Set the total\n2. Print the total'
       ],
       ['markdown', '## 1. Set the total'],
-      ['code', 'total = 6'],
+      // It ran and showed nothing: the assigned name shows its result.
+      ['code', 'total = 6\ntotal'],
       ['markdown', '## 2. Print the total'],
       ['code', 'print(total)'],
       ['markdown', '## Summary\nThe total is 6.']
@@ -174,5 +247,42 @@ describe('Generate notebook with a small model, step by step', () => {
     const rewrite = String(model.requests[3].messages.at(-2)?.content);
     expect(rewrite).toMatch(/^Fix cell \S+ so that it runs/);
     expect(rewrite).toContain('print(totl)');
+  });
+
+  it('plans a listed request from its asks without a plan turn: the request shown, its files’ first lines in step 1', async () => {
+    const notebook = new MiniKernelNotebook({
+      path: 'work/sales.ipynb',
+      files: { 'work/sales.csv': 'region,units\nWest,6\n' }
+    });
+    const model = new ScriptedModel([
+      { text: '```python\nimport pandas\n```' },
+      { text: '```python\ntotal = 6\nprint(total)\n```' },
+      { text: '```python\nhalf = 3\nprint(half)\n```' },
+      { text: '## Summary\nThe total is 6 and half of it 3.' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const request = 'Study sales.csv: the total units, and half of the total.';
+    const result = await s.generate(request, { model: () => model, notebook });
+
+    expect(result?.status).toBe('verified');
+    expect(notebook.cells[0].source).toBe(
+      '# Study sales.csv\n\n1. Load sales.csv\n2. Show the total units\n3. Show half of the total'
+    );
+    // Three steps and the summary: four model calls, no plan.
+    expect(model.requests).toHaveLength(4);
+    const first = JSON.stringify(model.requests[0].messages);
+    expect(first).toContain('Step 1 of 3: Load sales.csv');
+    expect(first).toContain('West,6');
+    expect(JSON.stringify(model.requests[1].messages)).toContain(
+      `The notebook is built for this request: \\"${request}\\"`
+    );
+    // The transcript starts with the user's request.
+    const firstLine = s.getSnapshot().items[0];
+    expect(firstLine).toMatchObject({ kind: 'user', text: request });
   });
 });

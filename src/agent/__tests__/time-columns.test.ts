@@ -98,7 +98,9 @@ describe('Generate’s plan and step prompts', () => {
       { frame: 'df', column: 'date' }
     ]);
     expect(
-      stepPrompt(1, 3, 'Plot the daily temperature', 'Variables…', hint)
+      stepPrompt(1, 3, 'Plot the daily temperature', 'Variables…', {
+        dates: hint
+      })
     ).toContain("df['date'].dt.date");
     expect(stepPrompt(1, 3, 'Print the mean', 'Variables…')).not.toContain(
       'to_datetime'

@@ -29,6 +29,8 @@ import { cellNumber } from './cell-label';
 import { asksForPlot, outputText, showsImage } from './evidence';
 import { earlierCode, rewritePrompt } from './fix-rewrite';
 import type { IFolderFile } from './folder-files';
+import { stepsFromRequest } from './request-asks';
+import { withResultShown } from './step-result';
 import type { TurnRunner } from './turn-runner';
 
 /** Steps of a plan, at most (each costs a model call or more). */
@@ -65,17 +67,28 @@ export async function buildBySteps(
         notebook
       )
     : null;
-  const planned = await runTurn(planPrompt(request, options.files, preview), {
-    display: request,
-    wordsOnly: true,
-    prefill: '1. '
-  });
-  if (ended(planned)) {
-    return planned;
+  // A request that lists its asks is planned from its own words; otherwise
+  // the model plans it (in words, one step per ask).
+  const asked = stepsFromRequest(
+    request,
+    options.files.map(file => file.name)
+  );
+  let plan: IPlan;
+  let last: IRunOutcome | null = null;
+  if (asked) {
+    plan = { title: titleOf(request), steps: asked };
+  } else {
+    last = await runTurn(planPrompt(request, options.files, preview), {
+      display: request,
+      wordsOnly: true,
+      prefill: '1. '
+    });
+    if (ended(last)) {
+      return last;
+    }
+    plan = parsePlan(last.answer ?? '', request);
   }
-  const plan = parsePlan(planned.answer ?? '', request);
   await notebook.insertCell({ type: 'markdown', source: planCell(plan) });
-  let last = planned;
   for (const [index, step] of plan.steps.entries()) {
     await notebook.insertCell({
       type: 'markdown',
@@ -83,19 +96,22 @@ export async function buildBySteps(
     });
     const before = new Set((await notebook.getCells()).map(cell => cell.id));
     const kernel = await kernelState(notebook, signal);
+    const status = `Step ${index + 1} of ${plan.steps.length}: ${step}`;
     last = await runTurn(
-      stepPrompt(
-        index,
-        plan.steps.length,
-        step,
-        kernel.note,
-        timeHint(step, frameDateColumns(kernel.rows))
-      ),
-      {
-        status: `Step ${index + 1} of ${plan.steps.length}: ${step}`,
-        codeOnly: true,
-        endAfterRun: true
-      }
+      stepPrompt(index, plan.steps.length, step, kernel.note, {
+        request,
+        dates: timeHint(step, frameDateColumns(kernel.rows)),
+        // No plan turn showed the model the files' first lines: the first step does.
+        preview: asked && index === 0 ? preview : null
+      }),
+      // The first turn of a plan read from the request shows the request.
+      last
+        ? { status, codeOnly: true, endAfterRun: true }
+        : {
+            display: request,
+            codeOnly: true,
+            endAfterRun: true
+          }
     );
     if (ended(last)) {
       return last;
@@ -111,8 +127,26 @@ export async function buildBySteps(
         return last;
       }
     }
+    if (cell) {
+      await showResult(notebook, cell.id);
+    }
   }
   return writeSummary(options, plan);
+}
+
+/** A step's cell that ran clean and showed nothing shows its result (step-result.ts). */
+async function showResult(
+  notebook: INotebookPort,
+  cellId: string
+): Promise<void> {
+  const cell = (await notebook.getCells()).find(c => c.id === cellId);
+  if (!cell || cell.outputs.length || cell.executionCount === null) {
+    return;
+  }
+  const shown = withResultShown(cell.source);
+  if (shown) {
+    await notebook.editCell(cell.id, shown);
+  }
 }
 
 /** Whether a turn ended the generation (the user stopped it, or an error). */
@@ -244,19 +278,33 @@ export function filesLines(files: ReadonlyArray<IFolderFile>): string[] {
     : [];
 }
 
+/** What a step's prompt says besides the step. */
+export interface IStepContext {
+  /** The user's request, so that a step in its words ("per group") is read in its sense. */
+  request?: string;
+  /** Dates kept as text, named (context/time-columns.ts). */
+  dates?: string | null;
+  /** The data files' first lines (context/data-preview.ts). */
+  preview?: string | null;
+}
+
 /** The prompt of one step. */
 export function stepPrompt(
   index: number,
   total: number,
   step: string,
   variables: string | null,
-  dates: string | null = null
+  context: IStepContext = {}
 ): string {
   return [
+    ...(context.request
+      ? [`The notebook is built for this request: "${context.request.trim()}"`]
+      : []),
     `Step ${index + 1} of ${total}: ${step}`,
+    ...(context.preview ? [context.preview] : []),
     variables ??
       'Nothing is defined in the kernel yet: import and load what this step needs.',
-    ...(dates ? [dates] : []),
+    ...(context.dates ? [context.dates] : []),
     'Write the code cell for this step only, in one ```python block: short, using the variables ' +
       'the cells above defined, printing (or plotting) its result.'
   ].join('\n');

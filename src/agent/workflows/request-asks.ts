@@ -1,0 +1,196 @@
+/**
+ * The things a Generate request asks for, read from its words: a request
+ * written as a list ("Analyse sales.csv: revenue by region and by month, a
+ * bar chart of the top products, and a short summary") becomes one plan
+ * step per ask, in the user's own words, so that none is merged or left
+ * out. A request with fewer than two asks returns null: the model plans it.
+ *
+ * Measured with Qwen2.5-Coder-1.5B on the Generate set (its plans in
+ * words): "revenue by region and by month" became one `groupby(['region',
+ * 'month'])` that printed nothing, and "the total rainfall of each year"
+ * was left out of one plan and merged into a monthly grouping in another.
+ * A 1.5B model writes a good cell for a named ask; it does not reliably
+ * list the asks of a long sentence.
+ */
+
+/** Steps of a plan read from a request, at most (each costs a model call or more). */
+export const MAX_ASK_STEPS = 8;
+
+/** Imperative verbs of data work: an ask that starts with one is said as is. */
+const VERB =
+  'load|read|open|import|compute|calculate|count|report|show|print|display|plot|draw|chart|list|find|' +
+  'fit|compare|summari[sz]e|drop|remove|parse|convert|clean|merge|join|group|sort|rank|filter|add|' +
+  'create|make|save|write|describe|explore|test|estimate|predict|train|check|strip|fill|replace|' +
+  'rename|export|visuali[sz]e|analy[sz]e|profile|give|identify|detect|build|aggregate|pivot|' +
+  'resample|normali[sz]e|scale|split|deduplicate|flag|mark|highlight|keep|select|extract|tabulate|' +
+  'simulate|generate|sample|run|use|apply|forecast|cluster|classify|encode|impute|bin|determine|' +
+  'measure|evaluate|quantify|track|map|annotate|label|inspect|look';
+
+const STARTS_WITH_VERB = new RegExp(`^(?:${VERB})\\b`, 'i');
+
+/** " and report …", " then plot …": a second ask in one clause. */
+const AND_VERB = new RegExp(
+  `\\s+(?:and\\s+then|and|then)\\s+(?=(?:${VERB})\\b)`,
+  'gi'
+);
+
+/** Words that only join an ask to the one before it. */
+const LEADING_JOINER =
+  /^(?:and\s+then|and|then|also|plus|finally|with|as\s+well\s+as)\s+/i;
+
+/** The summary Generate always writes; an ask for it is not a step. */
+const SUMMARY_ONLY =
+  /^(?:(?:write|give|add|print|show)\s+)?(?:a|an|the)?\s*(?:short|brief|final)?\s*summary(?:\s+of\s+(?:it|the\s+(?:results|findings|analysis)))?$|^summari[sz]e(?:\s+(?:it|the\s+(?:results|findings|analysis)))?$/i;
+
+/** A clause that sets the scene ("Using traffic.csv (hourly visits)", "x.csv is a …"). */
+const PREAMBLE =
+  /^(?:(?:using|with|from|in|for|on|given|based\s+on)\s+\S+\.\w+\b|\S+\.\w+\s+(?:is|are|has|have|contains|holds)\b)/i;
+
+/** Loading the data: the plan's own first step says it. */
+const LOAD = /^(?:load|read|open|import)\b/i;
+
+/**
+ * The plan steps for `request`: "Load <files>" when it names data files of
+ * the folder (`files`), then one step per ask; null when it asks for fewer
+ * than two things (the model plans it then).
+ */
+export function stepsFromRequest(
+  request: string,
+  files: ReadonlyArray<string>
+): string[] | null {
+  const asks = requestAsks(request);
+  if (asks.length < 2) {
+    return null;
+  }
+  const named = files.filter(file => request.includes(file));
+  const load = named.length ? [`Load ${named.join(' and ')}`] : [];
+  return [...load, ...asks].slice(0, MAX_ASK_STEPS);
+}
+
+/** The asks of a request, each as a step (a verb first), in its order. */
+export function requestAsks(request: string): string[] {
+  const text = request.replace(/[ \t]+/g, ' ').trim();
+  const colon = topLevelColon(text);
+  // "Analyse sales.csv: a, b and c": the head names the task, the body lists it.
+  const body =
+    colon >= 0 && text.slice(colon + 1).trim() ? text.slice(colon + 1) : text;
+  const clauses = splitTopLevel(body)
+    .flatMap(clause => clause.split(AND_VERB))
+    .map(clause => tidy(clause))
+    .filter(Boolean);
+  const merged: string[] = [];
+  let pending = '';
+  for (const clause of clauses) {
+    const joined = pending ? `${pending}, ${clause}` : clause;
+    // "the count, mean and standard deviation per group": a short item of
+    // a list belongs to the next one.
+    if (wordCount(clause) < 3 && !STARTS_WITH_VERB.test(clause)) {
+      pending = joined;
+      continue;
+    }
+    pending = '';
+    merged.push(joined);
+  }
+  if (pending) {
+    merged.push(pending);
+  }
+  return merged
+    .flatMap(distribute)
+    .filter(
+      ask => !PREAMBLE.test(ask) && !LOAD.test(ask) && !SUMMARY_ONLY.test(ask)
+    )
+    .map(asStep);
+}
+
+/** Clauses of `text` split at commas, semicolons, sentence ends and new lines outside brackets and quotes. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote = '';
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      quote = c === quote ? '' : quote;
+    } else if (c === '"' || c === '`') {
+      quote = c;
+    } else if ('([{'.includes(c)) {
+      depth++;
+    } else if (')]}'.includes(c)) {
+      depth = Math.max(0, depth - 1);
+    } else if (
+      depth === 0 &&
+      (c === ',' ||
+        c === ';' ||
+        c === '\n' ||
+        // A sentence ends; "sales.csv" and "1.5" do not.
+        (c === '.' && /\s/.test(text[i + 1] ?? ' ')))
+    ) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/** Where the first colon that ends a clause is, outside brackets and quotes, or -1. */
+function topLevelColon(text: string): number {
+  let depth = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      quote = c === quote ? '' : quote;
+    } else if (c === '"' || c === '`') {
+      quote = c;
+    } else if ('([{'.includes(c)) {
+      depth++;
+    } else if (')]}'.includes(c)) {
+      depth = Math.max(0, depth - 1);
+    } else if (depth === 0 && c === ':' && /\s/.test(text[i + 1] ?? ' ')) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** A clause without list marks, joining words and a closing stop. */
+function tidy(clause: string): string {
+  let ask = clause
+    .trim()
+    .replace(/^(?:[-*•]|\d+[.)])\s+/, '')
+    .replace(/[.!]+$/, '')
+    .trim();
+  for (;;) {
+    const next = ask.replace(LEADING_JOINER, '');
+    if (next === ask) {
+      return ask;
+    }
+    ask = next;
+  }
+}
+
+/** "revenue by region and by month": one ask per "by" (or "per"). */
+function distribute(ask: string): string[] {
+  const match =
+    /^(.*?\b)(by|per|for each)\s+(.+?),?\s+and\s+(?:by|per|for each)\s+(.+)$/i.exec(
+      ask
+    );
+  return match
+    ? [
+        `${match[1]}${match[2]} ${match[3]}`,
+        `${match[1]}${match[2]} ${match[4]}`
+      ]
+    : [ask];
+}
+
+/** An ask as a step: its verb first ("Show" for a noun phrase), capitalised. */
+function asStep(ask: string): string {
+  const step = STARTS_WITH_VERB.test(ask) ? ask : `Show ${ask}`;
+  return step[0].toUpperCase() + step.slice(1);
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
