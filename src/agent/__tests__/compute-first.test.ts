@@ -162,6 +162,24 @@ describe('compute check', () => {
     expect(repair).toContain('insert_cell (run: true)');
   });
 
+  it('sends back an answer of any form when every run of the turn failed (Qwen2.5-Coder-1.5B)', () => {
+    const failed = ran(
+      "cell_id: c raised an error (execution count 2).\nOutput:\nAttributeError: 'str' object has no attribute 'strftime'"
+    );
+    for (const answer of ['ANSWER: 2024-01', 'ANSWER: 1', 'ANSWER: Riga']) {
+      expect(base(answer, failed)).toMatch(
+        /^None of your code has run without an error yet.*```python block/
+      );
+    }
+    // One clean run in the turn: the answer is judged by its numbers.
+    const clean = ran(
+      'cell_id: d finished OK (execution count 3).\nOutput:\n1'
+    );
+    expect(base('ANSWER: 1', [...failed, ...clean])).toBeNull();
+    // Not a question about data: it stands.
+    expect(base('ANSWER: Riga', failed, { asksData: false })).toBeNull();
+  });
+
   it('stops after the bound, and never for a reply with tool calls', () => {
     expect(base('ANSWER: 42', [], { repairs: MAX_COMPUTE_REPAIRS })).toBeNull();
     expect(
@@ -278,6 +296,51 @@ describe('the loop with computeFirst', () => {
       undefined,
       undefined
     ]);
+  });
+
+  it('asks for code after an answer that followed only failed runs, and marks it when it stands', async () => {
+    const notebook = new FakeNotebook({
+      path: 'work/t.ipynb',
+      files: { 'work/sales.csv': CSV },
+      // A different error each time (the same one three times ends the run).
+      execute: source => [
+        { type: 'error', ename: 'KeyError', evalue: source, traceback: [] }
+      ]
+    });
+    const call = (source: string) => ({
+      toolCalls: [{ name: 'insert_cell', arguments: { source, run: true } }]
+    });
+    const model = new ScriptedModel([
+      call("print(df['regoin'].mode())"),
+      { text: 'ANSWER: North' },
+      call("print(df['regoin'].mode()[0])"),
+      { text: 'ANSWER: North' },
+      call("print(df['regoin'].value_counts())"),
+      { text: 'ANSWER: North' }
+    ]);
+    const outcome = await runAgent(
+      runConfig({ model, tools, computeFirst: { protocol: 'native' } }),
+      {
+        notebook,
+        conversation: arrayConversation([
+          { role: 'system', content: 's' },
+          { role: 'user', content: 'Which region of sales.csv has most rows?' }
+        ]),
+        signal: new AbortController().signal,
+        onEvent: () => undefined
+      }
+    );
+    // Sent back twice (the bound), code asked for each time; then it stands, marked.
+    expect(model.requests).toHaveLength(6);
+    expect(model.requests[2].messages.at(-1)?.content).toMatch(
+      /^None of your code has run without an error yet/
+    );
+    expect(model.requests[2].toolChoice).toBe('required');
+    expect(outcome).toMatchObject({
+      reason: 'completed',
+      answer: 'ANSWER: North',
+      uncomputed: true
+    });
   });
 
   it('without computeFirst, the loop is as before: no preview, the guess stands', async () => {

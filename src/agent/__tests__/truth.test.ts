@@ -291,4 +291,39 @@ describe('an answer that states numbers nothing computed is marked', () => {
     });
     expect(answer(computed)).not.toHaveProperty('notComputed');
   });
+
+  it('marks a small model’s answer of any form that only failed runs preceded, once the repairs are spent', async () => {
+    const small = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      profile: () => 'small'
+    });
+    const failing = (code: string) => call('run_code', { code });
+    await small.send('Which region of sales.csv sold most?', {
+      model: () =>
+        new ScriptedModel([
+          failing('print(df.regoin)'),
+          { text: 'ANSWER: North' },
+          failing('print(df.regoin.mode())'),
+          { text: 'ANSWER: North' },
+          failing('print(df.regoin.value_counts())'),
+          { text: 'ANSWER: North' }
+        ]),
+      notebook: new FakeNotebook({
+        files: { 'sales.csv': 'region,units\nNorth,3\n' },
+        execute: code => [
+          {
+            type: 'error',
+            ename: 'AttributeError',
+            evalue: code,
+            traceback: []
+          }
+        ]
+      })
+    });
+    expect(answer(small)).toMatchObject({
+      kind: 'assistant',
+      notComputed: ['North']
+    });
+  });
 });

@@ -10,6 +10,8 @@
  *   - the run has executed no code, and the request asks about data (names a
  *     data file of the notebook's folder, or asks about what the kernel
  *     holds: a follow-up), or the answer states numbers the user did not give;
+ *   - or code ran, but none of it without an error, and the request asks
+ *     about data: nothing computed the answer, whatever its form;
  *   - or the answer states numbers that no output (nor the user) shows.
  * Pure: it reads the conversation, it changes nothing.
  */
@@ -48,11 +50,12 @@ function howToRun(protocol: 'native' | 'text'): string {
 /** A repair request: what is missing, and the words that ask for it. */
 export interface IComputeRepair {
   /**
-   * `no-code`: nothing ran yet (the next reply must be code); `unbacked`:
-   * numbers no output shows; `typed`: numbers only code that typed them in
-   * printed.
+   * `no-code`: nothing ran yet (the next reply must be code); `failed`:
+   * code ran, all of it failed (the next reply must be code too);
+   * `unbacked`: numbers no output shows; `typed`: numbers only code that
+   * typed them in printed.
    */
-  kind: 'no-code' | 'unbacked' | 'typed';
+  kind: 'no-code' | 'failed' | 'unbacked' | 'typed';
   text: string;
 }
 
@@ -94,6 +97,19 @@ export function computeRepair(
   // What the tools returned (the text protocol's outputs are tool messages
   // here too); not the agent's own notes to the model, repairs included.
   const outputs = run.flatMap(m => (m.role === 'tool' ? [m.content] : []));
+  // Measured with Qwen2.5-Coder-1.5B on follow-ups: every cell of the turn
+  // failed (or was refused as a repeat), then "ANSWER: 2024-01" or
+  // "ANSWER: 1", from memory; the number check lets dates and small
+  // counts pass.
+  if (input.asksData && outputs.some(ranWithError) && !outputs.some(ranClean)) {
+    return {
+      kind: 'failed',
+      text:
+        'None of your code has run without an error yet, so nothing computed this answer. ' +
+        `Write code that avoids the last error ${howToRun(input.protocol)}, print the result, ` +
+        'and answer after you see the output.'
+    };
+  }
   const unbacked = unsupportedNumbers(text, [...outputs, ...userWords]);
   if (unbacked.length) {
     return {
@@ -119,6 +135,31 @@ export function computeRepair(
       `Compute ${copied.length > 1 ? 'them' : 'it'} from the data ${howToRun(input.protocol)}, ` +
       'print the result, then answer with the printed values.'
   };
+}
+
+/**
+ * The answer ending the run stands uncomputed: no code ran, or none of it
+ * ran clean, and the request asks about data (the repairs are spent or
+ * were not allowed). The transcript marks it (session/runner.ts).
+ */
+export function standsUncomputed(
+  input: Omit<IComputeCheckInput, 'repairs'>
+): boolean {
+  const repair = computeRepair({ ...input, repairs: 0 });
+  return (
+    !!repair &&
+    (repair.kind === 'failed' || (repair.kind === 'no-code' && input.asksData))
+  );
+}
+
+/** A tool output that says a run finished without an error (observations.ts). */
+function ranClean(output: string): boolean {
+  return /^(?:cell_id: \S+|The scratch code) finished OK/m.test(output);
+}
+
+/** A tool output that says a run raised an error (observations.ts). */
+function ranWithError(output: string): boolean {
+  return /^(?:cell_id: \S+|The scratch code) raised an error/m.test(output);
 }
 
 function listed(numbers: ReadonlyArray<string>): string {

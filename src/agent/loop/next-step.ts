@@ -143,7 +143,7 @@ export function afterAnswer(
     repairs: memory.repairs
   });
   if (repair) {
-    const mustRunCode = repair.kind === 'no-code';
+    const mustRunCode = repair.kind === 'no-code' || repair.kind === 'failed';
     return {
       kind: 'send-back',
       text: repair.text,

@@ -29,6 +29,7 @@ import type {
   IRunningCell,
   RunEndReason
 } from '../types';
+import { standsUncomputed } from './compute-check';
 import { ContextKeeper } from './context-keeper';
 import { applyItem } from './conversation';
 import {
@@ -75,6 +76,11 @@ export interface IRunOutcome {
   leftRunning?: IRunningCell[];
   /** The model's final answer, when the run ended with one. */
   answer?: string;
+  /**
+   * The small profile: that answer stands uncomputed (no code ran, or none
+   * ran clean, for a question about data) after the repairs were spent.
+   */
+  uncomputed?: boolean;
 }
 
 /** Run one turn of the agent until it answers, is stopped, or runs out of steps. */
@@ -213,7 +219,19 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
         break;
       }
       case 'stop':
-        return end(run, { ...next, steps });
+        return end(
+          run,
+          { ...next, steps },
+          () =>
+            !!computeFirst &&
+            standsUncomputed({
+              messages: conversation.messages,
+              prompt,
+              runsCode: call => tools.runsCode(call),
+              asksData,
+              protocol: computeFirst.protocol
+            })
+        );
       default: {
         // Every step has its case: a step added without one fails the type
         // check here, instead of spinning this loop synchronously for ever.
@@ -302,7 +320,8 @@ async function smallModelContext(
 /** However it ends, the run names the cells it leaves running. */
 async function end(
   run: IRunContext,
-  stop: Extract<NextStep, { kind: 'stop' }> & { steps: number }
+  stop: Extract<NextStep, { kind: 'stop' }> & { steps: number },
+  uncomputed: () => boolean = () => false
 ): Promise<IRunOutcome> {
   const { reason, error, detail, steps } = stop;
   const last = run.turn.conversation.messages.at(-1);
@@ -318,7 +337,8 @@ async function end(
     steps,
     ...(error ? { error } : {}),
     ...(detail !== undefined ? { detail } : {}),
-    ...(answer !== undefined ? { answer } : {})
+    ...(answer !== undefined ? { answer } : {}),
+    ...(answer !== undefined && uncomputed() ? { uncomputed: true } : {})
   };
   const left = await cellsLeftRunning(run.turn.notebook, run.state);
   applyItem(run.turn, {

@@ -194,7 +194,7 @@ export class TaskRunner {
     });
     const { model, tools } = config;
     if (outcome.reason === 'completed') {
-      this._markUncomputed(start, tools);
+      this._markUncomputed(start, tools, outcome);
     }
     // The prompt was the workflow's (the user saw a line of their own or a
     // status): what the model says is checked against it and the notebook.
@@ -239,13 +239,23 @@ export class TaskRunner {
    * Mark the turn's answer when it states numbers nothing computed (it ran
    * no code, and no observation or prompt shows them).
    */
-  private _markUncomputed(turnStart: number, tools: ToolRegistry): void {
+  private _markUncomputed(
+    turnStart: number,
+    tools: ToolRegistry,
+    outcome: IRunOutcome
+  ): void {
     const store = this._store;
     const numbers = uncomputedNumbers(store.history, turnStart, call =>
       tools.runsCode(call)
     );
-    if (numbers.length) {
-      store.log.markLastAnswer({ notComputed: numbers });
+    // An answer no clean run computed (a name, a date, a small count: the
+    // number check lets those pass) is marked as a whole.
+    const marked =
+      !numbers.length && outcome.uncomputed && outcome.answer
+        ? [answerValue(outcome.answer)]
+        : numbers;
+    if (marked.length) {
+      store.log.markLastAnswer({ notComputed: marked });
     }
   }
 
@@ -278,4 +288,12 @@ export class TaskRunner {
     addAndRunCell,
     rewriteAndRunCell
   ] as ITool<never>[]);
+}
+
+/** What an answer states, for its mark: its `ANSWER:` line's value, or its first line, cut short. */
+export function answerValue(answer: string): string {
+  const value =
+    /^\s*ANSWER:\s*(.+)$/im.exec(answer)?.[1] ?? answer.trim().split('\n')[0];
+  const text = value.trim();
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }

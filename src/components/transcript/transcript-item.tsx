@@ -177,7 +177,7 @@ function AssistantMessage(props: {
           className="jp-AgentSidebar-notComputed"
           role="note"
           title={trans.__(
-            'Nothing computed these numbers: no output shows them, or only code that typed them in printed them: %1',
+            'Nothing computed these values: no output shows them, the code that ran failed, or only code that typed them in printed them: %1',
             props.notComputed.join(', ')
           )}
         >
