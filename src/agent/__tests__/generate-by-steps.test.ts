@@ -10,7 +10,11 @@ import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { parsePlan, summaryCell } from '../workflows/generate-by-steps';
-import { requestAsks, stepsFromRequest } from '../workflows/request-asks';
+import {
+  definedColumns,
+  requestAsks,
+  stepsFromRequest
+} from '../workflows/request-asks';
 import { withResultShown } from '../workflows/step-result';
 import { generatePrompt } from '../workflows/generate-notebook';
 import { MiniKernelNotebook } from './mini-kernel';
@@ -76,14 +80,47 @@ describe('the asks of a request, as plan steps', () => {
     expect(
       stepsFromRequest(
         'Study orders.csv: the order count per store and per week, a histogram of basket size, and a short summary.',
-        ['orders.csv', 'other.csv']
+        { files: ['orders.csv', 'other.csv'] }
       )
     ).toEqual([
       'Load orders.csv',
-      'Show the order count per store',
-      'Show the order count per week',
+      'Compute and print the order count per store',
+      'Compute and print the order count per week',
       'Show a histogram of basket size'
     ]);
+  });
+
+  it('parses text dates in the load step when an ask goes by time, and adds a defined column before its first use', () => {
+    const data = {
+      files: ['orders.csv'],
+      dateColumns: ['placed_at'],
+      fileColumns: [['placed_at', 'qty', 'price', 'store']]
+    };
+    expect(
+      stepsFromRequest(
+        'Study orders.csv: the number of orders per store, and the turnover (qty × price) per week.',
+        data
+      )
+    ).toEqual([
+      'Load orders.csv and parse `placed_at` as dates',
+      'Compute and print the number of orders per store',
+      'Add a `turnover` column: qty × price',
+      'Compute and print the turnover (qty × price) per week'
+    ]);
+    // No ask by time: no parse. A formula over columns no one file has: no column step.
+    expect(
+      stepsFromRequest(
+        'Study orders.csv: the orders per store, and the margin ((price − cost) × qty) per store.',
+        data
+      )
+    ).toEqual([
+      'Load orders.csv',
+      'Compute and print the orders per store',
+      'Compute and print the margin ((price − cost) × qty) per store'
+    ]);
+    expect(
+      definedColumns('the margin ((price − cost) × qty) and x (a b)')
+    ).toEqual([{ name: 'margin', formula: '(price − cost) × qty' }]);
   });
 
   it('keeps lists inside an ask, brackets and verbs; drops the scene, the loading and the summary', () => {
@@ -95,18 +132,22 @@ describe('the asks of a request, as plan steps', () => {
     ).toEqual([
       'Merge it with pages.csv on page_id',
       'Rank pages by views',
-      'Show the min, max and mean duration (in s, rounded)',
+      'Compute and print the min, max and mean duration (in s, rounded)',
       'Plot views per day'
     ]);
     expect(
       requestAsks('Load data.csv\n- revenue by region\n- a histogram of units')
-    ).toEqual(['Show revenue by region', 'Show a histogram of units']);
+    ).toEqual([
+      'Compute and print revenue by region',
+      'Show a histogram of units'
+    ]);
   });
 
   it('is null for a request with fewer than two asks (the model plans it)', () => {
-    expect(stepsFromRequest('Analyse sales.csv', ['sales.csv'])).toBeNull();
+    const data = { files: ['sales.csv'] };
+    expect(stepsFromRequest('Analyse sales.csv', data)).toBeNull();
     expect(
-      stepsFromRequest('Plot revenue over time in sales.csv.', ['sales.csv'])
+      stepsFromRequest('Plot revenue over time in sales.csv.', data)
     ).toBeNull();
   });
 });
@@ -271,7 +312,7 @@ describe('Generate notebook with a small model, step by step', () => {
 
     expect(result?.status).toBe('verified');
     expect(notebook.cells[0].source).toBe(
-      '# Study sales.csv\n\n1. Load sales.csv\n2. Show the total units\n3. Show half of the total'
+      '# Study sales.csv\n\n1. Load sales.csv\n2. Compute and print the total units\n3. Compute and print half of the total'
     );
     // Three steps and the summary: four model calls, no plan.
     expect(model.requests).toHaveLength(4);

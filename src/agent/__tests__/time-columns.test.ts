@@ -24,7 +24,7 @@ const PREVIEW =
   'First lines of traffic.csv, as stored:\n```\ntimestamp,visits\n2024-03-01 00:00:00,80\n2024-03-01 01:00:00,36\n```';
 
 describe('dates kept as text', () => {
-  it('are found in frames by a text dtype and a date-like name, not in parsed or numeric columns', () => {
+  it('are found in frames by a text dtype and a date-like name, then the parsed ones; not numeric columns', () => {
     expect(
       frameDateColumns([
         {
@@ -39,7 +39,19 @@ describe('dates kept as text', () => {
         },
         { name: 'x', type: 'builtins.int', repr: '3' }
       ])
-    ).toEqual([{ frame: 'df', column: 'date' }]);
+    ).toEqual([
+      { frame: 'df', column: 'date' },
+      { frame: 'df', column: 'when_parsed', parsed: true }
+    ]);
+  });
+
+  it('a parsed date column gets the accessors, not the parse', () => {
+    const hint = timeHint('the monthly mean temperature', [
+      { frame: 'w', column: 'date', parsed: true }
+    ]);
+    expect(hint).toContain("w['date'].dt.to_period('M')");
+    expect(hint).toContain('not by `date` itself');
+    expect(hint).not.toContain('to_datetime');
   });
 
   it('are found in a preview by the first value under the header, whatever the separator', () => {

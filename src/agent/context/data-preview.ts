@@ -106,3 +106,17 @@ export async function dataPreview(
   }
   return parts.length ? parts.join('\n\n') : null;
 }
+
+/**
+ * The column names of each file `dataPreview` showed: its first line split
+ * at the separator it uses (comma, semicolon, tab or bar).
+ */
+export function previewColumns(preview: string | null): string[][] {
+  return [...(preview ?? '').matchAll(/```\n([^\n]*)\n/g)].flatMap(match => {
+    const header = match[1];
+    const sep = [',', ';', '\t', '|'].find(s => header.includes(s));
+    return sep
+      ? [header.split(sep).map(name => name.trim().replace(/^"|"$/g, ''))]
+      : [];
+  });
+}

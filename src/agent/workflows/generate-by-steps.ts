@@ -15,7 +15,7 @@
  * hold a whole notebook in mind; it writes a short cell for a named step.
  */
 import { unsupportedNumbers } from '../context/claims';
-import { dataPreview } from '../context/data-preview';
+import { dataPreview, previewColumns } from '../context/data-preview';
 import { formatRunResult } from '../context/observations';
 import { kernelState, kernelVariables } from '../context/kernel-variables';
 import {
@@ -61,23 +61,26 @@ export async function buildBySteps(
 ): Promise<IRunOutcome> {
   const { notebook, request, runTurn } = options;
   const signal = options.signal ?? new AbortController().signal;
-  const preview = options.files.length
-    ? await dataPreview(
-        options.files.map(file => file.name).join(' '),
-        notebook
-      )
-    : null;
   // A request that lists its asks is planned from its own words; otherwise
-  // the model plans it (in words, one step per ask).
-  const asked = stepsFromRequest(
-    request,
-    options.files.map(file => file.name)
-  );
+  // the model plans it (in words, one step per ask). The files it names
+  // are the ones its steps read.
+  const named = await dataPreview(request, notebook);
+  const asked = stepsFromRequest(request, {
+    files: options.files.map(file => file.name),
+    dateColumns: [...new Set(previewDateColumns(named).map(c => c.column))],
+    fileColumns: previewColumns(named)
+  });
   let plan: IPlan;
   let last: IRunOutcome | null = null;
   if (asked) {
     plan = { title: titleOf(request), steps: asked };
   } else {
+    const preview = options.files.length
+      ? await dataPreview(
+          options.files.map(file => file.name).join(' '),
+          notebook
+        )
+      : null;
     last = await runTurn(planPrompt(request, options.files, preview), {
       display: request,
       wordsOnly: true,
@@ -102,7 +105,7 @@ export async function buildBySteps(
         request,
         dates: timeHint(step, frameDateColumns(kernel.rows)),
         // No plan turn showed the model the files' first lines: the first step does.
-        preview: asked && index === 0 ? preview : null
+        preview: asked && index === 0 ? named : null
       }),
       // The first turn of a plan read from the request shows the request.
       last

@@ -12,6 +12,8 @@
  * A 1.5B model writes a good cell for a named ask; it does not reliably
  * list the asks of a long sentence.
  */
+import { asksByTime } from '../context/time-columns';
+import { namedFiles } from './folder-files';
 
 /** Steps of a plan read from a request, at most (each costs a model call or more). */
 export const MAX_ASK_STEPS = 8;
@@ -46,25 +48,121 @@ const SUMMARY_ONLY =
 const PREAMBLE =
   /^(?:(?:using|with|from|in|for|on|given|based\s+on)\s+\S+\.\w+\b|\S+\.\w+\s+(?:is|are|has|have|contains|holds)\b)/i;
 
+/** An ask for a picture. */
+const CHART =
+  /\b(?:chart|plot|graph|histogram|heatmap|heat map|diagram|figure|scatter|boxplot|box plot|visuali[sz]ation)s?\b/i;
+
 /** Loading the data: the plan's own first step says it. */
 const LOAD = /^(?:load|read|open|import)\b/i;
 
+/** What the folder's files tell the plan. */
+export interface IRequestData {
+  /** The data files of the notebook's folder. */
+  files: ReadonlyArray<string>;
+  /** Columns of those files whose values are dates kept as text (context/time-columns.ts). */
+  dateColumns?: ReadonlyArray<string>;
+  /** The column names of each previewed file (context/data-preview.ts `previewColumns`). */
+  fileColumns?: ReadonlyArray<ReadonlyArray<string>>;
+}
+
 /**
- * The plan steps for `request`: "Load <files>" when it names data files of
- * the folder (`files`), then one step per ask; null when it asks for fewer
- * than two things (the model plans it then).
+ * The plan steps for `request`: a first step that loads the data files it
+ * names (parsing their text dates when an ask goes by time), then one step
+ * per ask, a column the request defines ("revenue (units × unit_price)")
+ * added in a step of its own before the first ask that uses it; null when
+ * it asks for fewer than two things (the model plans it).
+ *
+ * Measured: planned from the asks alone, the 1.5B grouped "the monthly
+ * mean temperature" by the `date` text and summed `units` for "revenue
+ * (units × unit_price) by region"; its own plans had said "parse the date
+ * column" and "compute revenue" as steps of their own.
  */
 export function stepsFromRequest(
   request: string,
-  files: ReadonlyArray<string>
+  data: IRequestData
 ): string[] | null {
   const asks = requestAsks(request);
   if (asks.length < 2) {
     return null;
   }
-  const named = files.filter(file => request.includes(file));
-  const load = named.length ? [`Load ${named.join(' and ')}`] : [];
-  return [...load, ...asks].slice(0, MAX_ASK_STEPS);
+  const named = namedFiles(request).filter(file => data.files.includes(file));
+  const dates =
+    named.length && asks.some(asksByTime) ? (data.dateColumns ?? []) : [];
+  const load = named.length
+    ? [
+        `Load ${named.join(' and ')}` +
+          (dates.length
+            ? ` and parse ${dates.map(c => `\`${c}\``).join(' and ')} as dates`
+            : '')
+      ]
+    : [];
+  // A column is added where one file has every column of its formula (a
+  // formula across files needs the join the asks make first).
+  const columns = data.fileColumns ?? [];
+  const added = definedColumns(request).filter(({ formula }) =>
+    columns.some(file =>
+      (formula.match(/[A-Za-z_]\w*/g) ?? []).every(name => file.includes(name))
+    )
+  );
+  const steps = [...load];
+  for (const ask of asks) {
+    for (const column of added.filter(c => mentions(ask, c.name))) {
+      steps.push(`Add a \`${column.name}\` column: ${column.formula}`);
+      added.splice(added.indexOf(column), 1);
+    }
+    steps.push(ask);
+  }
+  return steps.slice(0, MAX_ASK_STEPS);
+}
+
+/** Whether `text` names `word` as a word. */
+function mentions(text: string, word: string): boolean {
+  return new RegExp(`\\b${word}\\b`, 'i').test(text);
+}
+
+/**
+ * Columns a request defines by a formula in brackets after a name:
+ * "revenue (units × unit_price)", "the margin ((unit_price − unit_cost) ×
+ * units)".
+ */
+export function definedColumns(
+  request: string
+): Array<{ name: string; formula: string }> {
+  const found: Array<{ name: string; formula: string }> = [];
+  for (const match of request.matchAll(/\b([A-Za-z][\w]*)\s+\(/g)) {
+    const open = match.index + match[0].length - 1;
+    const formula = bracketed(request, open);
+    if (
+      formula &&
+      /^[\w\s().]+$/.test(formula.replace(/[×*/+−-]/g, ' ')) &&
+      /(?:\s[×*/+−-]\s|×)/.test(formula) &&
+      !STOP_NAME.test(match[1]) &&
+      !found.some(f => f.name === match[1].toLowerCase())
+    ) {
+      found.push({ name: match[1].toLowerCase(), formula: formula.trim() });
+    }
+  }
+  return found;
+}
+
+/** Words before a bracket that do not name a column. */
+const STOP_NAME =
+  /^(?:and|or|of|by|per|the|a|an|in|on|with|as|is|are|to|for)$/i;
+
+/** The text inside the bracket that opens at `open`, or null when it does not close. */
+function bracketed(text: string, open: number): string | null {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') {
+      depth++;
+    } else if (text[i] === ')') {
+      depth--;
+      if (depth === 0) {
+        return text.slice(open + 1, i);
+      }
+    }
+  }
+  return null;
 }
 
 /** The asks of a request, each as a step (a verb first), in its order. */
@@ -185,9 +283,17 @@ function distribute(ask: string): string[] {
     : [ask];
 }
 
-/** An ask as a step: its verb first ("Show" for a noun phrase), capitalised. */
+/**
+ * An ask as a step: its verb first, capitalised. A noun phrase is shown
+ * when it is a chart, computed and printed otherwise (asked to "show
+ * revenue by region", the 1.5B drew a bar chart and printed nothing).
+ */
 function asStep(ask: string): string {
-  const step = STARTS_WITH_VERB.test(ask) ? ask : `Show ${ask}`;
+  const step = STARTS_WITH_VERB.test(ask)
+    ? ask
+    : CHART.test(ask)
+      ? `Show ${ask}`
+      : `Compute and print ${ask}`;
   return step[0].toUpperCase() + step.slice(1);
 }
 
