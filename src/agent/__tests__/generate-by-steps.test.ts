@@ -317,7 +317,11 @@ describe('Generate notebook with a small model, step by step', () => {
     // Three steps and the summary: four model calls, no plan.
     expect(model.requests).toHaveLength(4);
     const first = JSON.stringify(model.requests[0].messages);
-    expect(first).toContain('Step 1 of 3: Load sales.csv');
+    expect(first).toContain('Now step 1 of 3: Load sales.csv');
+    // The plan, so that the step leaves the others to their cells.
+    expect(first).toContain(
+      'Its plan, one code cell per step:\\n1. Load sales.csv\\n2. Compute and print the total units'
+    );
     expect(first).toContain('West,6');
     expect(JSON.stringify(model.requests[1].messages)).toContain(
       `The notebook is built for this request: \\"${request}\\"`

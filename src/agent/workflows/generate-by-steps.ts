@@ -103,6 +103,7 @@ export async function buildBySteps(
     last = await runTurn(
       stepPrompt(index, plan.steps.length, step, kernel.note, {
         request,
+        plan: plan.steps,
         dates: timeHint(step, frameDateColumns(kernel.rows)),
         // No plan turn showed the model the files' first lines: the first step does.
         preview: asked && index === 0 ? named : null
@@ -285,6 +286,8 @@ export function filesLines(files: ReadonlyArray<IFolderFile>): string[] {
 export interface IStepContext {
   /** The user's request, so that a step in its words ("per group") is read in its sense. */
   request?: string;
+  /** The plan's steps. */
+  plan?: ReadonlyArray<string>;
   /** Dates kept as text, named (context/time-columns.ts). */
   dates?: string | null;
   /** The data files' first lines (context/data-preview.ts). */
@@ -299,17 +302,26 @@ export function stepPrompt(
   variables: string | null,
   context: IStepContext = {}
 ): string {
+  const n = index + 1;
   return [
     ...(context.request
       ? [`The notebook is built for this request: "${context.request.trim()}"`]
       : []),
-    `Step ${index + 1} of ${total}: ${step}`,
+    // The plan, so that a step leaves the others to their cells (measured:
+    // told the request alone, the 1.5B did every ask in the loading step).
+    ...(context.plan?.length
+      ? [
+          'Its plan, one code cell per step:',
+          ...context.plan.map((s, i) => `${i + 1}. ${s}`)
+        ]
+      : []),
+    `Now step ${n} of ${total}: ${step}`,
     ...(context.preview ? [context.preview] : []),
     variables ??
       'Nothing is defined in the kernel yet: import and load what this step needs.',
     ...(context.dates ? [context.dates] : []),
-    'Write the code cell for this step only, in one ```python block: short, using the variables ' +
-      'the cells above defined, printing (or plotting) its result.'
+    `Write the code cell for step ${n} only (the other steps get cells of their own), in one ` +
+      '```python block: short, using the variables the cells above defined, printing (or plotting) its result.'
   ].join('\n');
 }
 
