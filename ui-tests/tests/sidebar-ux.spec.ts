@@ -143,3 +143,46 @@ test('before the first token of a server the working line says "Reading the prom
   await finished(page);
   await expect(sidebar).toContainText('A slow answer, word by word.');
 });
+
+test('the transcript ends at the answer’s last line once its Markdown is rendered; a reader who scrolled up stays there', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('scroll.ipynb');
+  const prompt = await openAgent(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const transcript = sidebar.locator('.jp-AgentSidebar-transcript');
+  // A long Markdown answer (the rendermime renders it after the item is in).
+  const long = [
+    '## Findings',
+    '',
+    ...Array.from({ length: 40 }, (_, i) => `- point ${i + 1}: a line of it`),
+    '',
+    'The last line of the answer.'
+  ].join('\n');
+  await script(request, [{ content: long }]);
+  await prompt.fill('Tell me everything');
+  await prompt.press('Enter');
+  await finished(page);
+  const last = sidebar.getByText('The last line of the answer.');
+  await expect(last).toBeInViewport();
+  const gap = () =>
+    transcript.evaluate(
+      node => node.scrollHeight - node.scrollTop - node.clientHeight
+    );
+  await expect.poll(gap).toBeLessThanOrEqual(24);
+
+  // Scrolled up to read: a later change in the transcript leaves it there.
+  await transcript.evaluate(node => {
+    node.scrollTop = 0;
+  });
+  await expect.poll(gap).toBeGreaterThan(100);
+  await transcript.evaluate(node => {
+    node.firstElementChild?.append(document.createElement('div'));
+  });
+  await page.waitForTimeout(300);
+  expect(
+    await transcript.evaluate(node => node.scrollTop),
+    'a reader who scrolled up is not pulled down'
+  ).toBe(0);
+});

@@ -45,6 +45,7 @@ import { TranscriptItemView } from '../transcript/transcript-item';
 import { UsageBadge } from '../transcript/usage-badge';
 import { WorkingLine } from '../transcript/working-line';
 import { useTrans } from '../common/trans';
+import { useStickToBottom } from './use-stick-to-bottom';
 import { useThrottledStore } from './use-throttled-store';
 
 /** Props of `ChatView`. */
@@ -136,6 +137,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
   useEffect(() => {
     bottom.current?.scrollIntoView?.({ block: 'end' });
   }, [state.items]);
+  const transcript = useStickToBottom();
   const running = state.status === 'running';
   // Popovers and pickers close on a new chat and when the sidebar hides.
   const closeKey = `${session.chatId}:${props.hiddenCount ?? 0}`;
@@ -195,6 +197,7 @@ export function ChatView(props: IChatViewProps): JSX.Element {
       ) : (
         // Focusable: in a narrow sidebar it scrolls, with the keyboard too.
         <div
+          ref={transcript}
           className="jp-AgentSidebar-transcript"
           role="log"
           aria-live="polite"
