@@ -31,35 +31,15 @@ import {
   LabServer,
   ScriptedModelServer
 } from './lib/lab-server';
+import { ONE_CELL_NOTEBOOK, takeCompare } from './lib/notebook-json';
 import { fixed, print, runMain, summarize, target } from './lib/report';
 
 const args = process.argv.slice(2);
-const compareAt = args.indexOf('--compare');
 /** Another build to measure beside this checkout's (--compare DIR). */
-const COMPARE = compareAt >= 0 ? args.splice(compareAt, 2)[1] : null;
+const COMPARE = takeCompare(args);
 const N = Number(args[0] ?? 10);
 const SIDEBAR = 'notebook-agent-sidebar';
-const NOTEBOOK = {
-  cells: [
-    {
-      cell_type: 'code',
-      id: 'first',
-      source: 'x = 1',
-      metadata: {},
-      outputs: [],
-      execution_count: null
-    }
-  ],
-  metadata: {
-    kernelspec: {
-      name: 'python3',
-      display_name: 'Python 3',
-      language: 'python'
-    }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-};
+const NOTEBOOK = ONE_CELL_NOTEBOOK;
 
 /** What one load measured. */
 interface ISend {

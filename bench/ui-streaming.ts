@@ -28,6 +28,7 @@ import type { Browser, Page } from '../ui-tests/node_modules/playwright-core';
 import { launchChromium } from './lib/browser';
 import { LabServer, ScriptedModelServer } from './lib/lab-server';
 import { fixed, print, runMain, target } from './lib/report';
+import { notebookJson } from './lib/notebook-json';
 
 const TRACE = !process.argv.includes('--no-trace');
 /** --profile: a CPU profile of the page per size, its top functions by self time printed. */
@@ -47,18 +48,7 @@ const SIDEBAR = 'notebook-agent-sidebar';
 const endOf = (tokens: number) => `END-OF-REPLY-${tokens}`;
 /** How long after the run's end the reply's last words may take to show. */
 const RENDER_LAG_LIMIT_MS = 10000;
-const NOTEBOOK = {
-  cells: [],
-  metadata: {
-    kernelspec: {
-      name: 'python3',
-      display_name: 'Python 3',
-      language: 'python'
-    }
-  },
-  nbformat: 4,
-  nbformat_minor: 5
-};
+const NOTEBOOK = notebookJson();
 
 /** About `tokens` tokens (4 characters each) of varied markdown. */
 function reply(tokens: number): string {
