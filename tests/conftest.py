@@ -30,6 +30,24 @@ def jp_server_config(jp_server_config):
 
 
 @pytest.fixture
+def outside_server_config(configured):
+    """The outside agents' tests: the extension, a held key (``configured``), no worker for closed notebooks."""
+    return {
+        "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
+        "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []},
+    }
+
+
+def require_built_command_line() -> None:
+    """The test command builds the command line first; without it a test fails, saying so."""
+    import shutil
+
+    built = Path(__file__).resolve().parent.parent / "lib" / "cli" / "notebook-agent.cjs"
+    if shutil.which("node") is None or not built.exists():
+        pytest.fail("needs node and the built command line: run npm run build:cli")
+
+
+@pytest.fixture
 def model_server():
     """The scripted model server, started on a free loopback port."""
     server, script = serve(0)

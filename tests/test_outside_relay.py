@@ -20,12 +20,9 @@ pytestmark = pytest.mark.fault_category("outside MCP route")
 
 
 @pytest.fixture
-def jp_server_config(configured):
+def jp_server_config(outside_server_config):
     """The server holds a key (``OPENAI_API_KEY``), which no answer may carry."""
-    return {
-        "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []},
-    }
+    return outside_server_config
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SECRET_KEY
+from conftest import SECRET_KEY, require_built_command_line
 from mcp import Client, StdioServerParameters
 from mcp_types import Implementation
 from test_outside_relay import connect_page
@@ -30,17 +30,12 @@ pytestmark = [
 
 @pytest.fixture(autouse=True)
 def built_command_line():
-    """The test command builds the command line first; without it these tests fail, saying so."""
-    if shutil.which("node") is None or not (ROOT / "lib" / "cli" / "notebook-agent.cjs").exists():
-        pytest.fail("needs node and the built command line: run npm run build:cli")
+    require_built_command_line()
 
 
 @pytest.fixture
-def jp_server_config(configured):
-    return {
-        "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"discover_local_servers": False, "outside_worker_command": []},
-    }
+def jp_server_config(outside_server_config):
+    return outside_server_config
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import require_built_command_line
 from test_outside_mcp import sdk_client
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,9 +26,7 @@ pytestmark = [
 
 @pytest.fixture(autouse=True)
 def built_command_line():
-    """The test command builds the command line first; without it these tests fail, saying so."""
-    if shutil.which("node") is None or not (ROOT / "lib" / "cli" / "notebook-agent.cjs").exists():
-        pytest.fail("needs node and the built command line: run npm run build:cli")
+    require_built_command_line()
 
 
 NOT_OPEN = "is not open in JupyterLab: worked on through the server"
