@@ -143,6 +143,19 @@ describe('the asks of a request, as plan steps', () => {
     ]);
   });
 
+  it('computes and prints what an ask wants drawn "as a chart", then draws it', () => {
+    expect(
+      requestAsks(
+        'Load a.csv, then the mean sales by month as a line chart, and show the count per store as a bar chart.'
+      )
+    ).toEqual([
+      'Compute and print the mean sales by month',
+      'Plot the mean sales by month as a line chart',
+      'Compute and print the count per store',
+      'Plot the count per store as a bar chart'
+    ]);
+  });
+
   it('is null for a request with fewer than two asks (the model plans it)', () => {
     const data = { files: ['sales.csv'] };
     expect(stepsFromRequest('Analyse sales.csv', data)).toBeNull();

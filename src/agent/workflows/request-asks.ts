@@ -197,7 +197,24 @@ export function requestAsks(request: string): string[] {
     .filter(
       ask => !PREAMBLE.test(ask) && !LOAD.test(ask) && !SUMMARY_ONLY.test(ask)
     )
-    .map(asStep);
+    .flatMap(computeThenDraw);
+}
+
+/**
+ * An ask as steps: "the mean visits by hour of day as a line chart" is
+ * computed and printed, then drawn (measured: asked for both in one step,
+ * the 1.5B plotted every hour against the overall mean, a ValueError, and
+ * its rewrites did the same); any other ask is one step.
+ */
+function computeThenDraw(ask: string): string[] {
+  const match =
+    /^(?:show\s+|display\s+)?(.+?)\s+as\s+(an?\s+(?:[\w-]+\s+)?(?:chart|plot|graph|histogram|heatmap|boxplot))$/i.exec(
+      ask
+    );
+  if (!match || STARTS_WITH_VERB.test(match[1])) {
+    return [asStep(ask)];
+  }
+  return [asStep(match[1]), `Plot ${match[1]} as ${match[2]}`];
 }
 
 /** Clauses of `text` split at commas, semicolons, sentence ends and new lines outside brackets and quotes. */
