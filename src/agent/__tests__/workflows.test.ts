@@ -562,10 +562,11 @@ describe('Fix this cell', () => {
       kind: 'user',
       text: 'Fix cell [7]: print(q)'
     });
-    // Named as the user sees it now: the agent's run gave it a new count.
+    // Named as the user sees it now, and as the transcript named it: the
+    // agent's run gave it a new count.
     const count = notebook.cells[0].executionCount;
     expect(count).not.toBe(7);
-    expect(result?.names).toEqual({ c: `[${count}]` });
+    expect(result?.names).toEqual({ c: `[${count}] (was [7])` });
     expect(result?.problem).toContain("name 't' is not defined");
   });
 

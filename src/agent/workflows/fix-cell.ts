@@ -190,10 +190,14 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
   const changes = diffCells(before, after);
   const names: Record<string, string> = {};
   for (const change of changes) {
+    // As the user sees it now, and as the transcript's "Fix cell [3]" named
+    // it when the agent's run gave it a new count: "[4] (was [3])".
+    const now = cellNumber(after, change.cellId);
+    const then = cellNumber(before, change.cellId);
     names[change.cellId] =
-      cellNumber(after, change.cellId) ??
-      cellNumber(before, change.cellId) ??
-      change.cellId;
+      now && then?.startsWith('[') && now !== then
+        ? `${now} (was ${then})`
+        : (now ?? then ?? change.cellId);
   }
   const result = {
     status,
