@@ -72,6 +72,15 @@ describe('dates kept as text', () => {
     expect(asksByTime('the total rainfall of each year')).toBe(true);
     expect(asksByTime('mean visits by hour of day')).toBe(true);
     expect(asksByTime('revenue by region')).toBe(false);
+    expect(asksByTime('Which month of that year was the coldest?')).toBe(true);
+    expect(asksByTime('What was the mean temp_c in 2024?')).toBe(true);
+    expect(asksByTime('the monthly mean temperature')).toBe(true);
+    // An adjective that describes the data is not a question by time.
+    expect(
+      asksByTime(
+        'traffic.csv has hourly website visits. How many visits are there in total?'
+      )
+    ).toBe(false);
     expect(timeHint('revenue by region', columns)).toBeNull();
     expect(timeHint('rain per month', [])).toBeNull();
     const hint = timeHint('rain per month', columns);

@@ -12,9 +12,28 @@
  */
 import type { IVariableRow } from '../tools/variables-probe';
 
-/** Words that group, count or plot by a unit of time. */
-const TIME_WORDS =
-  /\b(?:hours?|hourly|days?|daily|weeks?|weekly|weekdays?|months?|monthly|years?|yearly|annual(?:ly)?|quarters?|quarterly|over time|time series|per date|seasonal)\b/i;
+/** A unit of time. */
+const UNIT =
+  '(?:hours?|days?|dates?|weeks?|weekdays?|months?|years?|quarters?|seasons?)';
+
+/**
+ * Words that group, filter, count or plot by a unit of time: "by hour of
+ * day", "per month", "of each year", "which month", "the busiest day",
+ * "monthly mean", "in 2024", "over time". An adjective that describes the
+ * data does not ask by time: measured, "traffic.csv has hourly website
+ * visits. How many visits in total?" with the hint made the 1.5B count
+ * the rows by hour (672) instead of summing the visits.
+ */
+const TIME_WORDS = new RegExp(
+  [
+    `\\b(?:by|per|each|every|which|what|of|in|that|this|same|busiest|quietest|coldest|warmest|hottest|wettest|driest|best|worst|highest|lowest|first|last)\\s+(?:the\\s+)?(?:\\w+\\s+)?${UNIT}\\b`,
+    `\\b(?:hourly|daily|weekly|monthly|yearly|annual|quarterly)\\s+(?:\\w+\\s+)?(?:means?|average|totals?|sums?|counts?|max(?:imum)?|min(?:imum)?|medians?|trend|revenue|rain(?:fall)?|temperatures?)\\b`,
+    '\\bhour of (?:the )?day\\b|\\bday of (?:the )?week\\b|\\bweekdays?\\b',
+    '\\bover time\\b|\\btime series\\b|\\btrend\\b|\\bseasonal',
+    '\\b(?:in|during|since|before|after|from)\\s+(?:19|20)\\d\\d\\b'
+  ].join('|'),
+  'i'
+);
 
 /** Column names that usually hold dates or times. */
 const DATE_NAME = /date|time|day|month|period|stamp|when/i;
