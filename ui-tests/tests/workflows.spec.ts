@@ -179,6 +179,13 @@ test('Generate notebook: from the palette with an attached CSV, fixes an error, 
   await expect(sidebar(page).locator('.jp-AgentSidebar-plan')).toContainText(
     'Plan · 2/2 done'
   );
+  // The new notebook's empty first cell, where the cursor was, is gone: the
+  // title that took its place shows rendered, not as its Markdown source.
+  const title = page
+    .locator('.jp-NotebookPanel:visible .jp-Notebook .jp-Cell')
+    .first();
+  await expect(title).toHaveClass(/jp-MarkdownCell/);
+  await expect(title).toHaveClass(/jp-mod-rendered/);
   await screenshot(page, 'generate-notebook');
 
   const path = `${tmpPath}/sales_analysis.ipynb`;

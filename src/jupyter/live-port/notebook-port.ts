@@ -129,6 +129,13 @@ export class LiveNotebookPort
 
   async deleteCell(cellId: string): Promise<void> {
     const model = this._live.model();
+    // The cell being typed in goes (Generate's empty first cell): leave edit
+    // mode, or the cell that becomes active, the Markdown title, shows as its
+    // source (seen in the walk).
+    const notebook = this._live.panel.content;
+    if (notebook.mode === 'edit' && notebook.activeCell?.model.id === cellId) {
+      notebook.mode = 'command';
+    }
     model.sharedModel.deleteCell(this._live.indexOf(cellId));
   }
 
