@@ -161,11 +161,13 @@ class Provider:
 
         A loopback endpoint (Ollama, llama.cpp, LM Studio on this machine) configured without
         ``api_key`` or ``api_key_env`` is taken as key-less; naming an ``api_key_env`` says it
-        takes one. Every other keyed endpoint takes one.
+        takes one. The endpoint of ``OPENAI_BASE_URL`` reads ``OPENAI_API_KEY`` by default, which
+        says nothing: on loopback with no key set, it is key-less too (seen in the walk: "Set API
+        key…" beside llama-server). Every other keyed endpoint takes one.
         """
         if not self.keyed:
             return False
-        if self.api_key or self.api_key_env:
+        if self.api_key or (self.api_key_env and not self.implicit):
             return True
         host = (urlsplit(self.base_url).hostname or "").lower()
         return not (host == "localhost" or host == "::1" or host.startswith("127."))

@@ -505,3 +505,17 @@ def test_only_endpoints_that_take_a_key_offer_one():
     keyed_local = parse_profile("gateway", {"base_url": "http://127.0.0.1:4000/v1", "api_key_env": "GATEWAY_KEY"})
     assert keyed_local.takes_key is True
     assert parse_profile("remote", {"base_url": "https://api.example.com/v1"}).takes_key is True
+
+
+def test_the_environment_endpoint_on_loopback_takes_no_key(monkeypatch):
+    """``OPENAI_BASE_URL`` at llama-server with no key set: no "Set API key…"; a remote one keeps it."""
+    from types import SimpleNamespace
+
+    from jupyterlab_notebook_agent.providers import legacy_provider
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = SimpleNamespace(base_url="", api_key="", model="")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    assert legacy_provider(config).takes_key is False
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    assert legacy_provider(config).takes_key is True
