@@ -22,6 +22,7 @@ import { ToolRegistry } from '../../agent/tools/registry';
 import { RunState } from '../../agent/tools/run-state';
 import { JupyterServerProcess } from '../servers/jupyter-server';
 import { ServerNotebookPort } from '../server-port/server-port';
+import { SERVER_START_MS } from './server-start';
 
 jest.setTimeout(30000);
 
@@ -73,7 +74,7 @@ beforeAll(async () => {
     path: 'agent.ipynb',
     createIfMissing: true
   });
-}, 60000);
+}, SERVER_START_MS);
 
 afterAll(async () => {
   await port?.close({ shutdownKernel: true });

@@ -24,6 +24,7 @@ import {
 import { probeVariables } from '../../agent/tools/variables-probe';
 import { JupyterServerProcess } from '../servers/jupyter-server';
 import { ServerNotebookPort } from '../server-port/server-port';
+import { SERVER_START_MS } from './server-start';
 
 jest.setTimeout(30000);
 
@@ -40,7 +41,7 @@ beforeAll(async () => {
     path: 'agent.ipynb',
     createIfMissing: true
   });
-}, 60000);
+}, SERVER_START_MS);
 
 afterAll(async () => {
   await port?.close({ shutdownKernel: true });

@@ -21,6 +21,7 @@ import {
   sourcesOnDisk,
   writeUserNotebook
 } from './user-notebook';
+import { SERVER_START_MS } from '../server-start';
 
 jest.setTimeout(600000);
 
@@ -34,7 +35,7 @@ beforeAll(async () => {
   jest.spyOn(console, 'debug').mockImplementation(() => undefined);
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   stack = await startFaultStack();
-}, 60000);
+}, SERVER_START_MS);
 
 afterAll(async () => {
   summary.print();

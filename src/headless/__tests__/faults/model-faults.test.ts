@@ -28,6 +28,7 @@ import {
   sourcesOnDisk,
   writeUserNotebook
 } from './user-notebook';
+import { SERVER_START_MS } from '../server-start';
 
 jest.setTimeout(60000);
 
@@ -64,7 +65,7 @@ beforeAll(async () => {
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   jest.spyOn(console, 'error').mockImplementation(() => undefined);
   stack = await startFaultStack();
-}, 60000);
+}, SERVER_START_MS);
 
 afterAll(async () => {
   summaries.direct.print();
