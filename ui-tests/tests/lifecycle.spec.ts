@@ -16,6 +16,7 @@ import {
   setAgentSettings,
   SIDEBAR
 } from './sidebar';
+import { openEmptyNotebook } from './notebook-files';
 
 test.use({ kernels: null, sessions: null });
 
@@ -63,25 +64,7 @@ async function newNotebook(
   dir: string,
   name: string
 ): Promise<void> {
-  await page.contents.uploadContent(
-    JSON.stringify({
-      cells: [
-        {
-          cell_type: 'code',
-          source: '',
-          metadata: {},
-          outputs: [],
-          execution_count: null
-        }
-      ],
-      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-      nbformat: 4,
-      nbformat_minor: 5
-    }),
-    'text',
-    `${dir}/${name}`
-  );
-  await page.notebook.openByPath(`${dir}/${name}`);
+  await openEmptyNotebook(page, `${dir}/${name}`);
   await page.notebook.activate(name);
   await expect
     .poll(() => kernelState(page, name), { timeout: 30000 })

@@ -27,6 +27,7 @@ import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { APIRequestContext, Locator } from '@playwright/test';
 import { scriptAt } from '../tests/scripted-model';
 import { SIDEBAR } from '../tests/sidebar';
+import { openEmptyNotebook } from '../tests/notebook-files';
 
 test.use({ kernels: null, sessions: null });
 
@@ -247,25 +248,7 @@ function kernelState(page: IJupyterLabPageFixture, name: string) {
  * its session starts, and a reload would not find that kernel by path.)
  */
 async function newNotebook(page: IJupyterLabPageFixture, name: string) {
-  await page.contents.uploadContent(
-    JSON.stringify({
-      cells: [
-        {
-          cell_type: 'code',
-          source: '',
-          metadata: {},
-          outputs: [],
-          execution_count: null
-        }
-      ],
-      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-      nbformat: 4,
-      nbformat_minor: 5
-    }),
-    'text',
-    name
-  );
-  await page.notebook.openByPath(name);
+  await openEmptyNotebook(page, name);
   await page.notebook.activate(name);
   await expect
     .poll(() => kernelState(page, name), { timeout: 90000 })

@@ -220,37 +220,41 @@ function computeThenDraw(ask: string): string[] {
 /** Clauses of `text` split at commas, semicolons, sentence ends and new lines outside brackets and quotes. */
 function splitTopLevel(text: string): string[] {
   const parts: string[] = [];
-  let depth = 0;
-  let quote = '';
   let start = 0;
-  for (let i = 0; i < text.length; i++) {
+  forEachTopLevel(text, i => {
     const c = text[i];
-    if (quote) {
-      quote = c === quote ? '' : quote;
-    } else if (c === '"' || c === '`') {
-      quote = c;
-    } else if ('([{'.includes(c)) {
-      depth++;
-    } else if (')]}'.includes(c)) {
-      depth = Math.max(0, depth - 1);
-    } else if (
-      depth === 0 &&
-      (c === ',' ||
-        c === ';' ||
-        c === '\n' ||
-        // A sentence ends; "sales.csv" and "1.5" do not.
-        (c === '.' && /\s/.test(text[i + 1] ?? ' ')))
+    if (
+      c === ',' ||
+      c === ';' ||
+      c === '\n' ||
+      // A sentence ends; "sales.csv" and "1.5" do not.
+      (c === '.' && /\s/.test(text[i + 1] ?? ' '))
     ) {
       parts.push(text.slice(start, i));
       start = i + 1;
     }
-  }
+  });
   parts.push(text.slice(start));
   return parts;
 }
 
 /** Where the first colon that ends a clause is, outside brackets and quotes, or -1. */
 function topLevelColon(text: string): number {
+  let found = -1;
+  forEachTopLevel(text, i => {
+    if (text[i] === ':' && /\s/.test(text[i + 1] ?? ' ')) {
+      found = i;
+      return true;
+    }
+  });
+  return found;
+}
+
+/** Calls `visit` with each index of `text` outside brackets and quotes, until it returns true. */
+function forEachTopLevel(
+  text: string,
+  visit: (index: number) => boolean | void
+): void {
   let depth = 0;
   let quote = '';
   for (let i = 0; i < text.length; i++) {
@@ -263,11 +267,10 @@ function topLevelColon(text: string): number {
       depth++;
     } else if (')]}'.includes(c)) {
       depth = Math.max(0, depth - 1);
-    } else if (depth === 0 && c === ':' && /\s/.test(text[i + 1] ?? ' ')) {
-      return i;
+    } else if (depth === 0 && visit(i)) {
+      return;
     }
   }
-  return -1;
 }
 
 /** A clause without list marks, joining words and a closing stop. */
