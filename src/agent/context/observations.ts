@@ -177,6 +177,11 @@ export function isErrorObservation(text: string): boolean {
   return /^(cell_id: \S+|The scratch code) raised an error/.test(text);
 }
 
+/** Whether a run observation (statusLine's first line) says the code finished without an error. */
+export function isCleanRunObservation(text: string): boolean {
+  return /^(cell_id: \S+|The scratch code) finished OK/.test(text);
+}
+
 /**
  * The first line of a run observation: what happened, in plain words,
  * naming only the tools the run `offers` (a small model's run has few).

@@ -16,6 +16,10 @@
  * Pure: it reads the conversation, it changes nothing.
  */
 import { computedOutputs, unsupportedNumbers } from '../context/claims';
+import {
+  isCleanRunObservation,
+  isErrorObservation
+} from '../context/observations';
 import type { ChatMessage } from '../types';
 
 /** Repair requests per run, at most: then the answer stands as it is (and is marked). */
@@ -101,7 +105,11 @@ export function computeRepair(
   // failed (or was refused as a repeat), then "ANSWER: 2024-01" or
   // "ANSWER: 1", from memory; the number check lets dates and small
   // counts pass.
-  if (input.asksData && outputs.some(ranWithError) && !outputs.some(ranClean)) {
+  if (
+    input.asksData &&
+    outputs.some(saysLine(isErrorObservation)) &&
+    !outputs.some(saysLine(isCleanRunObservation))
+  ) {
     return {
       kind: 'failed',
       text:
@@ -152,14 +160,9 @@ export function standsUncomputed(
   );
 }
 
-/** A tool output that says a run finished without an error (observations.ts). */
-function ranClean(output: string): boolean {
-  return /^(?:cell_id: \S+|The scratch code) finished OK/m.test(output);
-}
-
-/** A tool output that says a run raised an error (observations.ts). */
-function ranWithError(output: string): boolean {
-  return /^(?:cell_id: \S+|The scratch code) raised an error/m.test(output);
+/** A tool output has a line the test holds for (a native tool's result puts its run's status line after its own). */
+function saysLine(test: (line: string) => boolean) {
+  return (output: string) => output.split('\n').some(test);
 }
 
 function listed(numbers: ReadonlyArray<string>): string {
