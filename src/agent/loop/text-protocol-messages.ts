@@ -7,7 +7,14 @@
  * messages and returns messages.
  */
 import { describeFailure } from '../context/failure-focus';
-import { isErrorObservation } from '../context/observations';
+import {
+  allValuesMissing,
+  MISSING_VALUES_REQUEST
+} from '../context/missing-values';
+import {
+  isCleanRunObservation,
+  isErrorObservation
+} from '../context/observations';
 import type { ChatMessage } from '../types';
 import { withoutGuessLines } from './code-blocks';
 
@@ -32,15 +39,34 @@ const RESTATED_CHARS = 600;
  * asked-for `ANSWER:` line, or a next block that recomputed something else).
  */
 export function restatement(request: string): string {
+  return (
+    requestText(request) +
+    'If the output answers it, reply now in words with the printed values, in the form the request asks for, ' +
+    'and no code block; otherwise write the next ```python block.'
+  );
+}
+
+/**
+ * Whether a clean run's observation prints only missing values (its first
+ * line says how the run went and is not output).
+ */
+function printsOnlyMissing(observation: string): boolean {
+  return (
+    isCleanRunObservation(observation) &&
+    allValuesMissing(observation.slice(observation.indexOf('\n') + 1))
+  );
+}
+
+/** The request, quoted (cut when long); '' when there is none. */
+function requestText(request: string): string {
+  if (!request) {
+    return '';
+  }
   const text =
     request.length > RESTATED_CHARS
       ? `${request.slice(0, RESTATED_CHARS)}…`
       : request;
-  return (
-    `The request you are working on:\n"""\n${text.trim()}\n"""\n` +
-    'If the output answers it, reply now in words with the printed values, in the form the request asks for, ' +
-    'and no code block; otherwise write the next ```python block.'
-  );
+  return `The request you are working on:\n"""\n${text.trim()}\n"""\n`;
 }
 
 /** Under an error, for small models: the next reply is the fix. */
@@ -94,6 +120,7 @@ export function toTextProtocol(
     message: ChatMessage;
     request: string;
     failed: string | null;
+    missing: boolean;
   }> = [];
   for (const message of messages) {
     if (message.role === 'system') {
@@ -128,7 +155,8 @@ export function toTextProtocol(
         outputs.push({
           message: output,
           request,
-          failed: isErrorObservation(message.content) ? message.content : null
+          failed: isErrorObservation(message.content) ? message.content : null,
+          missing: printsOnlyMissing(message.content)
         });
       }
     } else {
@@ -139,7 +167,7 @@ export function toTextProtocol(
     }
   }
   if (options.restateRequest) {
-    for (const { message, request: asked, failed } of outputs) {
+    for (const { message, request: asked, failed, missing } of outputs) {
       if (message.role !== 'user') {
         continue;
       }
@@ -147,6 +175,9 @@ export function toTextProtocol(
       // (Qwen2.5-Coder-1.5B); what helps there is asking for the fix.
       if (failed) {
         message.content += `\n\n${fixRequest(failed)}`;
+      } else if (missing) {
+        // "If the output answers it, reply now" made a column of NaN the answer.
+        message.content += `\n\n${requestText(asked)}${MISSING_VALUES_REQUEST}`;
       } else if (asked) {
         message.content += `\n\n${restatement(asked)}`;
       }
