@@ -608,6 +608,49 @@ describe('Fix this cell', () => {
   });
 });
 
+describe('a fix that prints only NaN', () => {
+  it('is not fixed: the next attempt is told why (the 1.5B copied a misaligned groupby into the cell)', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'total = 6', executionCount: 1 },
+        {
+          id: 'b',
+          source: 'print(totl)',
+          executionCount: 2,
+          outputs: [
+            {
+              type: 'error',
+              ename: 'NameError',
+              evalue: "name 'totl' is not defined",
+              traceback: ["NameError: name 'totl' is not defined"]
+            }
+          ]
+        }
+      ]
+    });
+    notebook.vars.set('total', '6');
+    notebook.vars.set('by_region', 'East    NaN\nWest    NaN\n0       NaN');
+    const model = new ScriptedModel([
+      { text: '```python\nprint(by_region)\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'ask-before-running',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const result = await s.fixCell('b', { model: () => model, notebook });
+
+    expect(result?.status).toBe('fixed');
+    expect(result?.attempts).toBe(2);
+    const retry = lastUserMessage(model, 1);
+    expect(retry).toContain('print(by_region)');
+    expect(retry).toContain('every value it printed is missing (NaN)');
+    expect(notebook.cells[1].source).toBe('print(total)');
+  });
+});
+
 describe('a rewrite that changed only comments', () => {
   it('changed no code', () => {
     expect(

@@ -8,8 +8,11 @@
  * aligns on the index (four regions against 200 row numbers) into 204 NaN,
  * and answered "The total revenue per region is NaN."; the follow-up built
  * on that code. A person sees at a glance that a column of NaN is a bug, not
- * an answer; the model, told the request again, reads it as one.
+ * an answer; the model, told the request again, reads it as one. Fix
+ * This Cell then copied that code into the broken cell, which ran without
+ * an error: "fixed".
  */
+import type { CellOutput } from '../ports';
 
 /** A printed missing value: pandas', numpy's and Python's spellings. */
 const MISSING = /^(?:NaN|nan|NaT|<NA>|None)[,)\]]?$/;
@@ -59,3 +62,28 @@ export const MISSING_VALUES_REQUEST =
   'grouped result times a column of every row: compute per row first ' +
   "(df['total'] = df['a'] * df['b']), then group; or a column that holds no numbers. " +
   'Reply with the corrected code in one ```python block.';
+
+/**
+ * Whether a cell's outputs print values and all of them are missing: its
+ * stdout and the plain text of its results (a plot or an empty output is
+ * not this).
+ */
+export function outputsAllMissing(outputs: ReadonlyArray<CellOutput>): boolean {
+  const printed = outputs.map(output => {
+    if (output.type === 'stream') {
+      return output.name === 'stdout' ? output.text : '';
+    }
+    if (output.type === 'error') {
+      return '';
+    }
+    const text = output.data['text/plain'];
+    return typeof text === 'string' ? text : '';
+  });
+  return allValuesMissing(printed.join('\n'));
+}
+
+/** Why Fix does not count such a run as fixed. */
+export const MISSING_VALUES_PROBLEM =
+  'It ran without an error, but every value it printed is missing (NaN): an operation between ' +
+  'values whose indexes do not line up (a grouped result times a column of every row: compute ' +
+  'per row first, then group), or a column that holds no numbers.';

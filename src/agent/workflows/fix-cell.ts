@@ -4,9 +4,14 @@
  * the result ourselves, and repeat a bounded number of times. The changes
  * come back as a list the user accepts or rejects (see cell-changes.ts).
  */
+import {
+  MISSING_VALUES_PROBLEM,
+  outputsAllMissing
+} from '../context/missing-values';
 import { formatOutputs, formatRunResult } from '../context/observations';
 import {
   NotebookPortError,
+  type CellOutput,
   type ICellSnapshot,
   type INotebookPort,
   type IRunOptions
@@ -328,18 +333,33 @@ async function checkCell(
   if (ranCurrentSource) {
     return cell.outputs.some(output => output.type === 'error')
       ? { ok: false, problem: `It failed:\n${formatOutputs(cell.outputs)}` }
-      : { ok: true };
+      : cleanRun(cell.outputs);
   }
   const result = await notebook.runCell(cellId, {
     signal: options.signal,
     hardTimeoutMs: options.hardTimeoutMs
   });
   return result.status === 'ok'
-    ? { ok: true }
+    ? cleanRun(result.outputs)
     : {
         ok: false,
         problem: `When it ran just now:\n${formatRunResult(result)}`
       };
+}
+
+/**
+ * A run without an error is a fix unless all it printed is NaN (the 1.5B
+ * copied a misaligned groupby from the cell above into the broken one).
+ */
+function cleanRun(
+  outputs: ReadonlyArray<CellOutput>
+): { ok: true } | { ok: false; problem: string } {
+  return outputsAllMissing(outputs)
+    ? {
+        ok: false,
+        problem: `${MISSING_VALUES_PROBLEM} Its output:\n${formatOutputs([...outputs])}`
+      }
+    : { ok: true };
 }
 
 /** A cell's code without comment-only and blank lines or trailing spaces. */
