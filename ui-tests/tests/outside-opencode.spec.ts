@@ -4,19 +4,22 @@
  * server's MCP endpoint. The user approves its cell in the sidebar, the cell
  * runs in the notebook's kernel, and one Undo reverts the run.
  *
- * Measured on 2 CPU cores (OpenCode 1.18.33, llama-server, -t 1): OpenCode runs
- * offline (its models.dev fetch fails and it goes on), connects to the
- * endpoint and sends a 150-token prompt with this agent; but Qwen2.5-Coder
- * 0.5B and 1.5B answer with the call as a ```json block, which llama.cpp does
- * not read as a tool call, so no tool is called and this test fails there.
- * A model that calls tools through the chat API is needed.
+ * Measured on 2 CPU cores (OpenCode 1.18.33, llama-server): OpenCode runs
+ * offline (its models.dev fetch fails and it goes on) and connects to the
+ * endpoint. Qwen2.5-Coder 0.5B and 1.5B write a call as a ```json block,
+ * which llama-server reads as a tool call only with
+ * scripts/chat-templates/qwen2.5-coder-json-calls.jinja (with the model's
+ * own template no tool is called). With it the 1.5B inserts and runs the
+ * cell in 3.4 min (scripts/opencode-check.sh, -t 2, 2 cores).
  *
- * Not part of the test command (it fails with the models this machine has,
- * and takes minutes on a CPU): playwright.outside.config.js runs it when
- * both are given, and it says what is missing otherwise:
- *   NOTEBOOK_AGENT_OPENCODE   the opencode command (e.g. node_modules/.bin/opencode)
- *   NOTEBOOK_AGENT_OPENCODE_MODEL  an OpenAI-compatible base URL (e.g. llama-server's
- *                             http://127.0.0.1:8090/v1 with Qwen2.5-Coder)
+ * Not part of the test command (minutes of model time on a CPU):
+ * scripts/opencode-check.sh installs the pinned OpenCode, starts the model
+ * with that template and runs this spec through
+ * playwright.outside.config.js, which runs it when both are given (and it
+ * says what is missing otherwise):
+ *   NOTEBOOK_AGENT_OPENCODE   the opencode command
+ *   NOTEBOOK_AGENT_OPENCODE_MODEL  an OpenAI-compatible base URL (llama-server's
+ *                             /v1 with Qwen2.5-Coder and that template)
  */
 import { spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'fs';
@@ -65,7 +68,10 @@ function project(mcpUrl: string): { dir: string; home: string } {
         prompt:
           'You work in a Jupyter notebook through the notebook_* tools. Call one tool at a time. ' +
           'To add code, call notebook_insert_cell with the notebook path, the source, and run: true.',
-        tools: { '*': false, 'notebook_*': true }
+        tools: { '*': false, 'notebook_*': true },
+        // Greedy, the 1.5B read the cell it had run again and again; after
+        // the limit OpenCode asks for the answer in words.
+        steps: 4
       }
     }
   };
@@ -102,7 +108,9 @@ test('OpenCode with a local model inserts and runs a cell, approved in the sideb
     ],
     {
       cwd: dir,
-      env: { ...process.env, HOME: home },
+      // OpenCode takes its project from $PWD when set, not from its working
+      // directory: the inherited one is ui-tests/, which has no such agent.
+      env: { ...process.env, HOME: home, PWD: dir },
       stdio: ['ignore', 'pipe', 'pipe']
     }
   );
