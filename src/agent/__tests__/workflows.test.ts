@@ -1,4 +1,3 @@
-import type { CellOutput } from '../ports';
 import { AgentSession } from '../session';
 import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
@@ -24,6 +23,41 @@ const lastUserMessage = (model: ScriptedModel, index: number) => {
   const users = messages.filter(m => m.role === 'user');
   return String(users[users.length - 1].content);
 };
+
+/** A kernel that defines `total`, and a cell below that misspells it (the Fix tests). */
+const misspeltTotal = (
+  traceback = ["NameError: name 'totl' is not defined"]
+) => {
+  const notebook = new MiniKernelNotebook({
+    cells: [
+      { id: 'a', source: 'total = 6', executionCount: 1 },
+      {
+        id: 'b',
+        source: 'print(totl)',
+        executionCount: 2,
+        outputs: [
+          {
+            type: 'error',
+            ename: 'NameError',
+            evalue: "name 'totl' is not defined",
+            traceback
+          }
+        ]
+      }
+    ]
+  });
+  notebook.vars.set('total', '6');
+  return notebook;
+};
+
+/** A small model's session (the text protocol) that asks before running. */
+const smallModelSession = () =>
+  new AgentSession({
+    tools: new ToolRegistry(agentTools()),
+    approvalMode: () => 'ask-before-running',
+    toolProtocol: () => 'text',
+    profile: () => 'small'
+  });
 
 describe('Generate notebook', () => {
   it('builds the notebook, fixes an error on the way, shows the plan, and verifies with a restart and run-all', async () => {
@@ -205,25 +239,7 @@ describe('Generate notebook', () => {
 
 describe('Fix this cell', () => {
   it('edits and reruns the failing cell, then offers the diff; Accept keeps it as one undo step', async () => {
-    const notebook = new MiniKernelNotebook({
-      cells: [
-        { id: 'a', source: 'total = 6', executionCount: 1 },
-        {
-          id: 'b',
-          source: 'print(totl)',
-          executionCount: 2,
-          outputs: [
-            {
-              type: 'error',
-              ename: 'NameError',
-              evalue: "name 'totl' is not defined",
-              traceback: []
-            }
-          ]
-        }
-      ]
-    });
-    notebook.vars.set('total', '6');
+    const notebook = misspeltTotal([]);
     const model = new ScriptedModel([
       // The prompt gave the cell's source: no read_cell needed before editing.
       call('edit_cell', { cell_id: 'b', source: 'print(total)' }),
@@ -268,35 +284,13 @@ describe('Fix this cell', () => {
   });
 
   it('a small model (text protocol) writes the corrected cell as a code block, begun for it, that replaces the cell and runs; one reply per attempt', async () => {
-    const failing = (name: string): CellOutput => ({
-      type: 'error',
-      ename: 'NameError',
-      evalue: `name '${name}' is not defined`,
-      traceback: [`NameError: name '${name}' is not defined`]
-    });
-    const notebook = new MiniKernelNotebook({
-      cells: [
-        { id: 'a', source: 'total = 6', executionCount: 1 },
-        {
-          id: 'b',
-          source: 'print(totl)',
-          executionCount: 2,
-          outputs: [failing('totl')]
-        }
-      ]
-    });
-    notebook.vars.set('total', '6');
+    const notebook = misspeltTotal();
     const model = new ScriptedModel([
       // The first rewrite still fails; the second one fixes it. No words.
       { text: '```python\nprint(tota)\n```' },
       { text: '```python\nprint(total)\n```' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'ask-before-running',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallModelSession();
     const result = await s.fixCell('b', { model: () => model, notebook });
 
     expect(result?.status).toBe('fixed');
@@ -610,36 +604,13 @@ describe('Fix this cell', () => {
 
 describe('a fix that prints only NaN', () => {
   it('is not fixed: the next attempt is told why (the 1.5B copied a misaligned groupby into the cell)', async () => {
-    const notebook = new MiniKernelNotebook({
-      cells: [
-        { id: 'a', source: 'total = 6', executionCount: 1 },
-        {
-          id: 'b',
-          source: 'print(totl)',
-          executionCount: 2,
-          outputs: [
-            {
-              type: 'error',
-              ename: 'NameError',
-              evalue: "name 'totl' is not defined",
-              traceback: ["NameError: name 'totl' is not defined"]
-            }
-          ]
-        }
-      ]
-    });
-    notebook.vars.set('total', '6');
+    const notebook = misspeltTotal();
     notebook.vars.set('by_region', 'East    NaN\nWest    NaN\n0       NaN');
     const model = new ScriptedModel([
       { text: '```python\nprint(by_region)\n```' },
       { text: '```python\nprint(total)\n```' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'ask-before-running',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallModelSession();
     const result = await s.fixCell('b', { model: () => model, notebook });
 
     expect(result?.status).toBe('fixed');
