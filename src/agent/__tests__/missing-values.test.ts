@@ -45,6 +45,8 @@ describe('an output of missing values only', () => {
       )
     ).toBe(false);
     expect(allValuesMissing('North')).toBe(false);
+    // What a call that returns nothing prints: the cell did what it meant to.
+    expect(allValuesMissing('None')).toBe(false);
     expect(allValuesMissing('')).toBe(false);
     // Index labels that are numbers do not count as values.
     expect(allValuesMissing('0    NaN\n1    NaN\n2    NaN')).toBe(true);

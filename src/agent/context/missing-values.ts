@@ -14,8 +14,12 @@
  */
 import type { CellOutput } from '../ports';
 
-/** A printed missing value: pandas', numpy's and Python's spellings. */
-const MISSING = /^(?:NaN|nan|NaT|<NA>|None)[,)\]]?$/;
+/**
+ * A printed missing value: pandas' and numpy's spellings. Not `None`: a
+ * call that returns nothing prints it (`print(df.to_csv(path))`), and such
+ * a cell ran as meant.
+ */
+const MISSING = /^(?:NaN|nan|NaT|<NA>)[,)\]]?$/;
 
 /** A printed number: 12, -3.5, 1,257,092.43, 1e-05, 42%. */
 const NUMBER = /^[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?%?[,)\]]?$/i;
