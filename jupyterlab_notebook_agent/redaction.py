@@ -121,6 +121,8 @@ class SecretMatcher:
         if not self.secrets:
             return []
         look = self._scan.look(data)
+        if not look.raw and not look.escape and not look.percent:
+            return []
         seen = set(look.raw)
         if len(seen) < len(self.secrets) and (look.escape or look.percent):
             if look.percent:  # each level of escapes is looked through after the %XX decoding
@@ -286,6 +288,7 @@ class StreamScrubber:
 
     def __init__(self, matcher: SecretMatcher) -> None:
         self.matcher = matcher
+        self._active = bool(matcher)
         self._held = b""
         self._before = b""  # the last bytes sent, for the whole-token rule of short secrets
 
@@ -295,7 +298,7 @@ class StreamScrubber:
         ``at_boundary``: the chunk ends where no secret can continue (the end of an SSE
         event: a blank line, which no secret contains), so nothing is held back.
         """
-        if not self.matcher:
+        if not self._active:
             return chunk
         data = self._held + chunk if self._held else chunk
         if at_boundary:

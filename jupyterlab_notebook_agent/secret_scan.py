@@ -86,6 +86,10 @@ class SecretScan:
         self._hyperscan = _hyperscan() if compiled and secrets else None
         literals = [b"".join(b"\\x%02x" % byte for byte in form) for _, form in self._forms]
         patterns = [*literals, self.escape.pattern, self.percent.pattern]
+        self._patterns = len(patterns)
+        #: The last bytes of a long buffer scanned again with the newline (see :meth:`look`): the longest literal,
+        #: and more than the longest escape (``\\U0001f600``; a run of backslashes before ``n`` matches from any two).
+        self._tail = max((len(form) for _, form in self._forms), default=0) + 16
         self._database = _compile(self._hyperscan, patterns)
         self._scratch = threading.local()  # Hyperscan scans without the GIL: one scratch space per thread
 
@@ -104,10 +108,6 @@ class SecretScan:
             escape = b"\\" in data and self.escape.search(data) is not None
             return Look(frozenset(raw), escape, b"%" in data and self.percent.search(data) is not None)
         found: set[int] = set()
-
-        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
-            found.add(pattern)
-
         scratch = getattr(self._scratch, "space", None)
         if scratch is None:
             scratch = self._scratch.space = self._hyperscan.Scratch(self._database)
@@ -115,7 +115,18 @@ class SecretScan:
         # bundles (5.4.12) misses a short literal that ends a 17-34 byte buffer, seen on an AVX-512 CPU:
         # "key: k9" came back clean. Scanning one byte more, its match no longer ends the buffer (0 misses
         # in 7.9 million random looks against the Python path, 440 without; tests/test_redaction.py keeps checking).
-        self._database.scan(data + b"\n", match_event_handler=on_match, scratch=scratch)
+        # A long buffer is scanned as it is, then its last bytes with the newline, which hold any match that ends
+        # it: copying a 64 KB event to append the newline was a fifth of the filter's cost (bench/proxy_filter.py).
+        # (Its test misses matches at the ends of buffers up to 4 KB long when the second scan is left out.)
+        scan = self._database.scan
+        if len(data) <= self._tail:
+            scan(data + b"\n", match_event_handler=_collect, context=found, scratch=scratch)
+        else:
+            scan(data, match_event_handler=_collect, context=found, scratch=scratch)
+            if len(found) < self._patterns:
+                scan(data[-self._tail :] + b"\n", match_event_handler=_collect, context=found, scratch=scratch)
+        if not found:
+            return _NOTHING
         count, forms = self._count, self._forms
         return Look(frozenset(forms[i][0] for i in found if i < count), count in found, count + 1 in found)
 
@@ -127,6 +138,15 @@ class SecretScan:
 #: The characters JSON and Python write as a short escape, and the letter after the backslash (not ``\\n``,
 #: ``\\r``: see :class:`SecretScan`).
 _SHORT_LETTERS = {0x2F: 0x2F, 0x22: 0x22, 0x27: 0x27, 0x5C: 0x5C, 0x08: ord("b"), 0x0C: ord("f"), 0x09: ord("t")}
+
+
+#: A look that found nothing (most buffers: nothing to allocate for them).
+_NOTHING = Look(frozenset(), False, False)
+
+
+def _collect(pattern: int, start: int, end: int, flags: int, found: set[int]) -> None:
+    """Hyperscan's match callback: the pattern matched (each reports once: ``HS_FLAG_SINGLEMATCH``)."""
+    found.add(pattern)
 
 
 def raw_forms(secret: bytes) -> list[bytes]:

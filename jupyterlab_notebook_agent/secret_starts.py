@@ -47,7 +47,7 @@ class SecretStarts:
     """The start of one of ``secrets`` at the end of a text; ``whole``: short secrets that count whole too."""
 
     def __init__(self, secrets: Iterable[str], short: Iterable[str], whole: Iterable[str]) -> None:
-        short, whole = set(short), set(whole)
+        secrets, short, whole = tuple(secrets), set(short), set(whole)
         text_branches: list[str] = []
         byte_branches: list[bytes] = []
         #: Longer secrets: (form, whether it counts whole), as text and as UTF-8.
@@ -70,6 +70,14 @@ class SecretStarts:
                 utf8 = [re.escape(bytes((b,))) for b in words.encode("utf-8", "surrogatepass")]
                 byte_branches.append((_TOKEN_START_BYTES if secret in short else b"") + _chain(utf8))
         self._long_utf8 = [(form.encode("utf-8", "surrogatepass"), counts) for form, counts in self._long]
+        # The quick answer for most ends: a secret's start that ends a text ends in the first character of a
+        # secret or in two characters that follow each other in one (a superset of what the searches find).
+        forms = [form for secret in secrets for form in _forms(secret) if form]
+        self._firsts = frozenset(form[0] for form in forms)
+        self._pairs = frozenset(form[i : i + 2] for form in forms for i in range(len(form) - 1))
+        utf8 = [form.encode("utf-8", "surrogatepass") for form in forms]
+        self._first_bytes = frozenset(form[0] for form in utf8)
+        self._byte_pairs = frozenset(form[i : i + 2] for form in utf8 for i in range(len(form) - 1))
         #: Bytes of a text's end that the longer secrets' search looks at.
         self._long_window = max((len(form) for form, _ in self._long_utf8), default=0)
         #: Characters (and bytes) of a text's end that the expression looks at: its longest match and one more.
@@ -80,6 +88,8 @@ class SecretStarts:
 
     def in_text(self, text: str) -> int:
         """How many characters at the end of ``text`` are the start of a secret (0: none)."""
+        if not text or (text[-1] not in self._firsts and text[-2:] not in self._pairs):
+            return 0
         best = 0
         if self._text is not None:
             match = self._text.search(text, max(len(text) - self._window, 0))
@@ -90,6 +100,10 @@ class SecretStarts:
 
     def in_bytes(self, data: bytes, start: int, end: int) -> bool:
         """Whether ``data[start:end]`` (UTF-8 text) ends with the start of a secret."""
+        if end <= start:
+            return False
+        if data[end - 1] not in self._first_bytes and data[max(start, end - 2) : end] not in self._byte_pairs:
+            return False
         if self._bytes is not None and self._bytes.search(data, max(end - self._byte_window, start), end):
             return True
         if not self._long_utf8:

@@ -49,6 +49,7 @@ class DeltaScrubber:
 
     def __init__(self, matcher: SecretMatcher) -> None:
         self.matcher = matcher
+        self._active = bool(matcher)
         self._held: dict[Key, str] = {}
         #: The last event parsed, without its choices: the frame of an event that carries held text alone.
         self._frame: dict[str, Any] = {}
@@ -58,7 +59,7 @@ class DeltaScrubber:
 
     def feed(self, events: bytes) -> bytes:
         """Whole SSE events in; the events to send now (held text taken out or put back in)."""
-        if not self.matcher or (not self._held and not self._may_hold(events)):
+        if not self._active or (not self._held and not self._may_hold(events)):
             return events
         return b"".join(self._event(event) for event in _split(events))
 
@@ -81,7 +82,8 @@ class DeltaScrubber:
 
     def _may_hold(self, events: bytes) -> bool:
         """Whether a joined field's string in ``events`` ends with what may be the start of a secret."""
-        pos, search, starts_secret = 0, _FIELD.search, self.matcher.starts.in_bytes
+        # Every joined field is inside a choice: the search starts at the first ``"choices"`` key.
+        pos, search, starts_secret = max(events.find(b'"choices"'), 0), _FIELD.search, self.matcher.starts.in_bytes
         while (match := search(events, pos)) is not None:
             start = match.end()
             end = _closing_quote(events, start)  # memchr: the text itself is never scanned by an expression
