@@ -12,7 +12,6 @@ import {
   ask,
   cellSource,
   finished,
-  openAgent,
   setAgentSettings,
   SIDEBAR
 } from './sidebar';
@@ -135,11 +134,10 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
   await page.evaluate(() => window.location.reload());
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await page.waitForSelector('.jp-NotebookPanel');
-  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
-  await page.waitForTimeout(1000);
-  if (!(await prompt.isVisible())) {
-    await openAgent(page);
-  }
+  // The sidebar is open again, as it was before the reload.
+  await expect(
+    page.getByRole('textbox', { name: 'Ask Notebook Agent' })
+  ).toBeVisible({ timeout: 20000 });
   // Nothing the agent did is lost.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   // The run shows as interrupted, never running; Send is back.
@@ -151,6 +149,17 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
     'This run was interrupted (page reloaded)'
   );
   await expect(sidebar(page)).not.toContainText('running…');
+  // A card's title and state stay apart, however the title wraps.
+  const gap = await card
+    .locator('.jp-AgentSidebar-toolHeader')
+    .evaluate(header => {
+      const title = header.querySelector('.jp-AgentSidebar-toolTitle')!;
+      const state = header.querySelector('.jp-AgentSidebar-toolState')!;
+      return (
+        state.getBoundingClientRect().left - title.getBoundingClientRect().right
+      );
+    });
+  expect(gap).toBeGreaterThanOrEqual(6);
   await expect(
     sidebar(page).getByRole('button', { name: 'Send' })
   ).toBeVisible();
@@ -224,11 +233,10 @@ test('a cell the agent inserts and runs in one step is saved as it starts: after
   await page.evaluate(() => window.location.reload());
   await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
   await page.waitForSelector('.jp-NotebookPanel');
-  const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
-  await page.waitForTimeout(1000);
-  if (!(await prompt.isVisible())) {
-    await openAgent(page);
-  }
+  // The sidebar is open again, as it was before the reload.
+  await expect(
+    page.getByRole('textbox', { name: 'Ask Notebook Agent' })
+  ).toBeVisible({ timeout: 20000 });
   // The agent's cell is in the notebook; the run shows as interrupted.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(

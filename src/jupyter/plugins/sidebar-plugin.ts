@@ -2,9 +2,10 @@
  * The sidebar plugin: the chat in JupyterLab's right sidebar, with its
  * attachments, saved chats, configuration display and project rules line.
  */
-import type {
-  JupyterFrontEnd,
-  JupyterFrontEndPlugin
+import {
+  ILayoutRestorer,
+  type JupyterFrontEnd,
+  type JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
@@ -28,6 +29,7 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IAgentSidebar> = {
   description: "Notebook Agent's chat sidebar.",
   autoStart: true,
   requires: [IAgentCore, INotebookTracker, IRenderMimeRegistry],
+  optional: [ILayoutRestorer],
   provides: IAgentSidebar,
   activate: (
     app: JupyterFrontEnd,
@@ -37,7 +39,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IAgentSidebar> = {
       sources
     }: Pick<IAgentCore, 'runs' | 'configuration' | 'sources'>,
     tracker: INotebookTracker,
-    rendermime: IRenderMimeRegistry
+    rendermime: IRenderMimeRegistry,
+    restorer: ILayoutRestorer | null
   ) => {
     const { session, trans } = runs;
     const serverSettings = app.serviceManager.serverSettings;
@@ -85,6 +88,8 @@ export const sidebarPlugin: JupyterFrontEndPlugin<IAgentSidebar> = {
       })
     });
     app.shell.add(sidebar, 'right', { rank: 900 });
+    // A reload (mid-run too) opens the sidebar again if it was open.
+    restorer?.add(sidebar, SIDEBAR_ID);
     acceptContentsDrops(sidebar.node, attach.paths);
     shown.refresh();
     return sidebar;
