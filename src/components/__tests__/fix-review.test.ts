@@ -40,6 +40,32 @@ describe('the fix review', () => {
     expect(shown).toContain('No cell was changed.');
   });
 
+  it('ended by turns without an edit after a change: says they came after it', () => {
+    const shown = text({
+      cellId: 'c1',
+      status: 'not-fixed',
+      attempts: 1,
+      turnsWithoutEdit: 2,
+      gaveUp: 'no-edit',
+      changes: [
+        {
+          cellId: 'c1',
+          kind: 'edited',
+          type: 'code',
+          before: 'print(q)',
+          after: 'print(r)'
+        }
+      ],
+      names: { c1: '[3]' },
+      problem: "NameError: name 'r' is not defined"
+    });
+    expect(shown).toContain('The agent could not fix the cell. (1 attempt)');
+    expect(shown).toContain(
+      'After its last change the agent answered 2 times without changing the cell again, so the fix stopped there.'
+    );
+    expect(shown).not.toContain('without changing a cell');
+  });
+
   it('names a changed cell by its number, not its id', () => {
     const shown = text({
       cellId: 'c1',

@@ -62,11 +62,17 @@ export function FixReview(props: IFixReviewProps): JSX.Element {
       </strong>
       {review.gaveUp === 'no-edit' && (
         <p className="jp-AgentSidebar-reviewWhy">
-          {trans._n(
-            'The agent answered %1 time without changing a cell, so the fix stopped there.',
-            'The agent answered %1 times without changing a cell, so the fix stopped there.',
-            review.turnsWithoutEdit ?? 0
-          )}
+          {review.attempts
+            ? trans._n(
+                'After its last change the agent answered %1 time without changing the cell again, so the fix stopped there.',
+                'After its last change the agent answered %1 times without changing the cell again, so the fix stopped there.',
+                review.turnsWithoutEdit ?? 0
+              )
+            : trans._n(
+                'The agent answered %1 time without changing a cell, so the fix stopped there.',
+                'The agent answered %1 times without changing a cell, so the fix stopped there.',
+                review.turnsWithoutEdit ?? 0
+              )}
         </p>
       )}
       {review.problem && review.status !== 'fixed' && (
