@@ -3,6 +3,7 @@
  * (tests/scripted_model_server.py): real SSE, tool-call deltas split across
  * chunks, and the requests the server received.
  */
+import { getEventListeners } from 'events';
 import { runAgent } from '../loop/run-agent';
 import { arrayConversation } from '../loop/conversation';
 import { runConfig } from '../loop/run-config';
@@ -181,6 +182,42 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(request.body.stream_options).toEqual({ include_usage: true });
   });
 
+  it('leaves no listener on the run’s signal after its requests, chat and completion, and a stop still ends one', async () => {
+    const run = new AbortController();
+    const listeners = () => getEventListeners(run.signal, 'abort').length;
+    await script(
+      Array.from({ length: 12 }, (_, i) => ({ content: `Turn ${i}.` }))
+    );
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    for (let i = 0; i < 11; i++) {
+      expect((await playTurn(client, undefined, {}, run.signal)).text).toBe(
+        `Turn ${i}.`
+      );
+    }
+    expect(listeners()).toBe(0);
+    const pieces: string[] = [];
+    for await (const piece of client.complete(
+      { prompt: 'x = ', maxTokens: 8, stop: [] },
+      run.signal
+    )) {
+      pieces.push(piece);
+    }
+    expect(pieces.join('')).toBe('Turn 11.');
+    expect(listeners()).toBe(0);
+    // While a request streams, the run's stop reaches it.
+    await script([{ content: 'A long answer.', stall: 30, stall_after: 1 }]);
+    const started = Date.now();
+    const stopping = playTurn(client, undefined, {}, run.signal);
+    setTimeout(() => run.abort(), 300);
+    // The stream ends where it was (the client ends a stopped stream quietly),
+    // long before the server's 30 s stall is over.
+    const { text } = await stopping;
+    expect('A long answer.'.startsWith(text) && text !== 'A long answer.').toBe(
+      true
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('sends the temperature a request names, and none otherwise', async () => {
     await script([{ content: 'A.' }, { content: 'B.' }]);
     const client = new OpenAIChatClient({ baseURL, model: 'm' });
@@ -279,7 +316,8 @@ describe('OpenAIChatClient over HTTP', () => {
 async function playTurn(
   client: OpenAIChatClient,
   temperature?: number,
-  more: Partial<IChatRequest> = {}
+  more: Partial<IChatRequest> = {},
+  signal = new AbortController().signal
 ) {
   const acc = new TurnAccumulator();
   for await (const chunk of client.streamChat(
@@ -289,7 +327,7 @@ async function playTurn(
       ...(temperature !== undefined ? { temperature } : {}),
       ...more
     },
-    new AbortController().signal
+    signal
   )) {
     acc.add(chunk);
   }

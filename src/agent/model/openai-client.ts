@@ -29,6 +29,7 @@ import { withKeyOutOfRequests } from './key-out-of-requests';
 import { redactSecret } from './redact';
 import { ModelProtocolError } from './stream-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, withIdleTimeout } from './idle-timeout';
+import { requestSignal } from './request-signal';
 import { withRetries } from './retry';
 import type { IChatChunk, IChatRequest, IModelClient } from './types';
 
@@ -145,6 +146,7 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
       stream: true as const
     };
     const key = this._options.apiKey;
+    const own = requestSignal(signal);
     const create = () =>
       withRetries(
         () =>
@@ -152,7 +154,7 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
             this._includeUsage
               ? { ...body, stream_options: { include_usage: true } }
               : body,
-            { signal }
+            { signal: own.signal }
           ),
         {
           signal,
@@ -160,7 +162,20 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
           maxWaitMs: this._options.maxRetryWaitMs
         }
       );
-    let stream: Awaited<ReturnType<typeof create>>;
+    try {
+      yield* this._streamFrom(create, body, signal, key);
+    } finally {
+      own.release();
+    }
+  }
+
+  private async *_streamFrom(
+    create: () => Promise<AsyncIterable<unknown>>,
+    body: { tool_choice?: unknown },
+    signal: AbortSignal,
+    key: string | undefined
+  ): AsyncIterable<IChatChunk> {
+    let stream: AsyncIterable<unknown>;
     try {
       stream = await create();
     } catch (error) {
@@ -219,6 +234,7 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
   ): AsyncIterable<string> {
     const client = await this._getClient();
     const key = this._options.apiKey;
+    const own = requestSignal(signal);
     let stream: AsyncIterable<Completion>;
     try {
       stream = await client.completions.create(
@@ -231,7 +247,7 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
           ...(request.stop.length ? { stop: request.stop } : {}),
           stream: true
         },
-        { signal }
+        { signal: own.signal }
       );
       for await (const chunk of stream) {
         const text = chunk.choices?.[0]?.text;
@@ -241,6 +257,8 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
       }
     } catch (error) {
       throw redactSecret(error, key);
+    } finally {
+      own.release();
     }
   }
 
