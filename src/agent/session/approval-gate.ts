@@ -16,20 +16,30 @@ export class ApprovalGate {
 
   /**
    * Wait for the user's decision on `request`; a stopped run (`signal`
-   * aborted) rejects it with the reason `stopped`.
+   * aborted, before or while it waits) rejects it with the reason `stopped`.
+   * The run's signal keeps no listener once the request is answered.
    */
   ask(
     request: IApprovalRequest,
     signal: AbortSignal
   ): Promise<ApprovalDecision> {
     return new Promise(resolve => {
-      this._resolve = resolve;
-      this._onPending(request);
-      signal.addEventListener('abort', () => {
-        if (this._resolve === resolve) {
+      const stop = () => {
+        if (this._resolve === settle) {
           this.resolve({ approved: false, reason: 'stopped' });
         }
-      });
+      };
+      const settle = (decision: ApprovalDecision) => {
+        signal.removeEventListener('abort', stop);
+        resolve(decision);
+      };
+      this._resolve = settle;
+      this._onPending(request);
+      if (signal.aborted) {
+        stop();
+      } else {
+        signal.addEventListener('abort', stop, { once: true });
+      }
     });
   }
 
