@@ -15,7 +15,7 @@ import type { JupyterFrontEnd } from '@jupyterlab/application';
 import { refuseWhenBusy } from '../core/busy';
 import type { IAgentRuns } from '../core/parts';
 import { toBase64 } from '../core/upload';
-import { notifyingSaver } from '../persistence/save-agent-edits';
+import { panelSaver } from '../persistence/panel-saver';
 
 /** What the command needs from the plugin. */
 export interface IGenerateDeps {
@@ -122,7 +122,7 @@ export async function generate(
     return;
   }
   // A failed save must not turn a generation that worked into a failed command.
-  const save = notifyingSaver(panel, error =>
+  const save = panelSaver(panel, error =>
     session.notice(
       trans.__(
         'Could not save %1: %2. The notebook stays open with its changes; save it yourself (Ctrl+S).',

@@ -12,10 +12,11 @@
  * is left unsaved (JupyterLab still warns before leaving the page); one
  * that was saved is saved again with the agent's change only.
  */
-import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import type { INotebookTracker } from '@jupyterlab/notebook';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ChatSession } from '../../agent/session/chat-session';
+import { panelSaver } from './panel-saver';
 
 /** JupyterLab's own document settings (autosave, its interval…). */
 const DOCMANAGER_PLUGIN = '@jupyterlab/docmanager-extension:plugin';
@@ -54,7 +55,6 @@ export function saveAgentEdits(
   let dirtyAtStep = false;
   /** Whether a step (a tool call) is under way. */
   let inStep = false;
-  const savers = new WeakMap<NotebookPanel, () => void>();
   session.subscribeEvents(event => {
     const panel = chatPanel();
     if (!panel || panel.isDisposed) {
@@ -77,97 +77,14 @@ export function saveAgentEdits(
     if (!panel.context.model.dirty || (dirtyAtStep && !autosave())) {
       return;
     }
-    let save = savers.get(panel);
-    if (!save) {
-      save = serialSaver(panel, session, trans);
-      savers.set(panel, save);
-    }
-    save();
-  });
-}
-
-/**
- * Saves `panel` when it has unsaved changes, and tells the user when that
- * fails: `notify` gets the error's message once, again only after a save
- * succeeded. Never throws (a failed save must not fail the agent's work).
- * The one save-and-notify of the agent's runs and of Generate notebook.
- *
- * What changes while a save is under way (a cell running: its outputs, its
- * count) is not in it, yet JupyterLab marks the notebook saved when the
- * save ends, and the next save would skip it as unchanged: such a notebook
- * stays marked unsaved.
- */
-export function notifyingSaver(
-  panel: NotebookPanel,
-  notify: (error: string) => void
-): () => Promise<void> {
-  let failing = false;
-  return async () => {
-    const model = panel.context.model;
-    if (panel.isDisposed || !model.dirty) {
-      return;
-    }
-    let changed = false;
-    const onChange = () => {
-      changed = true;
-    };
-    model.contentChanged.connect(onChange);
-    try {
-      await panel.context.save();
-      failing = false;
-    } catch (error) {
-      if (!failing) {
-        notify((error as Error)?.message ?? String(error));
-      }
-      failing = true;
-    } finally {
-      model.contentChanged.disconnect(onChange);
-      if (changed && !panel.isDisposed) {
-        model.dirty = true;
-      }
-    }
-  };
-}
-
-/**
- * Saves `panel` one save at a time (a save asked for while one is in
- * flight, ours or JupyterLab's, runs after it); a failure is said once in
- * the transcript until a save succeeds again.
- */
-function serialSaver(
-  panel: NotebookPanel,
-  session: ChatSession,
-  trans: TranslationBundle
-): () => void {
-  let inFlight = false;
-  let again = false;
-  panel.context.saveState.connect((_, state) => {
-    inFlight = state === 'started';
-    if (!inFlight && again) {
-      again = false;
-      // Once the save's caller is done with it (`notifyingSaver` marks
-      // the changes made meanwhile as unsaved).
-      window.setTimeout(() => void run(), 0);
-    }
-  });
-  const save = notifyingSaver(panel, error =>
-    session.notice(
-      trans.__(
-        'Could not save %1 after the agent’s change: %2. Save it yourself (Ctrl+S) before leaving the page.',
-        panel.context.path,
-        error
+    void panelSaver(panel, error =>
+      session.notice(
+        trans.__(
+          'Could not save %1 after the agent’s change: %2. Save it yourself (Ctrl+S) before leaving the page.',
+          panel.context.path,
+          error
+        )
       )
-    )
-  );
-  const run = async () => {
-    if (panel.isDisposed || !panel.context.model.dirty) {
-      return;
-    }
-    if (inFlight) {
-      again = true;
-      return;
-    }
-    await save();
-  };
-  return () => void run();
+    )();
+  });
 }
