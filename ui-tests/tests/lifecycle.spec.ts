@@ -15,7 +15,7 @@ import {
   setAgentSettings,
   SIDEBAR
 } from './sidebar';
-import { openOneCellNotebook } from './notebook-files';
+import { openEmptyNotebook } from './notebook-files';
 
 test.use({ kernels: null, sessions: null });
 
@@ -63,7 +63,7 @@ async function newNotebook(
   dir: string,
   name: string
 ): Promise<void> {
-  await openOneCellNotebook(page, `${dir}/${name}`);
+  await openEmptyNotebook(page, `${dir}/${name}`);
   await page.notebook.activate(name);
   await expect
     .poll(() => kernelState(page, name), { timeout: 30000 })

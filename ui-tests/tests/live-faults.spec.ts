@@ -6,7 +6,6 @@
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { expect, test } from './shared-page';
-import { openOneCellNotebook } from './notebook-files';
 import { received, script } from './scripted-model';
 import {
   ask,
@@ -93,7 +92,25 @@ test('switching to another notebook: the agent keeps working in its own', async 
   tmpPath
 }) => {
   const card = await agentWaitsToRun(page, request, 'mine.ipynb', 'print(3)');
-  await openOneCellNotebook(page, `${tmpPath}/other.ipynb`, 'b = 2');
+  await page.contents.uploadContent(
+    JSON.stringify({
+      cells: [
+        {
+          cell_type: 'code',
+          source: 'b = 2',
+          metadata: {},
+          outputs: [],
+          execution_count: null
+        }
+      ],
+      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
+      nbformat: 4,
+      nbformat_minor: 5
+    }),
+    'text',
+    `${tmpPath}/other.ipynb`
+  );
+  await page.notebook.openByPath(`${tmpPath}/other.ipynb`);
   // The sidebar on the other notebook says where the run works, not its chat.
   const elsewhere = page
     .locator(`#${SIDEBAR}`)

@@ -27,7 +27,7 @@ import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { APIRequestContext, Locator } from '@playwright/test';
 import { scriptAt } from '../tests/scripted-model';
 import { SIDEBAR } from '../tests/sidebar';
-import { openOneCellNotebook } from '../tests/notebook-files';
+import { openEmptyNotebook } from '../tests/notebook-files';
 
 test.use({ kernels: null, sessions: null });
 
@@ -248,7 +248,7 @@ function kernelState(page: IJupyterLabPageFixture, name: string) {
  * its session starts, and a reload would not find that kernel by path.)
  */
 async function newNotebook(page: IJupyterLabPageFixture, name: string) {
-  await openOneCellNotebook(page, name);
+  await openEmptyNotebook(page, name);
   await page.notebook.activate(name);
   await expect
     .poll(() => kernelState(page, name), { timeout: 90000 })

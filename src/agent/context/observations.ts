@@ -162,21 +162,16 @@ export function formatOutputs(
 }
 
 /**
- * How long code ran, as the model reads it: nothing under 5 s, whole seconds
- * above. A quick run's time tells the model nothing, and it made the same
- * task's prompts differ from run to run (0.4 s, then 0.5 s; an import that
- * takes 0.4 or 0.6 s, then "1 s" or nothing), so that a greedy model's
- * answers did too (4 of 40 follow-ups, docs/evaluation.md). Slow code is
- * where the time helps, and it rarely takes about 5 s one run and less the
- * next.
+ * How long code ran, as the model reads it: nothing under a second, whole
+ * seconds above. A tenth of a second tells the model nothing, and it made the
+ * same task's prompts differ from run to run (0.4 s, then 0.5 s), so that a
+ * greedy model's answers did too (4 of 40 follow-ups, docs/evaluation.md).
  */
-const QUICK_RUN_MS = 4500;
-
 function seconds(ms: number): string {
-  if (ms < QUICK_RUN_MS) {
+  const s = Math.round(ms / 1000);
+  if (s < 1) {
     return '';
   }
-  const s = Math.round(ms / 1000);
   if (s < 120) {
     return `${s} s`;
   }

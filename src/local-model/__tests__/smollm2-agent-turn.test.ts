@@ -14,12 +14,10 @@
  *
  * Greedy decoding makes the first reply a function of the prompt alone (and
  * onnxruntime gave the same logits on 1, 2 and 4 threads). What comes after
- * did not repeat from run to run while the observation named the new cell by
- * its id, a random UUID, and said how long it ran ("took 0.1 s"): the 135 M
- * model's next reply changed with them (5 different replies to 6
- * observations that differed only there). The text protocol now says "the
- * cell" and no time under 5 s, but the test still does not count on one
- * ending (a kernel's output may differ too). So the run may end with an
+ * does not repeat from run to run: the observation names the new cell by its
+ * id, a random UUID, and says how long it ran ("took 0.1 s"), and the 135 M
+ * model's next reply changes with them (5 different replies to 6
+ * observations that differed only there). So the run may end with an
  * answer, at the step limit, or because the model asked for the same step
  * three times (the loop's repeated-step rule); the test accepts each of
  * these and checks that the rules held, whichever it was.
