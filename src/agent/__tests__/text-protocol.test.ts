@@ -113,35 +113,6 @@ describe('text protocol for models without tool calling', () => {
     );
   });
 
-  it('names the cell, not its random id, so that two runs of a task read alike; the output stays the code’s own', () => {
-    const observed = (id: string, output: string) =>
-      toTextProtocol([
-        { role: 'system', content: 'sys' },
-        { role: 'assistant', content: 'a block', toolCalls: [] },
-        {
-          role: 'tool',
-          toolCallId: 'a',
-          content: `cell_id: ${id} finished OK (execution count 2).\nOutput:\n${output}`
-        },
-        {
-          role: 'tool',
-          toolCallId: 'b',
-          content: `The kernel died while cell_id: ${id} was running (after 3 s).\nOutput so far:\n1`
-        }
-      ])[2].content;
-    const first = observed(
-      'f99a3acd-7d8e-4fd4-baf5-dc329e777daf',
-      'cell_id: kept'
-    );
-    expect(first).toBe(
-      observed('46114991-300e-49f4-8ea5-5c0879eb455c', 'cell_id: kept')
-    );
-    expect(first).toBe(
-      'Output of the code you ran:\nThe cell finished OK (execution count 2).\nOutput:\ncell_id: kept\n\n' +
-        'Output of the code you ran:\nThe kernel died while the cell was running (after 3 s).\nOutput so far:\n1'
-    );
-  });
-
   it('knows which well-known models need it', () => {
     expect(capabilitiesFor('SmolLM2-135M-Instruct').tools).toBe('text');
     expect(capabilitiesFor('gpt-4o-mini')).toMatchObject({

@@ -161,21 +161,15 @@ export function formatOutputs(
   return truncateMiddle(parts.join('\n'), budget);
 }
 
-/**
- * How long code ran, as the model reads it: nothing under a second, whole
- * seconds above. A tenth of a second tells the model nothing, and it made the
- * same task's prompts differ from run to run (0.4 s, then 0.5 s), so that a
- * greedy model's answers did too (4 of 40 follow-ups, docs/evaluation.md).
- */
 function seconds(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 1) {
-    return '';
+  const s = ms / 1000;
+  if (s < 10) {
+    return `${s.toFixed(1)} s`;
   }
   if (s < 120) {
-    return `${s} s`;
+    return `${Math.round(s)} s`;
   }
-  return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
 /** Whether a run observation (statusLine's first line) says the code raised an error. */

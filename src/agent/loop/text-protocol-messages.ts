@@ -29,24 +29,6 @@ export const TEXT_PROTOCOL_INSTRUCTIONS = [
   'When the task is done, answer without any code block.'
 ].join('\n');
 
-/**
- * A run observation's first line with "the cell" for `cell_id: <id>`: a
- * model on the text protocol writes blocks, never ids, and a random id (a
- * UUID, ~25 tokens) made two runs of the same task read differently, so that
- * a greedy model's answers did too. The output below the line is the code's
- * own and stays as it is.
- */
-export function withoutCellIds(observation: string): string {
-  const end = observation.indexOf('\n');
-  const first = end < 0 ? observation : observation.slice(0, end);
-  const rest = end < 0 ? '' : observation.slice(end);
-  return (
-    first
-      .replace(/^cell_id: \S+/, 'The cell')
-      .replace(/cell_id: \S+/g, 'the cell') + rest
-  );
-}
-
 /** How much of the user's request an observation restates, at most. */
 const RESTATED_CHARS = 600;
 
@@ -160,7 +142,7 @@ export function toTextProtocol(
       // A refusal ("Not run: …") is not output of the code.
       const text = message.content.startsWith('Not run:')
         ? message.content
-        : `Output of the code you ran:\n${withoutCellIds(message.content)}`;
+        : `Output of the code you ran:\n${message.content}`;
       if (last?.role === 'user' && last.observation) {
         last.content += `\n\n${text}`;
       } else {
