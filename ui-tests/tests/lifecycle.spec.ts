@@ -138,6 +138,11 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
   await expect(
     page.getByRole('textbox', { name: 'Ask Notebook Agent' })
   ).toBeVisible({ timeout: 20000 });
+  // The restored layout may still be settling (in CI the current widget was
+  // not the notebook yet): make the notebook current before reading it.
+  await expect
+    .poll(() => page.notebook.activate('reload.ipynb'), { timeout: 20000 })
+    .toBe(true);
   // Nothing the agent did is lost.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   // The run shows as interrupted, never running; Send is back.
@@ -237,6 +242,11 @@ test('a cell the agent inserts and runs in one step is saved as it starts: after
   await expect(
     page.getByRole('textbox', { name: 'Ask Notebook Agent' })
   ).toBeVisible({ timeout: 20000 });
+  // The restored layout may still be settling (in CI the current widget was
+  // not the notebook yet): make the notebook current before reading it.
+  await expect
+    .poll(() => page.notebook.activate('onestep.ipynb'), { timeout: 20000 })
+    .toBe(true);
   // The agent's cell is in the notebook; the run shows as interrupted.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
