@@ -99,6 +99,29 @@ function insertAndRunSleeper(seconds: number, ...after: unknown[]) {
   ];
 }
 
+/**
+ * The user reloads seconds into the run (and leaves the page when asked):
+ * the sidebar is open again, as it was before, and `name` is made current
+ * (the restored layout may still be settling: in CI the current widget was
+ * not the notebook yet).
+ */
+async function reloadMidRun(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<void> {
+  page.on('dialog', dialog => void dialog.accept());
+  await page.waitForTimeout(1500);
+  await page.evaluate(() => window.location.reload());
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+  await page.waitForSelector('.jp-NotebookPanel');
+  await expect(
+    page.getByRole('textbox', { name: 'Ask Notebook Agent' })
+  ).toBeVisible({ timeout: 20000 });
+  await expect
+    .poll(() => page.notebook.activate(name), { timeout: 20000 })
+    .toBe(true);
+}
+
 test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (page reloaded)", and offers Interrupt only while the kernel still runs it', async ({
   page,
   request,
@@ -129,20 +152,7 @@ test('a reload mid-run keeps the agent’s cell, shows the run "interrupted (pag
   await expect.poll(onDisk).toContain('time.sleep(300)');
 
   // The user reloads, seconds into the run, and leaves the page when asked.
-  page.on('dialog', dialog => void dialog.accept());
-  await page.waitForTimeout(1500);
-  await page.evaluate(() => window.location.reload());
-  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
-  await page.waitForSelector('.jp-NotebookPanel');
-  // The sidebar is open again, as it was before the reload.
-  await expect(
-    page.getByRole('textbox', { name: 'Ask Notebook Agent' })
-  ).toBeVisible({ timeout: 20000 });
-  // The restored layout may still be settling (in CI the current widget was
-  // not the notebook yet): make the notebook current before reading it.
-  await expect
-    .poll(() => page.notebook.activate('reload.ipynb'), { timeout: 20000 })
-    .toBe(true);
+  await reloadMidRun(page, 'reload.ipynb');
   // Nothing the agent did is lost.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   // The run shows as interrupted, never running; Send is back.
@@ -233,20 +243,7 @@ test('a cell the agent inserts and runs in one step is saved as it starts: after
     .poll(() => onDisk(page, `${tmpPath}/onestep.ipynb`), { timeout: 10000 })
     .toContain('time.sleep(300)');
 
-  page.on('dialog', dialog => void dialog.accept());
-  await page.waitForTimeout(1500);
-  await page.evaluate(() => window.location.reload());
-  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
-  await page.waitForSelector('.jp-NotebookPanel');
-  // The sidebar is open again, as it was before the reload.
-  await expect(
-    page.getByRole('textbox', { name: 'Ask Notebook Agent' })
-  ).toBeVisible({ timeout: 20000 });
-  // The restored layout may still be settling (in CI the current widget was
-  // not the notebook yet): make the notebook current before reading it.
-  await expect
-    .poll(() => page.notebook.activate('onestep.ipynb'), { timeout: 20000 })
-    .toBe(true);
+  await reloadMidRun(page, 'onestep.ipynb');
   // The agent's cell is in the notebook; the run shows as interrupted.
   await expect.poll(() => cellSource(page, 1)).toContain('time.sleep(300)');
   await expect(card.locator('.jp-AgentSidebar-toolState')).toHaveText(
