@@ -126,7 +126,8 @@ def test_both_first_looks_agree_where_a_secret_starts_or_ends_the_buffer(ascii_o
     """The engine hyperscan 0.9.1 bundles (5.4.12) missed a short literal ending a 17-34 byte buffer.
 
     ("key: k9" came back unredacted on an AVX-512 machine; secret_scan.py now scans one newline further,
-    and a long buffer's last bytes again with the newline: the lengths run past that tail.)
+    and a long buffer's last bytes again with the newline: the lengths run past that tail. A buffer that ends
+    with a newline itself is scanned once, as it is: a secret right before that newline is among the cases.)
     """
     rng = random.Random(11)
     alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -138,7 +139,7 @@ def test_both_first_looks_agree_where_a_secret_starts_or_ends_the_buffer(ascii_o
         for length in [*range(80), 97, 130, 250, 1000, 4099]:
             filler = bytes(rng.choice(b"x \\%u0") for _ in range(length))
             for end in (*secrets, b"\\u0073", b"%73"):
-                for data in (filler + end, end + filler):
+                for data in (filler + end, end + filler, filler + end + b"\n"):
                     looks += 1
                     assert fast.look(data) == slow.look(data), (secrets, data)
     assert looks > 32_000
