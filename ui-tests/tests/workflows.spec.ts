@@ -169,6 +169,14 @@ test('Generate notebook: from the palette with an attached CSV, fixes an error, 
     mimeType: 'text/csv',
     buffer: Buffer.from(SALES)
   });
+  // Nothing of the run is a 404 of the contents API: the browser logs each
+  // one as an error in the console (the check of the file names did).
+  const notFound: string[] = [];
+  page.on('response', response => {
+    if (response.status() === 404 && response.url().includes('/api/contents')) {
+      notFound.push(response.url());
+    }
+  });
   await dialog.getByRole('button', { name: 'Generate' }).click();
 
   await expect(sidebar(page)).toContainText(
@@ -176,6 +184,7 @@ test('Generate notebook: from the palette with an attached CSV, fixes an error, 
     { timeout: 90000 }
   );
   await finished(page);
+  expect(notFound).toEqual([]);
   await expect(sidebar(page).locator('.jp-AgentSidebar-plan')).toContainText(
     'Plan · 2/2 done'
   );
