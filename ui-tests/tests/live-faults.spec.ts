@@ -5,6 +5,7 @@
  * user's cells stay as they were.
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { openOneCellNotebook } from './notebook-files';
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
 import {
@@ -92,25 +93,7 @@ test('switching to another notebook: the agent keeps working in its own', async 
   tmpPath
 }) => {
   const card = await agentWaitsToRun(page, request, 'mine.ipynb', 'print(3)');
-  await page.contents.uploadContent(
-    JSON.stringify({
-      cells: [
-        {
-          cell_type: 'code',
-          source: 'b = 2',
-          metadata: {},
-          outputs: [],
-          execution_count: null
-        }
-      ],
-      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-      nbformat: 4,
-      nbformat_minor: 5
-    }),
-    'text',
-    `${tmpPath}/other.ipynb`
-  );
-  await page.notebook.openByPath(`${tmpPath}/other.ipynb`);
+  await openOneCellNotebook(page, `${tmpPath}/other.ipynb`, 'b = 2');
   // The sidebar on the other notebook says where the run works, not its chat.
   const elsewhere = page
     .locator(`#${SIDEBAR}`)
