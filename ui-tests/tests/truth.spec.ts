@@ -142,6 +142,43 @@ test('an answer from a turn that ran no code and states numbers is marked "not c
   await expect(sidebar(page).getByRole('note')).toHaveCount(1);
 });
 
+test('a small model’s guess, sent back to be computed, is folded away under its label; the computed answer reads as the answer', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('small-guess.ipynb');
+  await setAgentSettings(page, {
+    approvalMode: 'run-everything',
+    modelCapabilities: { '*': { profile: 'small', tools: 'native' } }
+  });
+  await script(request, [
+    { content: 'There are 37 rows.' },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: 'print(6 * 7)', run: true }
+        }
+      ]
+    },
+    { content: 'There are 42 rows.' }
+  ]);
+  await ask(page, 'How many rows does the table have?');
+  await finished(page);
+  await expect(sidebar(page)).toContainText(
+    'The answer was not computed in the notebook: asked the model to run code for it.'
+  );
+  const guess = sidebar(page).locator('.jp-AgentSidebar-guess');
+  await expect(guess.locator('summary')).toHaveText(
+    'A first answer, not computed in the notebook'
+  );
+  await expect(guess.getByText('There are 37 rows.')).toBeHidden();
+  await expect(sidebar(page).getByText('There are 42 rows.')).toBeVisible();
+  // The guess is still there for whoever wants it.
+  await guess.locator('summary').click();
+  await expect(guess.getByText('There are 37 rows.')).toBeVisible();
+});
+
 test('Reject of a fix restores the cell’s outputs and execution count with its source', async ({
   page,
   request

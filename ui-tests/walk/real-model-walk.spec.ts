@@ -369,7 +369,10 @@ async function transcript(page: IJupyterLabPageFixture): Promise<IItem[]> {
     if (!root) {
       return [];
     }
+    // A guess the compute check sent back is folded away (a closed
+    // <details>): its own kind, with its folded text, never the answer.
     const kinds: Array<[string, string]> = [
+      ['jp-AgentSidebar-guess', 'guess'],
       ['jp-AgentSidebar-user', 'user'],
       ['jp-AgentSidebar-assistant', 'assistant'],
       ['jp-AgentSidebar-tool', 'tool'],
@@ -389,7 +392,10 @@ async function transcript(page: IJupyterLabPageFixture): Promise<IItem[]> {
       const kind = kinds.find(([name]) => node.classList.contains(name))![1];
       found.push({
         kind,
-        text: (node as HTMLElement).innerText.trim(),
+        text: (kind === 'guess'
+          ? (node.textContent ?? '')
+          : (node as HTMLElement).innerText
+        ).trim(),
         tool: node.getAttribute('data-tool') ?? undefined,
         status: node.getAttribute('data-status') ?? undefined
       });
@@ -810,6 +816,8 @@ test('the walk: ask, follow up, Fix This Cell, Generate notebook, reload mid-run
       ),
       cells_inserted: cells.filter(c => !before.has(c.id)),
       regions_named: mentions,
+      // First answers sent back as guesses: folded away, not the answer.
+      guesses: items.filter(item => item.kind === 'guess').map(i => i.text),
       expected_top_region: TOP_REGION,
       expectation: `the answer names ${TOP_REGION} first (the highest revenue), in the chat of step 1`
     });

@@ -6,6 +6,8 @@ import { FakeNotebook } from '../testing/fake-notebook';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { assessEvidence, isWorkingCode } from '../workflows/evidence';
+import { COMPUTE_REPAIR_NOTICE } from '../loop/next-step';
+import { transcriptOf } from '../session/transcript';
 import { MiniKernelNotebook } from './mini-kernel';
 
 const session = () =>
@@ -325,5 +327,35 @@ describe('an answer that states numbers nothing computed is marked', () => {
       kind: 'assistant',
       notComputed: ['North']
     });
+  });
+
+  it('folds away a small model’s guess that was sent back, and shows the computed answer as the answer', async () => {
+    const small = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      profile: () => 'small'
+    });
+    await small.send('How many rows does the table have?', {
+      model: () =>
+        new ScriptedModel([
+          { text: 'There are 37 rows.' },
+          call('run_code', { code: 'print(len(df))' }),
+          { text: 'There are 42 rows.' }
+        ]),
+      notebook: new FakeNotebook({ execute: () => stdout('42\n') })
+    });
+    const items = small.getSnapshot().items;
+    const answers = items.filter(item => item.kind === 'assistant');
+    expect(answers).toEqual([
+      expect.objectContaining({ text: 'There are 37 rows.', guess: true }),
+      expect.objectContaining({ text: 'There are 42 rows.' })
+    ]);
+    expect(answers[1]).not.toHaveProperty('guess');
+    const repair = items.findIndex(
+      item => item.kind === 'notice' && item.text === COMPUTE_REPAIR_NOTICE
+    );
+    expect(repair).toBeGreaterThan(items.indexOf(answers[0]));
+    // The mark is the saved message's: a reopened chat folds the guess away too.
+    expect(transcriptOf(small.record().entries ?? [])).toEqual(items);
   });
 });

@@ -29,7 +29,11 @@ export function transcriptOf(
       case 'reply': {
         const text = entry.shown ?? entry.message?.content ?? '';
         if (text) {
-          addText(items, entry.id, text, entry.notComputed);
+          const guess = entry.message?.guess === true;
+          addText(items, entry.id, text, {
+            notComputed: entry.notComputed,
+            guess
+          });
         }
         break;
       }
@@ -72,19 +76,26 @@ export function withDraft(
   return shown;
 }
 
-/** Show a reply's text: after the answer shown last, or as a new one. */
+/**
+ * Show a reply's text: after the answer shown last, or as a new one. A guess
+ * and an answer are never joined: the guess is folded away on its own.
+ */
 function addText(
   items: TranscriptItem[],
   id: string,
   text: string,
-  notComputed?: string[]
+  marks: { notComputed?: string[]; guess?: boolean } = {}
 ): void {
   const last = items[items.length - 1];
-  const marks = notComputed ? { notComputed } : {};
-  if (last?.kind === 'assistant') {
-    items[items.length - 1] = { ...last, text: last.text + text, ...marks };
+  const guess = marks.guess === true;
+  const added = {
+    ...(marks.notComputed ? { notComputed: marks.notComputed } : {}),
+    ...(guess ? { guess } : {})
+  };
+  if (last?.kind === 'assistant' && (last.guess === true) === guess) {
+    items[items.length - 1] = { ...last, text: last.text + text, ...added };
   } else {
-    items.push({ kind: 'assistant', id, text, ...marks });
+    items.push({ kind: 'assistant', id, text, ...added });
   }
 }
 

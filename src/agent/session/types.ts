@@ -37,6 +37,12 @@ export type TranscriptItem =
        * sidebar marks the answer "not computed in the notebook".
        */
       notComputed?: string[];
+      /**
+       * A small model's answer the compute check sent back because no code
+       * had run (or none ran cleanly): the sidebar folds it away under its
+       * label, so the answer that reads as the answer is the computed one.
+       */
+      guess?: boolean;
     }
   | {
       kind: 'tool';

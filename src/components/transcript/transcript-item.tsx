@@ -45,6 +45,7 @@ export function TranscriptItemView(props: ITranscriptItemProps): JSX.Element {
         <AssistantMessage
           text={item.text}
           notComputed={item.notComputed}
+          guess={item.guess}
           rendermime={props.rendermime}
           onInsertCode={props.actions.insertCode}
         />
@@ -146,10 +147,15 @@ function LeftRunningNotice(props: {
   );
 }
 
-/** An answer: markdown, with Copy / Insert as cell on its code blocks. */
+/**
+ * An answer: markdown, with Copy / Insert as cell on its code blocks. A
+ * guess (sent back to be computed) is folded away under its label: the
+ * answer below it, computed, is the one that reads as the answer.
+ */
 function AssistantMessage(props: {
   text: string;
   notComputed?: string[];
+  guess?: boolean;
   rendermime: IRenderMimeRegistry;
   onInsertCode: (code: string) => void;
 }): JSX.Element {
@@ -167,11 +173,24 @@ function AssistantMessage(props: {
         : undefined,
     [trans]
   );
+  const markdown = (
+    <div ref={host}>
+      <MarkdownView text={props.text} rendermime={props.rendermime} />
+    </div>
+  );
+  if (props.guess) {
+    return (
+      <details className="jp-AgentSidebar-assistant jp-AgentSidebar-guess">
+        <summary>
+          {trans.__('A first answer, not computed in the notebook')}
+        </summary>
+        {markdown}
+      </details>
+    );
+  }
   return (
     <div className="jp-AgentSidebar-assistant">
-      <div ref={host}>
-        <MarkdownView text={props.text} rendermime={props.rendermime} />
-      </div>
+      {markdown}
       {props.notComputed?.length ? (
         <div
           className="jp-AgentSidebar-notComputed"
