@@ -10,6 +10,7 @@ import {
   type IScriptedServer
 } from '../../agent/__tests__/fixtures/scripted-server';
 import { parseCli } from '../cli/cli-args';
+import { FAILING_NOTEBOOK } from './bin/bin-fixture';
 import { main } from '../cli/cli';
 import type { ICliIO } from '../cli/cli-io';
 
@@ -224,30 +225,7 @@ describe('notebook-agent CLI', () => {
 
   it('fix edits and reruns the cell, saves the file, and prints the diff', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'cli-fix-'));
-    const notebook = {
-      cells: [
-        {
-          id: 'a',
-          cell_type: 'code',
-          source: 'x = 21',
-          metadata: {},
-          outputs: [],
-          execution_count: null
-        },
-        {
-          id: 'b',
-          cell_type: 'code',
-          source: 'print(x * y)',
-          metadata: {},
-          outputs: [],
-          execution_count: null
-        }
-      ],
-      metadata: { kernelspec: { name: 'python3', display_name: 'Python 3' } },
-      nbformat: 4,
-      nbformat_minor: 5
-    };
-    await writeFile(join(cwd, 'work.ipynb'), JSON.stringify(notebook));
+    await writeFile(join(cwd, 'work.ipynb'), FAILING_NOTEBOOK);
     await model.script([
       { tool_calls: [{ name: 'run_cell', arguments: { cell_id: 'a' } }] },
       {
