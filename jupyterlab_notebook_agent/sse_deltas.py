@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from .redaction import SecretMatcher
-from .sse_relay import EVENT_END
+from .sse_relay import EVENT_END, event_ends
 
 #: The fields of a streamed choice a client joins across events (OpenAI's chat and completion streams,
 #: and the reasoning fields of servers that stream a model's thinking).
@@ -158,9 +158,9 @@ def _split(events: bytes) -> list[bytes]:
     """Whole events, each with its empty line."""
     pieces, last = [], 0
     if b"\r" not in events:  # LF line ends, nearly every stream: memchr, not an expression over the text
-        while (end := events.find(b"\n\n", last)) >= 0:
-            pieces.append(events[last : end + 2])
-            last = end + 2
+        for end in event_ends(events):
+            pieces.append(events[last:end])
+            last = end
     else:
         for match in EVENT_END.finditer(events):
             pieces.append(events[last : match.end()])

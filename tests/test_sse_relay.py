@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from jupyterlab_notebook_agent.sse_relay import SseRelay
+from jupyterlab_notebook_agent.sse_relay import SseRelay, event_ends, last_event_end
 
 EVENTS = ['data: {"a": 1}', 'event: x\nid: 7\ndata: {"b": 2}', "data: [DONE]"]
 
@@ -31,3 +33,20 @@ def test_events_come_out_whole_however_the_stream_is_cut(end):
             position += len(piece)
             early = position + 1 in bounds and stream[position : position + 1] == b"\n"
             assert not piece or position in bounds or early, (size, piece)
+
+
+def test_the_newline_walks_find_the_same_empty_lines_as_a_search_for_them():
+    """last_event_end and event_ends walk from newline to newline (memchr) where ``rfind``/``find`` of
+    ``b"\\n\\n"`` read 64 KB in 24-90 µs; they must find the same ends, runs of newlines included."""
+    rng = random.Random(5)
+    for _ in range(20_000):
+        data = bytes(rng.choice(b"ab\n\n\n") for _ in range(rng.randint(0, 24)))
+        start = rng.randint(0, len(data))
+        found = data.rfind(b"\n\n", start)
+        assert last_event_end(data, start) == (found + 2 if found >= 0 else 0), (data, start)
+        assert last_event_end(bytearray(data), start) == last_event_end(data, start)
+        ends, last = [], 0
+        while (found := data.find(b"\n\n", last)) >= 0:
+            ends.append(found + 2)
+            last = found + 2
+        assert event_ends(data) == ends, data
