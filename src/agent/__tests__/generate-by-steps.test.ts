@@ -19,6 +19,22 @@ import { withResultShown } from '../workflows/step-result';
 import { generatePrompt } from '../workflows/generate-notebook';
 import { MiniKernelNotebook } from './mini-kernel';
 
+/** A session of the small profile on the text protocol, running everything. */
+const smallSession = () =>
+  new AgentSession({
+    tools: new ToolRegistry(agentTools()),
+    approvalMode: () => 'run-everything',
+    toolProtocol: () => 'text',
+    profile: () => 'small'
+  });
+
+/** The last user message of the model's request `index`. */
+const userText = (model: ScriptedModel, index: number) =>
+  String(
+    model.requests[index].messages.filter(m => m.role === 'user').at(-1)
+      ?.content
+  );
+
 describe('the plan in a small model’s reply', () => {
   it('reads the numbered or bulleted steps, cut to six; the title is the request’s first clause', () => {
     expect(
@@ -301,6 +317,54 @@ describe('Generate notebook with a small model, step by step', () => {
     const rewrite = String(model.requests[3].messages.at(-2)?.content);
     expect(rewrite).toMatch(/^Fix cell \S+ so that it runs/);
     expect(rewrite).toContain('print(totl)');
+  });
+
+  it('a step’s rewrite that gives the cell back unchanged is told so, and the next one is sampled', async () => {
+    const notebook = new MiniKernelNotebook({ path: 'work/t.ipynb' });
+    const model = new ScriptedModel([
+      { text: '1. Set the total\n2. Print the total' },
+      { text: '```python\ntotal = 6\n```' },
+      { text: '```python\nprint(totl)\n```' },
+      // Its rewrite: the same cell (greedy repeats itself)…
+      { text: '```python\nprint(totl)\n```' },
+      // …then, told so and sampled, a change.
+      { text: '```python\nprint(total)\n```' },
+      { text: '## Summary\nThe total is 6.' }
+    ]);
+    const result = await smallSession().generate('Sum the units', {
+      model: () => model,
+      notebook
+    });
+    expect(result?.status).toBe('verified');
+    expect(userText(model, 3)).toMatch(/^Fix cell \S+ so that it runs/);
+    expect(model.requests[3].temperature).toBe(0);
+    // It said "after your change" here, where nothing had changed.
+    expect(userText(model, 4)).toMatch(/^Your reply was cell \S+ unchanged/);
+    expect(model.requests[4].temperature).toBeGreaterThan(0);
+  });
+
+  it('a repair after the restart that gives the cell back unchanged gets one more turn, sampled, before giving up', async () => {
+    const notebook = new MiniKernelNotebook({ path: 'work/t.ipynb' });
+    // The kernel holds `total` before the run: the step runs, and fails
+    // only after the verification's restart.
+    notebook.vars.set('total', '6');
+    const model = new ScriptedModel([
+      { text: '1. Print the total' },
+      { text: '```python\nprint(total)\n```' },
+      { text: '## Summary\nThe total is 6.' },
+      { text: '```python\nprint(total)\n```' },
+      { text: '```python\ntotal = 6\nprint(total)\n```' }
+    ]);
+    const result = await smallSession().generate('Print the total', {
+      model: () => model,
+      notebook
+    });
+    expect(userText(model, 3)).toMatch(/^Fix cell \S+ so that it runs/);
+    expect(userText(model, 4)).toMatch(/^Your reply was cell \S+ unchanged/);
+    expect(model.requests[4].temperature).toBeGreaterThan(0);
+    // It had ended "…, and the repair changed no cell" after the first.
+    expect(result?.status).toBe('verified');
+    expect(notebook.restarts).toBe(2);
   });
 
   it('plans a listed request from its asks without a plan turn: the request shown, its files’ first lines in step 1', async () => {

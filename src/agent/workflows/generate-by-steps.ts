@@ -190,7 +190,9 @@ async function repairStep(
           earlier: earlierCode(cells, current.id),
           variables: await kernelVariables(notebook, signal)
         },
-        attempt > 1
+        // After a reply that gave the cell back unchanged, it says so (and asks
+        // for a change at the line the error points at), as the fix does.
+        attempt === 1 ? false : same ? 'unchanged' : true
       ),
       {
         status: `Step ${index + 1}: its cell failed, rewriting it (attempt ${attempt} of ${STEP_REPAIRS})`,

@@ -170,16 +170,7 @@ export async function generateNotebook(
     const beforeRepair = sourcesOf(await notebook.getCells());
     outcome =
       options.stepwise && failed
-        ? await runTurn(
-            await rewriteFailure(notebook, failed, options.runOptions?.signal),
-            {
-              status,
-              knownCells: [{ id: failed.cellId, source: failed.source }],
-              codeTarget: failed.cellId,
-              codeOnly: true,
-              endAfterRun: failed.cellId
-            }
-          )
+        ? await rewriteAfterRestart(options, failed, status, beforeRepair)
         : await runTurn(repairPrompt(verification), {
             // The workflow's own step, shown as a status line (not as the
             // user's). (The verification's notice above it says what failed.)
@@ -230,13 +221,50 @@ async function dropPlaceholder(
 }
 
 /**
+ * A small model's repair of the cell that failed after the restart: the cell
+ * rewritten and run. A reply that gives the cell back unchanged (greedy
+ * decoding repeats itself: seen in the eval's Generate with the 1.5B) gets
+ * one more turn, sampled, told that it changed nothing, as the fix does.
+ */
+async function rewriteAfterRestart(
+  options: IGenerateOptions,
+  failed: NonNullable<IVerification['failure']>,
+  status: string,
+  beforeRepair: string
+): Promise<IRunOutcome> {
+  const { notebook, runTurn } = options;
+  const signal = options.runOptions?.signal;
+  const turn = {
+    status,
+    knownCells: [{ id: failed.cellId, source: failed.source }],
+    codeTarget: failed.cellId,
+    codeOnly: true,
+    endAfterRun: failed.cellId
+  };
+  const outcome = await runTurn(
+    await rewriteFailure(notebook, failed, signal, false),
+    turn
+  );
+  const ended = outcome.reason === 'stopped' || outcome.reason === 'error';
+  if (ended || sourcesOf(await notebook.getCells()) !== beforeRepair) {
+    return outcome;
+  }
+  return runTurn(await rewriteFailure(notebook, failed, signal, 'unchanged'), {
+    ...turn,
+    status: `${status}: the reply changed nothing, asking again`,
+    sampled: true
+  });
+}
+
+/**
  * The verification's failing cell as a rewrite prompt (small models): the
  * cell, its error after the restart, the code above it, the kernel's state.
  */
 async function rewriteFailure(
   notebook: INotebookPort,
   failed: NonNullable<IVerification['failure']>,
-  signal = new AbortController().signal
+  signal = new AbortController().signal,
+  again: boolean | 'unchanged' = false
 ): Promise<string> {
   const cells = await notebook.getCells();
   const cell = cells.find(c => c.id === failed.cellId);
@@ -255,7 +283,7 @@ async function rewriteFailure(
       earlier: earlierCode(cells, failed.cellId),
       variables: await kernelVariables(notebook, signal)
     },
-    false
+    again
   );
 }
 
