@@ -152,7 +152,7 @@ test('a small model’s guess, sent back to be computed, is folded away under it
     modelCapabilities: { '*': { profile: 'small', tools: 'native' } }
   });
   await script(request, [
-    { content: 'There are 37 rows.' },
+    { content: 'There are 37 rows:\n\n```python\nlen(df)\n```' },
     {
       tool_calls: [
         {
@@ -172,11 +172,13 @@ test('a small model’s guess, sent back to be computed, is folded away under it
   await expect(guess.locator('summary')).toHaveText(
     'A first answer, not computed in the notebook'
   );
-  await expect(guess.getByText('There are 37 rows.')).toBeHidden();
+  await expect(guess.getByText('There are 37 rows:')).toBeHidden();
   await expect(sidebar(page).getByText('There are 42 rows.')).toBeVisible();
-  // The guess is still there for whoever wants it.
+  // The guess is still there for whoever wants it, its code block with the
+  // same buttons as any answer's (decorated again once it became a guess).
   await guess.locator('summary').click();
-  await expect(guess.getByText('There are 37 rows.')).toBeVisible();
+  await expect(guess.getByText('There are 37 rows:')).toBeVisible();
+  await expect(guess.getByRole('button', { name: 'Copy' })).toBeVisible();
 });
 
 test('Reject of a fix restores the cell’s outputs and execution count with its source', async ({

@@ -163,6 +163,8 @@ function AssistantMessage(props: {
   const insert = useRef(props.onInsertCode);
   insert.current = props.onInsertCode;
   const trans = useTrans();
+  // Again when the answer becomes a guess: it is then folded into another
+  // element, with a host of its own.
   useEffect(
     () =>
       host.current
@@ -171,7 +173,7 @@ function AssistantMessage(props: {
             trans
           })
         : undefined,
-    [trans]
+    [trans, props.guess]
   );
   const markdown = (
     <div ref={host}>
