@@ -1,27 +1,49 @@
 import type { Contents } from '@jupyterlab/services';
 import { attachServerFile } from '../server-files';
 
-/** An in-memory contents manager that copies as Jupyter's server does. */
+/**
+ * An in-memory contents manager that copies, and lists a folder (the root,
+ * a listed one, or one holding files), as Jupyter's server does.
+ */
 function fakeContents(
   files: Record<string, string>,
   directories: string[] = []
 ) {
   const store = new Map(Object.entries(files));
   const calls: string[] = [];
+  const isDirectory = (path: string) =>
+    path === '' ||
+    directories.includes(path) ||
+    [...store.keys()].some(file => file.startsWith(`${path}/`));
   const model = (path: string) => {
-    const isDirectory = directories.includes(path);
-    if (!isDirectory && !store.has(path)) {
+    const folder = isDirectory(path);
+    if (!folder && !store.has(path)) {
       throw new Error(`No such file: ${path}`);
     }
     return {
       path,
       name: path.split('/').pop()!,
-      type: isDirectory ? 'directory' : 'file',
-      size: isDirectory ? null : store.get(path)!.length
+      type: folder ? 'directory' : 'file',
+      size: folder ? null : store.get(path)!.length
     };
   };
+  /** The models of a folder's entries, as a listing has them. */
+  const entries = (folder: string) => {
+    const prefix = folder ? `${folder}/` : '';
+    const names = new Set(
+      [...store.keys(), ...directories]
+        .filter(path => path.startsWith(prefix) && path !== folder)
+        .map(path => path.slice(prefix.length).split('/')[0])
+    );
+    return [...names].map(name => model(prefix + name));
+  };
   const manager = {
-    get: async (path: string) => model(path),
+    get: async (path: string, options?: { content?: boolean }) => {
+      const found = model(path);
+      return found.type === 'directory' && options?.content
+        ? { ...found, content: entries(path) }
+        : found;
+    },
     copy: async (from: string, toDir: string) => {
       calls.push(`copy ${from} ${toDir}`);
       const name = from.split('/').pop()!;
