@@ -279,12 +279,7 @@ describe('Generate notebook with a small model, step by step', () => {
       { text: '```python\nprint(total)\n```' },
       { text: '## Summary\nThe total is 6. It doubled to 12 last year.' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'run-everything',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallSession();
     const result = await s.generate('Sum the units of sales.csv', {
       model: () => model,
       notebook
@@ -378,12 +373,7 @@ describe('Generate notebook with a small model, step by step', () => {
       { text: '```python\nhalf = 3\nprint(half)\n```' },
       { text: '## Summary\nThe total is 6 and half of it 3.' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'run-everything',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallSession();
     const request = 'Study sales.csv: the total units, and half of the total.';
     const result = await s.generate(request, { model: () => model, notebook });
 
