@@ -13,7 +13,8 @@ processes (127.0.0.1, free ports, temporary directories) that proxy to it:
 
 Each round streams MB megabytes of SSE through each server in turn (interleaved, so load drift
 hits all), twice: ASCII text, and non-ASCII text that goes out \\u-escaped (the matcher's slower
-path, as from servers that write JSON with ensure_ascii); with --held a third time, text whose every
+path, as from servers that write JSON with ensure_ascii); with --prose also English prose and Python code (the
+text models write, where the literal search costs most); with --held a third time, text whose every
 delta ends in the first letter of a secret ("…dogs": the look-behind across events holds it and
 parses the next event, its slow path). Events are --frame bytes long (64 KB; a model's token
 stream sends ~200-byte events, where the per-event work counts most). Prints, per server and content, the
@@ -22,7 +23,7 @@ filter (CPU per MB pooled over the rounds, filter/none - 1: the robust figure on
 throughput swings with the load; the proxy is CPU-bound, so it is the throughput cost) and the
 servers' peak memory growth (VmHWM). Target: filter cost <= 10 %.
 
-Run: python bench/proxy_filter.py [MB=100] [--rounds 3] [--before DIR] [--frame BYTES] [--held]
+Run: python bench/proxy_filter.py [MB=100] [--rounds 3] [--before DIR] [--frame BYTES] [--prose] [--held]
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ SECRETS = {
     "query": "query-bench-0123456789",
 }
 CONTENTS = {"ascii": "x", "escaped non-ASCII": "Größe "}
+#: With --prose: text as models write it. The two above are a matcher's easy cases ("x" is one byte its literal search
+#: rules out at once); on prose and code Hyperscan's pass costs three to four times as much per MB (bench/README.md).
+PROSE = {
+    "English prose": "The quick brown fox jumps over the lazy dog; revenue rose 12.5 % in 2024. ",
+    "Python code": 'for row in rows:\n    total[row["region"]] += row["units"] * row["unit_price"]\n',
+}
 #: With --held: every delta ends in "s", the first letter of two secrets (the look-behind's slow path).
 HELD = {"held (ends in 's')": "dogs"}
 
@@ -212,9 +219,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout whose jupyterlab_notebook_agent to compare with")
     parser.add_argument("--frame", type=int, default=64 * 1024, help="bytes per SSE event (64 KB)")
+    parser.add_argument("--prose", action="store_true", help="also English prose and Python code")
     parser.add_argument("--held", action="store_true", help="also text whose every delta ends in a secret's start")
     args = parser.parse_args()
-    contents = {**CONTENTS, **(HELD if args.held else {})}
+    contents = {**CONTENTS, **(PROSE if args.prose else {}), **(HELD if args.held else {})}
     model, script = serve(0)
     model_url = f"http://127.0.0.1:{model.server_port}/v1"
     work = Path(tempfile.mkdtemp(prefix="proxy-filter-bench-"))

@@ -13,7 +13,7 @@ import random
 import pytest
 
 from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber
-from jupyterlab_notebook_agent.sse_deltas import DeltaScrubber
+from jupyterlab_notebook_agent.sse_deltas import DeltaScrubber, _closing_quote
 
 KEY = "sk-deltas-0123456789-abcdefghij"
 SHORT = "zq47"
@@ -123,3 +123,20 @@ def test_other_lines_crlf_and_events_that_are_not_json_survive(matcher):
     two_lines = b'data: {"choices": [{"index": 0,\ndata: "delta": {"content": "' + KEY[5:].encode() + b'"}}]}\n\n'
     out = scrubber.feed(two_lines)
     assert joined(out) == {(0, "content"): "[redacted]"}
+
+
+def test_the_end_of_a_string_is_found_past_any_number_of_escaped_quotes():
+    """``_closing_quote`` against json's own reading: strings with no, a few and many escaped quotes (code
+    streams ``row[\\"units\\"]``: past a few, json's scanner reads the rest) and backslashes before them."""
+    rng = random.Random(35)
+    alphabet = ['"', "\\", "x", "ö", "\n", "\t", " ", "\\u0041", "文"]
+    for case in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8 + case % 60)))
+        for ascii_only in (True, False):
+            encoded = json.dumps(text, ensure_ascii=ascii_only).encode()
+            data = b'data: {"choices": [{"delta": {"content": ' + encoded + b', "role": "a\\"b"}}]}\n\n'
+            start = data.index(encoded) + 1
+            assert _closing_quote(data, start) == start + len(encoded) - 2, (text, ascii_only)
+    many = json.dumps('"' * 40).encode()
+    assert _closing_quote(b"x" + many[:-1], 2) == -1  # cut off before its closing quote
+    assert _closing_quote(b'x"' + b'\\"' * 20 + b"\\q" + b'"', 2) == -1  # a broken escape: not JSON
