@@ -19,18 +19,10 @@
  */
 import { constants } from 'node:fs';
 import { access, chmod, copyFile, open, rm, stat } from 'node:fs/promises';
-import {
-  basename,
-  extname,
-  isAbsolute,
-  join,
-  relative,
-  resolve,
-  sep
-} from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ContentsManager } from '@jupyterlab/services';
 import type { IFileAttachment } from '../../agent/context/attachments';
-import { pathExists } from '../../kernel/path-exists';
+import { firstFreeName, namesIn, numberedName } from '../../kernel/path-exists';
 import { CliError } from './cli-connect';
 
 /** Bytes per contents-API request (JupyterLab's file browser uses 1 MiB too). */
@@ -108,10 +100,10 @@ export async function attachFile(
   }
   const { contents, directory } = target;
   const at = (name: string) => (directory ? `${directory}/${name}` : name);
-  let name = basename(file.path);
-  for (let i = 1; await pathExists(contents, at(name)); i++) {
-    name = numbered(basename(file.path), i);
-  }
+  const name = firstFreeName(
+    await namesIn(contents, directory),
+    basename(file.path)
+  );
   const path = at(name);
   const undo = () => contents.delete(path).catch(() => undefined);
   try {
@@ -125,12 +117,6 @@ export async function attachFile(
   return { attachment: { name, size: file.size }, undo };
 }
 
-/** "data.csv" → "data-1.csv" for i = 1: the sidebar's rule (upload.ts). */
-function numbered(name: string, i: number): string {
-  const extension = extname(name);
-  return `${name.slice(0, name.length - extension.length)}-${i}${extension}`;
-}
-
 /** Copy on disk under the first free name; never replaces anything (O_EXCL). */
 async function copyToFreeName(
   file: ILocalFile,
@@ -138,7 +124,7 @@ async function copyToFreeName(
 ): Promise<string> {
   const name = basename(file.path);
   for (let i = 0; i < 1000; i++) {
-    const candidate = join(directory, i ? numbered(name, i) : name);
+    const candidate = join(directory, i ? numberedName(name, i) : name);
     try {
       // Follows a link; the kernel copies (copy_file_range), in bounded memory.
       await copyFile(file.path, candidate, constants.COPYFILE_EXCL);

@@ -4,7 +4,7 @@
  */
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Contents } from '@jupyterlab/services';
-import { pathExists } from '../../kernel/path-exists';
+import { firstFreeName, namesIn } from '../../kernel/path-exists';
 
 /** The file's bytes as base64 (in slices: large files would overflow the call stack). */
 export async function toBase64(file: Blob): Promise<string> {
@@ -40,22 +40,12 @@ export async function uploadInto(
 
 /**
  * `name`, or the first of "stem-1.ext", "stem-2.ext"… that no file in
- * `directory` has: attaching never replaces a file.
+ * `directory` has (the folder listed once): attaching never replaces a file.
  */
 export async function freeName(
   contents: Contents.IManager,
   directory: string,
   name: string
 ): Promise<string> {
-  const extension = PathExt.extname(name);
-  const stem = name.slice(0, name.length - extension.length);
-  let candidate = name;
-  for (
-    let i = 1;
-    await pathExists(contents, PathExt.join(directory, candidate));
-    i++
-  ) {
-    candidate = `${stem}-${i}${extension}`;
-  }
-  return candidate;
+  return firstFreeName(await namesIn(contents, directory), name);
 }

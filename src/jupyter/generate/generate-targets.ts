@@ -8,7 +8,7 @@ import { Dialog, showDialog } from '@jupyterlab/apputils';
 import { PathExt } from '@jupyterlab/coreutils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IGenerateRequest } from '../../components/generate/generate-form';
-import { pathExists } from '../../kernel/path-exists';
+import { existingPaths } from '../../kernel/path-exists';
 
 /** Confirm replacing existing files; 'ask-again' when the user declines. */
 export async function checkTargets(
@@ -20,12 +20,7 @@ export async function checkTargets(
   const paths = [request.name, ...request.files.map(file => file.name)].map(
     name => PathExt.join(directory, name)
   );
-  const existing: string[] = [];
-  for (const path of paths) {
-    if (await pathExists(app.serviceManager.contents, path)) {
-      existing.push(path);
-    }
-  }
+  const existing = await existingPaths(app.serviceManager.contents, paths);
   if (!existing.length) {
     return 'replace';
   }

@@ -1,14 +1,20 @@
 /**
- * pathExists against a real Jupyter server: files, notebooks and folders are
- * found, free names are not, and no check is a 404 (the browser logs every
- * 404 as a console error: Generate's check of its file names did, each run).
+ * pathExists and its kin against a real Jupyter server: files, notebooks and
+ * folders are found, free names are not, no check is a 404 (the browser logs
+ * every 404 as a console error: Generate's check of its file names did, each
+ * run), and a folder is listed once however many names are checked in it.
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContentsManager, type ServerConnection } from '@jupyterlab/services';
 import { JupyterServerProcess } from '../../headless/servers/jupyter-server';
-import { pathExists } from '../path-exists';
+import {
+  existingPaths,
+  firstFreeName,
+  namesIn,
+  pathExists
+} from '../path-exists';
 
 jest.setTimeout(30000);
 
@@ -19,7 +25,9 @@ const statuses: number[] = [];
 beforeAll(async () => {
   const root = await mkdtemp(join(tmpdir(), 'exists-root-'));
   await mkdir(join(root, 'proj', 'sub'), { recursive: true });
-  await writeFile(join(root, 'top.csv'), 'a,b\n1,2\n');
+  for (const name of ['top.csv', 'top-1.csv', 'top-2.csv']) {
+    await writeFile(join(root, name), 'a,b\n1,2\n');
+  }
   await writeFile(join(root, 'proj', 'n.ipynb'), '{}');
   server = await JupyterServerProcess.start({ rootDir: root });
   const settings = server.serverSettings;
@@ -60,5 +68,31 @@ describe('pathExists on a Jupyter server', () => {
     expect(await pathExists(contents, 'free.ipynb')).toBe(false);
     expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.filter(status => status === 404)).toEqual([]);
+  });
+});
+
+describe('names chosen and checked from one listing', () => {
+  it('lists each folder once for any number of paths, and keeps their order', async () => {
+    statuses.length = 0;
+    const paths = ['proj/free.csv', 'top.csv', 'proj/n.ipynb', 'top-2.csv'];
+    paths.push('proj/sub', 'free.ipynb', 'nowhere/x.csv');
+    expect(await existingPaths(contents, paths)).toEqual([
+      'top.csv',
+      'proj/n.ipynb',
+      'top-2.csv',
+      'proj/sub'
+    ]);
+    // proj, the root and nowhere: three listings, one of them failing.
+    expect(statuses.length).toBe(3);
+  });
+
+  it('chooses the first free numbered name from one listing', async () => {
+    statuses.length = 0;
+    const taken = await namesIn(contents, '');
+    expect(firstFreeName(taken, 'top.csv')).toBe('top-3.csv');
+    expect(firstFreeName(taken, 'free.csv')).toBe('free.csv');
+    expect(firstFreeName(taken, 'proj')).toBe('proj-1');
+    expect(statuses).toEqual([200]);
+    expect(await namesIn(contents, 'nowhere')).toEqual(new Set());
   });
 });
