@@ -10,6 +10,9 @@
  *     --host 127.0.0.1 --port 8080 --jinja -c 16384
  *   cd ui-tests && npx playwright test -c playwright.walk.config.js
  *
+ * Start llama-server afresh before each walk: its prompt cache makes a greedy
+ * answer depend on the requests it served before (docs/evaluation.md).
+ *
  * Its own Jupyter server (port WALK_PORT, 8890) in a fresh temporary root
  * folder (the spec writes sales.csv there), with the endpoint configured the
  * way README.md tells a user to: OPENAI_BASE_URL and NOTEBOOK_AGENT_MODEL.
