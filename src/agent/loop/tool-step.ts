@@ -19,7 +19,9 @@ import {
   type ToolKind,
   type ToolRegistry
 } from '../tools/registry';
+import { installSources } from '../tools/install-sources';
 import type { RunState } from '../tools/run-state';
+import { folderOf } from '../tools/runs-later';
 import type { IImageAttachment, IToolCall, IToolResult } from '../types';
 import {
   needsApproval,
@@ -195,10 +197,10 @@ export async function executeToolCall(
   }
   const kind = step.toolKind;
   const args = (checked.args ?? {}) as Record<string, unknown>;
-  const request = await describeCall(call, tool, args, notebook, {
-    ...preview,
-    kind
-  });
+  const request = await withInstallSources(
+    await describeCall(call, tool, args, notebook, { ...preview, kind }),
+    notebook
+  );
   const decision = approve
     ? await approve(request, signal)
     : { approved: true as const };
@@ -314,6 +316,25 @@ function preApproved(
     typeof cellId === 'string' &&
     cells.has(cellId)
   );
+}
+
+/**
+ * The request with what a `pip install` in its code fetches from besides
+ * the default index (tools/install-sources.ts): the card shows it.
+ */
+async function withInstallSources(
+  request: IApprovalRequest,
+  notebook: INotebookPort
+): Promise<IApprovalRequest> {
+  if (request.kind !== 'run' || !request.code || !/\bpip/.test(request.code)) {
+    return request;
+  }
+  const sources = await installSources(
+    request.code,
+    folderOf(notebook.path),
+    path => notebook.readFile(path)
+  );
+  return sources.length ? { ...request, installSources: sources } : request;
 }
 
 async function describeCall(

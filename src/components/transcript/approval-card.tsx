@@ -129,6 +129,22 @@ export function ApprovalCard({
           onChange={event => setCode(event.target.value)}
         />
       )}
+      {!!request.installSources?.length && (
+        <div
+          className="jp-AgentSidebar-approvalSources"
+          role="note"
+          aria-label={trans.__('Where this install fetches from')}
+        >
+          {trans.__('Where pip fetches from, besides the default index:')}
+          <ul>
+            {request.installSources.map((source, i) => (
+              <li key={i}>
+                <code>{source.from}</code>: <code>{source.text}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       {request.diff !== undefined && (
         <DiffView diff={request.diff} label={trans.__('Changes')} />
       )}
