@@ -103,6 +103,22 @@ describe('installSources', () => {
     ]);
   });
 
+  it('finds the install however pip is started', async () => {
+    const { read } = reader({ 'r.txt': '-i https://x.example/simple' });
+    for (const line of [
+      '%pip install -r r.txt',
+      '!pip3 -q install -r r.txt',
+      '!{sys.executable} -m pip install -r r.txt',
+      '!uv pip install -r r.txt',
+      '%%bash\npip install -r r.txt'
+    ]) {
+      expect([line, await installSources(line, '', read)]).toEqual([
+        line,
+        [{ from: 'r.txt', text: '-i https://x.example/simple' }]
+      ]);
+    }
+  });
+
   it("shows the command line's own options, and says so where a file cannot be read", async () => {
     const { read } = reader({});
     const sources = await installSources(

@@ -34,9 +34,14 @@ const DIRECT = /(?:^|@\s*)(?:[a-z][a-z0-9+.-]*:\/\/|file:)\S*/i;
 /** Requirement files read for one card, at most: a chain of `-r` is bounded. */
 export const MAX_REQUIREMENT_FILES = 8;
 
-/** A line of code that runs pip's install: `%pip install`, `!pip install`, `!python -m pip install`… */
+/**
+ * A line of code that runs pip's install: `%pip install`, `!pip install`,
+ * `!python -m pip install`, `!{sys.executable} -m pip install`, `!uv pip
+ * install`, and a bare `pip install` line (a `%%bash` cell's; in Python it
+ * would not parse, so counting it shows no more than is there).
+ */
 const PIP_INSTALL =
-  /^\s*[%!]\s*(?:\S*python\S*\s+-m\s+)?pip3?(?:\s+\S+)*?\s+install\b(.*)$/;
+  /^\s*(?:[%!]\s*)?(?:uv\s+)?(?:\S+\s+-m\s+)?pip3?(?:\s+\S+)*?\s+install\b(.*)$/;
 
 /** One thing a card shows: the file or command it comes from, and the line. */
 export interface IInstallSource {
