@@ -41,6 +41,17 @@ _LINE = re.compile(r"\r\n|\n|\r")
 #: The last bytes of an escape in JSON text, whole or cut off (``\\u00``, ``\\x``, ``\\\\``).
 _ESCAPE_ENDS = b"0123456789abcdefABCDEFnrtbf/\"'\\uUx"
 
+#: JSON's short escapes that stand for one character (not ``\\``, which may begin a deeper escape; not ``\u``).
+_SHORT_ESCAPES = {
+    ord("n"): "\n",
+    ord("r"): "\r",
+    ord("t"): "\t",
+    ord("b"): "\b",
+    ord("f"): "\f",
+    ord('"'): '"',
+    ord("/"): "/",
+}
+
 #: (choice index, path of the field in the choice), e.g. ``(0, ("delta", "content"))``.
 Key = tuple[int, tuple[Any, ...]]
 
@@ -57,6 +68,10 @@ class DeltaScrubber:
         #: The bytes a JSON string can end with when it ends with the start of a secret: the secrets' own
         #: bytes, the last byte of an escape (a hex digit, a short escape's letter) and of a cut-off one.
         self._last_bytes = frozenset(b"".join(s.encode() for s in matcher.secrets) + _ESCAPE_ENDS)
+        #: The letters of JSON's short escapes whose character no secret holds (``n`` unless one has a line break):
+        #: a string that ends with such a character has no start of a secret at its end.
+        chars = set("".join(matcher.secrets))
+        self._clean_escape_ends = frozenset(letter for letter, char in _SHORT_ESCAPES.items() if char not in chars)
 
     def feed(self, events: bytes) -> bytes:
         """Whole SSE events in; the events to send now (held text taken out or put back in)."""
@@ -93,6 +108,8 @@ class DeltaScrubber:
             pos = end + 1
             if end == start or events[end - 1] not in self._last_bytes:
                 continue
+            if events[end - 1] in self._clean_escape_ends and _escaped_at(events, end - 1, start):
+                continue  # ends with a character no secret holds (code's "\n"): nothing of a secret can be pending
             if events.find(b"\\", max(start, end - self.matcher.look_behind - 16), end) >= 0:
                 if self._escaped_tail_pending(events, start, end):
                     return True
@@ -175,6 +192,14 @@ def _value(line: str) -> str:
     """A data line's value (SSE: after the colon, one space dropped)."""
     value = line[5:] if line.startswith("data:") else ""
     return value[1:] if value.startswith(" ") else value
+
+
+def _escaped_at(data: bytes, pos: int, start: int) -> bool:
+    """Whether the byte at ``pos`` is the letter of an escape: an odd run of backslashes (after ``start``) before it."""
+    run = 0
+    while pos - 1 - run >= start and data[pos - 1 - run] == 0x5C:
+        run += 1
+    return run % 2 == 1
 
 
 def _closing_quote(data: bytes, start: int) -> int:

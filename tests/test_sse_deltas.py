@@ -140,3 +140,23 @@ def test_the_end_of_a_string_is_found_past_any_number_of_escaped_quotes():
     many = json.dumps('"' * 40).encode()
     assert _closing_quote(b"x" + many[:-1], 2) == -1  # cut off before its closing quote
     assert _closing_quote(b'x"' + b'\\"' * 20 + b"\\q" + b'"', 2) == -1  # a broken escape: not JSON
+
+
+def test_a_field_that_ends_with_a_character_no_secret_holds_is_not_parsed(matcher):
+    """Code streams end most deltas with a line break (``\\n`` in the JSON): with no secret holding one, such an
+    event passes after the look at its bytes alone; a secret that holds a line break is still held across it."""
+    scrubber = DeltaScrubber(matcher)
+    for text in ("print(x)\n", 'row["units"]\n', "a\tb\t", 'say "hi"'):
+        assert not scrubber._may_hold(chat_event(text)), text
+    # An escaped backslash before the letter: the text ends with the letter "n" (the start of a secret), not a
+    # line break, and is held.
+    n_key = "nq-deltas-0123456789abcdef"
+    with_n = SecretMatcher((n_key,), compiled=matcher._scan.compiled)
+    path = [chat_event("at C:\\"), chat_event("n"), chat_event(n_key[1:] + " end", finish="stop")]
+    assert DeltaScrubber(with_n)._may_hold(chat_event("at C:\\n"))
+    assert joined(run(with_n, path)) == {(0, "content"): "at C:\\[redacted] end"}
+    pem = "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC"
+    with_pem = SecretMatcher((KEY, pem), compiled=matcher._scan.compiled)
+    deltas = [chat_event("key: -----BEGIN KEY-----\n"), chat_event(pem.split("\n")[1] + " end", finish="stop")]
+    assert DeltaScrubber(with_pem)._may_hold(deltas[0])
+    assert joined(run(with_pem, deltas)) == {(0, "content"): "key: [redacted] end"}
