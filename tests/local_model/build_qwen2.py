@@ -26,9 +26,9 @@ GGUF's own (``tokenizer.chat_template``: Qwen2.5's, with Hermes-style ``<tool_ca
 
     python tests/local_model/build_qwen2.py build/local-models/qwen2.5-coder-0.5b [--skip-existing] [--check]
 
-``--check`` compares the graph's next-token predictions with llama.cpp's (llama-cpp-python on the
-same GGUF) on a short prompt and prints the agreement of their top-1 tokens (measured: 56/58,
-mean KL 0.014). A build takes ~50 s on two shared cores, with ~8 GB of memory at its peak.
+``--check`` compares the graph's next-token predictions with llama.cpp's (its llama-server on the
+same GGUF) on a short prompt and prints the agreement of their top-1 tokens (measured: 56/58; mean KL
+over llama.cpp's 20 likeliest tokens 0.0099). A build takes ~50 s on two shared cores, with ~8 GB of memory at its peak.
 """
 
 from __future__ import annotations

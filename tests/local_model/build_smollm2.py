@@ -30,7 +30,7 @@ tools; with a system message both render a conversation identically).
     python tests/local_model/build_smollm2.py build/local-models/smollm2-135m [--skip-existing] [--check]
 
 ``--check`` compares the fp32 and q4 graphs' next-token predictions with
-llama.cpp's (llama-cpp-python on the same GGUF) on a short prompt and prints
+llama.cpp's (its llama-server on the same GGUF) on a short prompt and prints
 the agreement of their top-1 tokens.
 """
 

@@ -14,6 +14,7 @@ Every dimension comes from the GGUF metadata, under the architecture's prefix.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -145,24 +146,35 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(-1, keepdims=True)
 
 
+#: How many of llama.cpp's most likely next tokens each position's KL is summed over (its server gives no more).
+TOP = 20
+
+
 def check_against_llama_cpp(out: Path, gguf: Path, prompt: str, graphs: list[str]) -> dict[str, float]:
     """Top-1 agreement of each graph's next-token predictions with llama.cpp's, per prompt position.
 
-    llama.cpp is llama-cpp-python on the same GGUF. ``prompt`` ends inside the assistant's
-    reply ("...assistant\\n" and a few words): the agreement there is printed on its own.
+    llama.cpp is its own ``llama-server`` on the same GGUF (tests/llama_server.py): one ``/completion`` of
+    one token per prompt position, each giving its ``TOP`` most likely next tokens (the prompt's cache makes
+    each a step). ``prompt`` ends inside the assistant's reply ("...assistant\\n" and a few words): the
+    agreement there is printed on its own.
     """
-    from llama_cpp import Llama
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, where llama_server.py is
+    from llama_server import llama_server, post, tokenize
     from tokenizers import Tokenizer
 
-    llm = Llama(model_path=str(gguf), logits_all=True, n_ctx=512, n_threads=2, verbose=False)
-    ids = llm.tokenize(prompt.encode(), add_bos=False, special=True)
-    llm.eval(ids)
-    reference = np.array(llm.scores[: len(ids)], np.float32)
-    top_ref = reference.argmax(-1)
+    with llama_server(gguf, gguf.stem, context=512) as url:
+        ids = tokenize(url, prompt)
+        start = len(tokenize(url, prompt.split("assistant\n")[0] + "assistant\n"))
+        # Per position: llama.cpp's TOP next tokens (id -> log-probability); the first is its top-1.
+        reference: list[dict[int, float]] = []
+        for end in range(1, len(ids) + 1):
+            body = {"prompt": ids[:end], "n_predict": 1, "n_probs": TOP, "temperature": 0, "cache_prompt": True}
+            [step] = post(url, "/completion", body)["completion_probabilities"]
+            reference.append({top["id"]: top["logprob"] for top in step["top_logprobs"]})
+    top_ref = np.array([next(iter(tops)) for tops in reference])
     ours = Tokenizer.from_file(str(out / "tokenizer.json")).encode(prompt).ids
     if ours != list(ids):
         print(f"warning: tokenizers differ ({len(ours)} vs {len(ids)} tokens)")
-    start = len(llm.tokenize(prompt.split("assistant\n")[0].encode() + b"assistant\n", special=True))
     agreement = {}
     for name in graphs:
         logits = onnx_logits(out / "onnx" / name, list(ids))
@@ -170,12 +182,19 @@ def check_against_llama_cpp(out: Path, gguf: Path, prompt: str, graphs: list[str
         agree = float((top == top_ref).mean())
         # Also: where the answer is determined (the assistant's reply), token by token.
         reply = float((top[start - 1 : -1] == top_ref[start - 1 : -1]).mean())
-        ref_p = softmax(reference)
-        our_p = softmax(logits)
-        kl = float(np.mean(np.sum(ref_p * (np.log(ref_p + 1e-12) - np.log(our_p + 1e-12)), -1)))
+        log_ours = np.log(softmax(logits) + 1e-12)
+        kl = float(
+            np.mean(
+                [
+                    sum(np.exp(lp) * (lp - log_ours[position, token]) for token, lp in tops.items())
+                    for position, tops in enumerate(reference)
+                ]
+            )
+        )
         print(
             f"{name}: top-1 agrees with llama.cpp at {int((top == top_ref).sum())}/{len(ids)} positions "
-            f"({agree:.0%}); in the assistant's reply {reply:.0%}; mean KL(llama.cpp || ours) {kl:.4f}"
+            f"({agree:.0%}); in the assistant's reply {reply:.0%}; mean KL(llama.cpp || ours) over llama.cpp's "
+            f"top {TOP} tokens {kl:.4f}"
         )
         agreement[name] = agree
     return agreement

