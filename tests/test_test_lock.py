@@ -1,0 +1,113 @@
+"""The test command installs only what it checked (#35 D3): requirements/test.txt and scripts/install-test-deps.sh.
+
+The lock pins every package the test command installs with the sha256 of its files, and covers what
+pyproject.toml and requirements/build.in ask for (a dependency added without running
+scripts/lock-test-deps.sh fails here). The install script, pointed at a local index (PEP 503, as
+pip reads it; no network), refuses a wheel whose sha256 is not its pin and a package published only
+as an sdist, whose setup.py and build backend would write a marker if anything ran them; the pinned
+wheel is installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from test_real_model_downloads import publish, write_sdist, write_wheel
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "requirements" / "test.txt"
+SCRIPT = ROOT / "scripts" / "install-test-deps.sh"
+
+
+def locked() -> dict[str, list[tuple[str, list[str]]]]:
+    """Each package's pinned versions in the lock (one per marker split) and their hashes."""
+    entries: dict[str, list[tuple[str, list[str]]]] = {}
+    for block in re.split(r"\n(?=[A-Za-z0-9])", LOCK.read_text()):
+        head = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", block)
+        if head:
+            hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
+            entries.setdefault(canonicalize_name(head[1]), []).append((head[2], hashes))
+    return entries
+
+
+def wanted() -> list[Requirement]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    build = [line.split("#")[0].strip() for line in (ROOT / "requirements" / "build.in").read_text().splitlines()]
+    lines = [*project["dependencies"], *project["optional-dependencies"]["test"], *filter(None, build)]
+    return [Requirement(line) for line in lines]
+
+
+def test_the_lock_pins_every_package_with_its_hashes():
+    entries = locked()
+    assert len(entries) > 100  # the whole tree, not only the direct dependencies
+    for name, versions in entries.items():
+        for version, hashes in versions:
+            assert hashes, f"{name}=={version} has no sha256 in {LOCK.name}"
+
+
+def test_the_lock_covers_what_the_project_asks_for():
+    entries = locked()
+    for requirement in wanted():
+        versions = [version for version, _ in entries.get(canonicalize_name(requirement.name), [])]
+        assert versions, f"{requirement} is not in {LOCK.name}: run scripts/lock-test-deps.sh"
+        assert any(requirement.specifier.contains(v, prereleases=True) for v in versions), (
+            f"{requirement}: {LOCK.name} pins {versions}; run scripts/lock-test-deps.sh"
+        )
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> Path:
+    """An empty virtual environment to install into (the test's own stays as it is)."""
+    folder = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    return folder / "bin" / "python"
+
+
+def install(python: Path, lock: Path, index: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    env.update(PIP_CONFIG_FILE="/dev/null", PIP_INDEX_URL=index.as_uri(), PIP_NO_INPUT="1", PYTHON=str(python))
+    return subprocess.run(["bash", str(SCRIPT), str(lock)], env=env, capture_output=True, text=True, timeout=300)
+
+
+def installed(python: Path, name: str) -> bool:
+    found = subprocess.run([str(python), "-m", "pip", "show", "-q", name], capture_output=True, check=False)
+    return found.returncode == 0
+
+
+def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(venv, tmp_path):
+    index, marker = tmp_path / "index", tmp_path / "MARKER"
+    good = write_wheel(index / "probe-wheel" / "probe_wheel-1.0-py3-none-any.whl", "probe-wheel", "1.0", b"x")
+    publish(index, "probe-wheel")
+    write_sdist(index / "probe-sdist" / "probe_sdist-1.0.tar.gz", "probe_sdist-1.0", marker)
+    publish(index, "probe-sdist")
+
+    # A wheel whose sha256 is not its pin: refused, nothing installed.
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text(f"probe-wheel==1.0 --hash=sha256:{'0' * 64}\n")
+    result = install(venv, wrong, index)
+    assert result.returncode != 0 and "DO NOT MATCH THE HASHES" in result.stderr
+    assert not installed(venv, "probe-wheel")
+
+    # A package published only as an sdist, pinned by its true sha256: refused before its build runs.
+    sdist = tmp_path / "sdist.txt"
+    digest = hashlib.sha256((index / "probe-sdist" / "probe_sdist-1.0.tar.gz").read_bytes()).hexdigest()
+    sdist.write_text(f"probe-sdist==1.0 --hash=sha256:{digest}\n")
+    result = install(venv, sdist, index)
+    assert result.returncode != 0
+    assert not marker.exists(), "a downloaded setup.py or build backend ran"
+    assert not installed(venv, "probe-sdist")
+
+    # The pinned wheel: installed (the editable install after it is not what this looks at).
+    right = tmp_path / "right.txt"
+    right.write_text(f"probe-wheel==1.0 --hash=sha256:{good}\n")
+    install(venv, right, index)
+    assert installed(venv, "probe-wheel")
