@@ -34,19 +34,26 @@ if [ ! -x "$work/venv/bin/python" ]; then
   /usr/bin/python3 -c "import ensurepip" 2> /dev/null || { apt-get update -q && apt-get install -y -q python3-venv; }
   /usr/bin/python3 -m venv "$work/venv"
 fi
-"$work/venv/bin/pip" install -q jupyterhub jupyterlab ipykernel hatchling hatch-nodejs-version hatch-jupyter-builder
-# This checkout, not editable (the users' servers never read the checkout), with the prebuilt extension.
+# JupyterHub, JupyterLab, ipykernel, this package's dependencies as pyproject.toml declares
+# them today and its build backend, each a wheel checked against the sha256 pinned in
+# requirements/jupyterhub.txt (tests/test_test_lock.py checks that it covers pyproject.toml:
+# a dependency missing here once left every notebook-agent route of the users' servers a 404).
+"$work/venv/bin/pip" install -q --require-hashes --only-binary :all: -r requirements/jupyterhub.txt
+# This checkout, not editable (the users' servers never read the checkout), with the prebuilt
+# extension; nothing fetched.
 "$work/venv/bin/pip" install -q --no-deps --no-build-isolation --force-reinstall "$checkout"
-# Then its dependencies as pyproject.toml declares them today (the MCP SDK…):
-# with --no-deps alone, a new dependency was missing and the users' servers
-# could not load the extension (every notebook-agent route answered 404).
-"$work/venv/bin/pip" install -q --no-build-isolation "$checkout"
 "$work/venv/bin/python" -c "import jupyterlab_notebook_agent.mcp_handlers"
 "$work/venv/bin/jupyterhub" --version
 
 step "configurable-http-proxy"
-[ -x "$work/chp/node_modules/.bin/configurable-http-proxy" ] ||
-  npm install -q --no-audit --no-fund --prefix "$work/chp" configurable-http-proxy > /dev/null
+# Pinned and checked by npm ci against requirements/configurable-http-proxy/package-lock.json.
+lock=requirements/configurable-http-proxy/package-lock.json
+if ! cmp -s "$lock" "$work/chp/package-lock.json" || [ ! -x "$work/chp/node_modules/.bin/configurable-http-proxy" ]; then
+  rm -rf "$work/chp"
+  mkdir -p "$work/chp"
+  cp requirements/configurable-http-proxy/package.json "$lock" "$work/chp/"
+  npm ci -q --no-audit --no-fund --prefix "$work/chp" > /dev/null
+fi
 
 step "Two local users"
 created=()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Writes requirements/test.txt: every package the test command installs, each
-# version pinned with the sha256 of each of its files on PyPI, wheels only,
-# for every platform and Python the package supports (uv's universal
-# resolution). Run it after changing pyproject.toml's dependencies, its test
-# extra or requirements/build.in; tests/test_test_lock.py fails until then.
+# Writes the locks of what the test command installs: requirements/test.txt
+# (the test environment) and requirements/jupyterhub.txt (the hub check's),
+# every package's version pinned with the sha256 of each of its files on PyPI,
+# wheels only, for every platform and Python the package supports (uv's
+# universal resolution); and the hub's proxy's package-lock.json. Run it after
+# changing pyproject.toml's dependencies, its test extra or a requirements/*.in
+# file; tests/test_test_lock.py fails until then.
 # uv itself is pinned and runs from a virtual environment of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +14,12 @@ tools="$(mktemp -d "${TMPDIR:-/tmp}/notebook-agent-lock.XXXXXX")"
 trap 'rm -rf "$tools"' EXIT
 python3 -m venv "$tools/venv"
 "$tools/venv/bin/python" -m pip install -q "uv==$uv_version"
-"$tools/venv/bin/uv" pip compile pyproject.toml requirements/build.in --extra test \
-  --generate-hashes --universal --python-version 3.10 --only-binary :all: \
-  --custom-compile-command "scripts/lock-test-deps.sh" -o requirements/test.txt
+lock() {
+  "$tools/venv/bin/uv" pip compile -q "$@" --generate-hashes --universal --python-version 3.10 \
+    --only-binary :all: --custom-compile-command "scripts/lock-test-deps.sh"
+}
+lock pyproject.toml requirements/build.in --extra test -o requirements/test.txt
+# The hub's environment of scripts/jupyterhub-check.sh.
+lock pyproject.toml requirements/jupyterhub.in requirements/build.in -o requirements/jupyterhub.txt
+# Its proxy (npm): package-lock.json, as npm writes it.
+(cd requirements/configurable-http-proxy && npm install --package-lock-only --no-audit --no-fund -q)

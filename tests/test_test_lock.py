@@ -1,16 +1,19 @@
-"""The test command installs only what it checked (#35 D3): requirements/test.txt and scripts/install-test-deps.sh.
+"""The test command installs only what it checked (#35 D3): the locks in requirements/ and scripts/install-test-deps.sh.
 
-The lock pins every package the test command installs with the sha256 of its files, and covers what
-pyproject.toml and requirements/build.in ask for (a dependency added without running
-scripts/lock-test-deps.sh fails here). The install script, pointed at a local index (PEP 503, as
-pip reads it; no network), refuses a wheel whose sha256 is not its pin and a package published only
-as an sdist, whose setup.py and build backend would write a marker if anything ran them; the pinned
-wheel is installed.
+Each lock pins every package it installs with the sha256 of its files, and covers what pyproject.toml and
+the ``.in`` files ask for (a dependency added without running scripts/lock-test-deps.sh fails here):
+test.txt the test environment, jupyterhub.txt the hub of scripts/jupyterhub-check.sh, whose proxy's
+package-lock.json has an integrity hash for every package (npm ci checks them).
+
+The install script, pointed at a local index (PEP 503, as pip reads it; no network), refuses a wheel
+whose sha256 is not its pin and a package published only as an sdist, whose setup.py and build backend
+would write a marker if anything ran them; the pinned wheel is installed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -24,14 +27,16 @@ from packaging.utils import canonicalize_name
 from test_real_model_downloads import publish, write_sdist, write_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCK = ROOT / "requirements" / "test.txt"
+REQUIREMENTS = ROOT / "requirements"
 SCRIPT = ROOT / "scripts" / "install-test-deps.sh"
+#: Each lock and the ``.in`` files it is made from (beside pyproject.toml's dependencies; ``test``: its test extra).
+LOCKS = {"test.txt": ["build.in", "test"], "jupyterhub.txt": ["jupyterhub.in", "build.in"]}
 
 
-def locked() -> dict[str, list[tuple[str, list[str]]]]:
-    """Each package's pinned versions in the lock (one per marker split) and their hashes."""
+def locked(lock: str) -> dict[str, list[tuple[str, list[str]]]]:
+    """Each package's pinned versions in ``lock`` (one per marker split) and their hashes."""
     entries: dict[str, list[tuple[str, list[str]]]] = {}
-    for block in re.split(r"\n(?=[A-Za-z0-9])", LOCK.read_text()):
+    for block in re.split(r"\n(?=[A-Za-z0-9])", (REQUIREMENTS / lock).read_text()):
         head = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)", block)
         if head:
             hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
@@ -39,29 +44,45 @@ def locked() -> dict[str, list[tuple[str, list[str]]]]:
     return entries
 
 
-def wanted() -> list[Requirement]:
+def wanted(lock: str) -> list[Requirement]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    build = [line.split("#")[0].strip() for line in (ROOT / "requirements" / "build.in").read_text().splitlines()]
-    lines = [*project["dependencies"], *project["optional-dependencies"]["test"], *filter(None, build)]
-    return [Requirement(line) for line in lines]
+    lines = list(project["dependencies"])
+    for source in LOCKS[lock]:
+        if source == "test":
+            lines += project["optional-dependencies"]["test"]
+        else:
+            lines += [line.split("#")[0].strip() for line in (REQUIREMENTS / source).read_text().splitlines()]
+    return [Requirement(line) for line in lines if line]
 
 
-def test_the_lock_pins_every_package_with_its_hashes():
-    entries = locked()
+@pytest.mark.parametrize("lock", LOCKS)
+def test_the_lock_pins_every_package_with_its_hashes(lock):
+    entries = locked(lock)
     assert len(entries) > 100  # the whole tree, not only the direct dependencies
     for name, versions in entries.items():
         for version, hashes in versions:
-            assert hashes, f"{name}=={version} has no sha256 in {LOCK.name}"
+            assert hashes, f"{name}=={version} has no sha256 in {lock}"
 
 
-def test_the_lock_covers_what_the_project_asks_for():
-    entries = locked()
-    for requirement in wanted():
+@pytest.mark.parametrize("lock", LOCKS)
+def test_the_lock_covers_what_the_project_asks_for(lock):
+    entries = locked(lock)
+    for requirement in wanted(lock):
         versions = [version for version, _ in entries.get(canonicalize_name(requirement.name), [])]
-        assert versions, f"{requirement} is not in {LOCK.name}: run scripts/lock-test-deps.sh"
+        assert versions, f"{requirement} is not in {lock}: run scripts/lock-test-deps.sh"
         assert any(requirement.specifier.contains(v, prereleases=True) for v in versions), (
-            f"{requirement}: {LOCK.name} pins {versions}; run scripts/lock-test-deps.sh"
+            f"{requirement}: {lock} pins {versions}; run scripts/lock-test-deps.sh"
         )
+
+
+def test_the_hub_proxy_is_pinned_with_integrity_hashes():
+    folder = REQUIREMENTS / "configurable-http-proxy"
+    wanted_version = json.loads((folder / "package.json").read_text())["dependencies"]["configurable-http-proxy"]
+    packages = json.loads((folder / "package-lock.json").read_text())["packages"]
+    assert packages["node_modules/configurable-http-proxy"]["version"] == wanted_version
+    for path, package in packages.items():
+        if path:  # "" is the folder's own package
+            assert package.get("integrity", "").startswith("sha512-"), path
 
 
 @pytest.fixture(scope="module")
