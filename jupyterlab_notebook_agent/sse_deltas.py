@@ -212,6 +212,8 @@ def _closing_quote(data: bytes, start: int) -> int:
     """
     pos, tries = data.find(b'"', start), 0
     while pos >= 0:
+        # :func:`_escaped_at`'s count, inline: a call per quote made this 20 % slower on events of code (the opening
+        # quote before ``start`` ends the run, so no bound is checked).
         run = 0
         while data[pos - 1 - run] == 0x5C:
             run += 1
