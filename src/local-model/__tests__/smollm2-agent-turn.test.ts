@@ -18,9 +18,11 @@
  * id, a random UUID, and says how long it ran ("took 0.1 s"), and the 135 M
  * model's next reply changes with them (5 different replies to 6
  * observations that differed only there). So the run may end with an
- * answer, at the step limit, or because the model asked for the same step
- * three times (the loop's repeated-step rule); the test accepts each of
- * these and checks that the rules held, whichever it was.
+ * answer, at the step limit, because the model asked for the same step
+ * three times (the loop's repeated-step rule) or because its code failed
+ * with the same error three times in a row (the repeated-failure rule; seen
+ * once in the test command, 2026-12-05); the test accepts each of these and
+ * checks that the rules held, whichever it was.
  */
 import { execFileSync } from 'child_process';
 import * as path from 'path';
@@ -30,7 +32,9 @@ import {
   type ILocalModelEntry
 } from '../../agent/model/local/catalogue';
 import {
+  MAX_REPEATED_FAILURES,
   MAX_REPEATED_STEPS,
+  failureSignature,
   isRepeatRefusal
 } from '../../agent/loop/stop-conditions';
 import { planRungs } from '../../agent/model/local/device-ladder';
@@ -193,9 +197,12 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
   );
   const snapshot = session.getSnapshot();
   expect(snapshot.error).toBeNull();
-  expect(['completed', 'step-limit', 'repeated-step']).toContain(
-    outcome?.reason
-  );
+  expect([
+    'completed',
+    'step-limit',
+    'repeated-step',
+    'repeated-failure'
+  ]).toContain(outcome?.reason);
   expect(client.status.getSnapshot().rung).toEqual({
     device: 'wasm',
     dtype: 'q8'
@@ -267,6 +274,19 @@ it('SmolLM2-135M writes code that runs as a cell in the kernel, reads the output
         false,
         ...Array(MAX_REPEATED_STEPS).fill(true)
       ]);
+      expect(lastCalls?.length ?? 0).toBeGreaterThanOrEqual(1);
+      break;
+    }
+    case 'repeated-failure': {
+      // The run ended after its last calls ran: the last result failed, with
+      // the failure the run names, and at least as many results as the rule
+      // counts came back.
+      const results = session.history.filter(m => m.role === 'tool');
+      expect(results.length).toBeGreaterThanOrEqual(MAX_REPEATED_FAILURES);
+      expect(outcome.detail).toBe(
+        failureSignature(String(results[results.length - 1].content))
+      );
+      expect(outcome.detail).toMatch(/\S/);
       expect(lastCalls?.length ?? 0).toBeGreaterThanOrEqual(1);
       break;
     }
