@@ -107,7 +107,7 @@ echo "=== pip refuses the wheel beside JupyterLab 3; the wheel installed for $ta
 # environments are made side by side; each target is checked on its own after.
 jl3_refused() {
   "$PYTHON" -m venv "$work/venv-jl3"
-  if "$work/venv-jl3/bin/pip" install -q --dry-run "$wheel" "jupyterlab>=3.6,<4" > "$work/jl3.log" 2>&1; then
+  if "$work/venv-jl3/bin/pip" install -q --dry-run --only-binary :all: "$wheel" "jupyterlab>=3.6,<4" > "$work/jl3.log" 2>&1; then
     echo "test-wheel: pip would install the wheel with JupyterLab 3" >&2
     return 1
   fi
@@ -120,8 +120,10 @@ install_target() {
   # shellcheck disable=SC2086 # the spec is several requirements
   # (--no-compile: byte-code is written on first import instead, for the
   # modules used; compiling all of JupyterLab three times at once is a
-  # minute of CPU on two cores.)
-  PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q --no-compile "$wheel" $spec 2>&1 |
+  # minute of CPU on two cores. --only-binary: pip resolves afresh, as for a
+  # user, but builds no sdist, so no downloaded setup.py or build backend
+  # runs here; every target resolves to wheels, 2026-12-05.)
+  PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q --no-compile --only-binary :all: "$wheel" $spec 2>&1 |
     { grep -v '^WARNING: Location' || true; }
 }
 declare -A installing=()
