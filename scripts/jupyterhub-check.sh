@@ -38,7 +38,7 @@ fi
 # them today and its build backend, each a wheel checked against the sha256 pinned in
 # requirements/jupyterhub.txt (tests/test_test_lock.py checks that it covers pyproject.toml:
 # a dependency missing here once left every notebook-agent route of the users' servers a 404).
-"$work/venv/bin/pip" install -q --require-hashes --only-binary :all: -r requirements/jupyterhub.txt
+PYTHON="$work/venv/bin/python" scripts/install-locked.sh requirements/jupyterhub.txt
 # This checkout, not editable (the users' servers never read the checkout), with the prebuilt
 # extension; nothing fetched.
 "$work/venv/bin/pip" install -q --no-deps --no-build-isolation --force-reinstall "$checkout"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Writes the locks of what the test command installs: requirements/test.txt
-# (the test environment) and requirements/jupyterhub.txt (the hub check's),
+# (the test environment), requirements/jupyterhub.txt (the hub check's),
+# requirements/wheel-build.txt (what scripts/test-wheel.sh builds the package
+# with) and requirements/wheel-targets/*.txt (what it installs the wheel
+# beside: the package's dependencies and each target's JupyterLab or Notebook),
 # every package's version pinned with the sha256 of each of its files on PyPI,
 # wheels only, for every platform and Python the package supports (uv's
 # universal resolution); and the hub's proxy's package-lock.json. Run it after
@@ -21,5 +24,11 @@ lock() {
 lock pyproject.toml requirements/build.in --extra test -o requirements/test.txt
 # The hub's environment of scripts/jupyterhub-check.sh.
 lock pyproject.toml requirements/jupyterhub.in requirements/build.in -o requirements/jupyterhub.txt
-# Its proxy (npm): package-lock.json, as npm writes it.
+# scripts/test-wheel.sh: the build environment (no pyproject.toml: the package's own dependencies are no build
+# dependencies), and each target's environment beside the wheel.
+lock requirements/wheel-build.in -o requirements/wheel-build.txt
+for target in requirements/wheel-targets/*.in; do
+  lock pyproject.toml "$target" -o "${target%.in}.txt"
+done
+# The hub's proxy (npm): package-lock.json, as npm writes it.
 (cd requirements/configurable-http-proxy && npm install --package-lock-only --no-audit --no-fund -q)

@@ -12,11 +12,20 @@
 #   lab-floor      jupyterlab==4.0.0 with jupyter_server==2.4.0, the lowest
 #                  versions the package declares
 #   notebook-7.0.0 the first Notebook 7 (JupyterLab 4.0's packages inside)
-#   notebook-7     the newest Notebook 7 pip finds
+#   notebook-7     the newest Notebook 7 when the lock was written
+# Nothing downloaded runs unchecked (#35, D3): the build environment is
+# requirements/wheel-build.txt and each target's environment
+# requirements/wheel-targets/TARGET.txt, every package pinned with its sha256,
+# wheels only (scripts/lock-test-deps.sh writes them); the wheel goes in
+# beside them with --no-deps, and `pip check` confirms that what it declares
+# is there. WHEEL_RESOLVE=fresh lets pip resolve each target afresh instead,
+# as a user's pip does today (wheels only, nothing checked against a pin): the
+# way to try a JupyterLab or Notebook newer than the locks.
 # WHEEL_TARGETS="lab-floor lab-4.2.7 notebook-7.3.2" picks others (lab-X and
-# notebook-X: that JupyterLab or Notebook). Needs python3 with `build`
-# (PYTHON=…), Node and the ui-tests npm packages for Playwright itself, and
-# Chromium. KEEP_WHEEL_TEST=1 keeps the environments and logs.
+# notebook-X: that JupyterLab or Notebook; one with no lock is resolved
+# afresh, and says so). Needs python3 (PYTHON=…), Node and the ui-tests npm
+# packages for Playwright itself, and Chromium. KEEP_WHEEL_TEST=1 keeps the
+# environments and logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -68,22 +77,28 @@ fi
 
 step_started=$SECONDS
 echo "=== sdist, then the wheel from the sdist (no Node on PATH)"
-# `python -m build` builds the sdist from the checkout and the wheel from
-# that sdist, each in a fresh isolated environment.
-"$PYTHON" -c 'import build' 2> /dev/null || {
-  echo "test-wheel: $PYTHON has no 'build' package (scripts/install-test-deps.sh)" >&2
+# `python -m build --no-isolation` builds the sdist from the checkout and the
+# wheel from that sdist in one environment made here from
+# requirements/wheel-build.txt alone: pyproject.toml's build requirements and
+# its build hook's, pinned with their hashes, where an isolated build would
+# fetch the newest hatchling and run it unchecked. build itself checks that
+# the environment holds everything the package asks for to be built.
+build_env="$work/venv-build"
+"$PYTHON" -m venv "$build_env"
+PYTHON="$build_env/bin/python" scripts/install-locked.sh requirements/wheel-build.txt > "$work/build-env.log" 2>&1 || {
+  cat "$work/build-env.log"
   exit 1
 }
-PATH="$nonode" "$PYTHON" -m build -o "$work/dist" . > "$work/build.log" 2>&1 || {
+"$build_env/bin/pip" freeze --exclude-editable | sort > "$work/build-deps.txt"
+echo "build environment (pinned): $(tr '\n' ' ' < "$work/build-deps.txt")"
+if grep -qiE '^(jupyterlab|notebook)==' "$work/build-deps.txt"; then
+  echo "test-wheel: the build environment holds JupyterLab" >&2
+  exit 1
+fi
+PATH="$nonode" "$build_env/bin/python" -m build --no-isolation -o "$work/dist" . > "$work/build.log" 2>&1 || {
   cat "$work/build.log"
   exit 1
 }
-grep -A8 'Installed build dependency versions' "$work/build.log" | grep -E '^\s+- ' | sort -u > "$work/build-deps.txt" || true
-echo "build environments (requested packages): $(sed 's/^ *- //' "$work/build-deps.txt" | tr '\n' ' ')"
-if grep -qiE '^\s+- (jupyterlab|notebook)==' "$work/build-deps.txt"; then
-  echo "test-wheel: a build environment installed JupyterLab" >&2
-  exit 1
-fi
 wheel="$(ls "$work"/dist/*.whl)"
 sdist="$(ls "$work"/dist/*.tar.gz)"
 tar -tzf "$sdist" > "$work/sdist.txt"
@@ -113,18 +128,27 @@ jl3_refused() {
   fi
   grep -q 'ResolutionImpossible\|conflicting dependencies' "$work/jl3.log"
 }
+lock_for() { echo "requirements/wheel-targets/$1.txt"; }
 install_target() {
-  local venv="$work/venv-$1" spec
+  local venv="$work/venv-$1" spec lock
   spec="$(spec_for "$1")"
+  lock="$(lock_for "$1")"
   "$PYTHON" -m venv "$venv"
-  # shellcheck disable=SC2086 # the spec is several requirements
   # (--no-compile: byte-code is written on first import instead, for the
   # modules used; compiling all of JupyterLab three times at once is a
-  # minute of CPU on two cores. --only-binary: pip resolves afresh, as for a
-  # user, but builds no sdist, so no downloaded setup.py or build backend
-  # runs here; every target resolves to wheels, 2026-12-05.)
-  PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q --no-compile --only-binary :all: "$wheel" $spec 2>&1 |
-    { grep -v '^WARNING: Location' || true; }
+  # minute of CPU on two cores. --only-binary: no sdist is built, so no
+  # downloaded setup.py or build backend runs here.)
+  if [ "${WHEEL_RESOLVE:-}" != fresh ] && [ -f "$lock" ]; then
+    echo "from $lock (pinned, hashes checked)"
+    PYTHON="$venv/bin/python" scripts/install-locked.sh "$lock" 2>&1 | { grep -v '^WARNING: Location' || true; }
+    PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q --no-compile --no-deps --no-index "$wheel"
+    "$venv/bin/pip" check
+  else
+    echo "resolved afresh: $spec (no lock checked${WHEEL_RESOLVE:+; WHEEL_RESOLVE=$WHEEL_RESOLVE})"
+    # shellcheck disable=SC2086 # the spec is several requirements
+    PATH="$venv/bin:$nonode" "$venv/bin/pip" install -q --no-compile --only-binary :all: "$wheel" $spec 2>&1 |
+      { grep -v '^WARNING: Location' || true; }
+  fi
 }
 declare -A installing=()
 jl3_refused > "$work/jl3-check.log" 2>&1 &

