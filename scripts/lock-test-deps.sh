@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Writes the locks of what the test command installs: requirements/test.txt
-# (the test environment), requirements/jupyterhub.txt (the hub check's),
-# requirements/wheel-build.txt (what scripts/test-wheel.sh builds the package
-# with) and requirements/wheel-targets/*.txt (what it installs the wheel
-# beside: the package's dependencies and each target's JupyterLab or Notebook),
-# every package's version pinned with the sha256 of each of its files on PyPI,
-# wheels only, for every platform and Python the package supports (uv's
-# universal resolution); and the hub's proxy's package-lock.json. Run it after
-# changing pyproject.toml's dependencies, its test extra or a requirements/*.in
-# file; tests/test_test_lock.py fails until then.
+# Writes the locks of what the test command installs. Python (requirements/):
+# test.txt (the test environment), jupyterhub.txt (the hub check's),
+# wheel-build.txt (what scripts/test-wheel.sh builds the package with) and
+# wheel-targets/*.txt (what it installs the wheel beside: the package's
+# dependencies and each target's JupyterLab or Notebook), every package's
+# version pinned with the sha256 of each of its files on PyPI, wheels only, for
+# every platform and Python the package supports (uv's universal resolution).
+# npm: package-lock.json of the hub's proxy and of the floor type-check's
+# JupyterLab 4.0.0 packages (scripts/floor-types). Run it after changing
+# pyproject.toml's dependencies, its test extra, a requirements/*.in file or
+# those package.json files; tests/test_test_lock.py fails until then.
 # uv itself is pinned and runs from a virtual environment of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,5 +31,7 @@ lock requirements/wheel-build.in -o requirements/wheel-build.txt
 for target in requirements/wheel-targets/*.in; do
   lock pyproject.toml "$target" -o "${target%.in}.txt"
 done
-# The hub's proxy (npm): package-lock.json, as npm writes it.
+# The hub's proxy (npm), and JupyterLab 4.0.0's packages for scripts/check-floor-types.sh: package-lock.json, as
+# npm writes it.
 (cd requirements/configurable-http-proxy && npm install --package-lock-only --no-audit --no-fund -q)
+(cd scripts/floor-types && npm install --package-lock-only --ignore-scripts --no-audit --no-fund -q)

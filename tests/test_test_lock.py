@@ -3,9 +3,11 @@
 Each lock pins every package it installs with the sha256 of its files, and covers what pyproject.toml and
 the ``.in`` files ask for (a dependency added without running scripts/lock-test-deps.sh fails here):
 test.txt the test environment, jupyterhub.txt the hub of scripts/jupyterhub-check.sh, whose proxy's
-package-lock.json has an integrity hash for every package (npm ci checks them), wheel-build.txt what
+package-lock.json has an integrity hash for every package (npm ci checks them), as the floor type-check's
+does, wheel-build.txt what
 scripts/test-wheel.sh builds the package with (pyproject.toml's build requirements and its hook's, no
-JupyterLab) and wheel-targets/*.txt each of its targets' environments.
+JupyterLab) and wheel-targets/*.txt each of its targets' environments. No npm install script runs: each
+package-lock's packages that have one are denied in their package.json's ``allowScripts``.
 
 The install scripts, pointed at a local index (PEP 503, as pip reads it; no network), refuse a wheel
 whose sha256 is not its pin and a package published only as an sdist, whose setup.py and build backend
@@ -110,11 +112,31 @@ def test_each_default_wheel_target_has_its_lock():
     assert floor["jupyterlab"] == ["4.0.0"] and floor["jupyter-server"] == ["2.4.0"]
 
 
-def test_the_hub_proxy_is_pinned_with_integrity_hashes():
-    folder = REQUIREMENTS / "configurable-http-proxy"
-    wanted_version = json.loads((folder / "package.json").read_text())["dependencies"]["configurable-http-proxy"]
-    packages = json.loads((folder / "package-lock.json").read_text())["packages"]
-    assert packages["node_modules/configurable-http-proxy"]["version"] == wanted_version
+@pytest.mark.parametrize("folder", [".", "ui-tests", "requirements/configurable-http-proxy"])
+def test_no_npm_install_script_runs_without_a_decision(folder):
+    """Every locked npm package with an install script is named in ``allowScripts`` (npm 11 runs only those allowed);
+    the test command allows none: a dependency that brings one fails here until someone decides."""
+    manifest = json.loads((ROOT / folder / "package.json").read_text())
+    lock = json.loads((ROOT / folder / "package-lock.json").read_text())
+    scripted = {
+        path.rsplit("node_modules/", 1)[1]
+        for path, package in lock["packages"].items()
+        if package.get("hasInstallScript")
+    }
+    decided = manifest.get("allowScripts", {})
+    assert scripted <= set(decided), (
+        f"{folder}: install scripts with no allowScripts entry: {sorted(scripted - set(decided))}"
+    )
+    assert not any(decided.values()), f"{folder}: an install script is allowed"
+
+
+@pytest.mark.parametrize("folder", ["requirements/configurable-http-proxy", "scripts/floor-types"])
+def test_npm_locks_pin_what_their_package_json_asks_for_with_integrity_hashes(folder):
+    """The hub's proxy and the floor type-check's JupyterLab 4.0.0 packages (``npm ci`` checks the hashes)."""
+    dependencies = json.loads((ROOT / folder / "package.json").read_text())["dependencies"]
+    packages = json.loads((ROOT / folder / "package-lock.json").read_text())["packages"]
+    for name, version in dependencies.items():
+        assert packages[f"node_modules/{name}"]["version"] == version, f"{name}: run scripts/lock-test-deps.sh"
     for path, package in packages.items():
         if path:  # "" is the folder's own package
             assert package.get("integrity", "").startswith("sha512-"), path
