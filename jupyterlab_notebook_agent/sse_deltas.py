@@ -16,7 +16,9 @@ at ``[DONE]``, at the end of the stream or when it breaks, into events of its ow
 Speed: most events hold nothing to take out and nothing is held. For those the events pass as they
 are, after one look at the raw bytes: each joined field's string is found by its key (one search for
 a quote), and only its last :attr:`~.redaction.SecretMatcher.look_behind` bytes are decoded and looked
-at (bench/proxy_filter.py). Only an event with something to hold, or after one, is parsed.
+at (bench/proxy_filter.py). Only an event with something to hold, or after one, is parsed, and one with
+a ``\\u`` escape outside the joined fields' strings: a key written in escapes (``"\\u0063ontent"``) is
+the same key to the client, and only the parse reads it so.
 """
 
 from __future__ import annotations
@@ -100,12 +102,18 @@ class DeltaScrubber:
         """Whether a joined field's string in ``events`` ends with what may be the start of a secret."""
         # Every joined field is inside a choice: the search starts at the first ``"choices"`` key.
         pos, search, starts_secret = max(events.find(b'"choices"'), 0), _FIELD.search, self.matcher.starts.in_bytes
+        # A key can be written in escapes (``"\u0063ontent"`` is ``"content"`` to every JSON parser), which the
+        # search for the fields' names misses: a ``\u`` anywhere outside the fields' own strings (the keys, the
+        # other values: a few bytes an event) sends the event to the parse, which decodes it as the client will.
+        outside, find = 0, events.find
         while (match := search(events, pos)) is not None:
+            if find(b"\\u", outside, match.start()) >= 0:
+                return True
             start = match.end()
             end = _closing_quote(events, start)  # memchr: the text itself is never scanned by an expression
             if end < 0:
                 return True  # not JSON as expected: look properly
-            pos = end + 1
+            pos = outside = end + 1
             if end == start or events[end - 1] not in self._last_bytes:
                 continue
             if events[end - 1] in self._clean_escape_ends and _escaped_at(events, end - 1, start):
@@ -116,7 +124,7 @@ class DeltaScrubber:
                 continue
             if starts_secret(events, start, end):  # no escape: the JSON is the text's UTF-8
                 return True
-        return False
+        return find(b"\\u", outside) >= 0
 
     def _escaped_tail_pending(self, events: bytes, start: int, end: int) -> bool:
         """Whether the JSON string ``events[start:end]``, escapes and all, ends with the start of a secret."""

@@ -27,6 +27,8 @@ reflects headers or an error message quoting the request would:
   split-escaped:<N>      the same, every character of every delta ``\\u``-escaped
   split-tool:<N>         the same in a tool call's ``function.arguments``
   split-choices:<N>      two choices (``n: 2``) streaming it, their events interleaved
+  split-keys:<N>         ``split`` with every key of every event written as escapes (``"\\u0063ontent"``), the same
+                         JSON to every parser
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -36,6 +38,7 @@ secret), so a filter that destroys the answer is caught too. The last request is
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -121,6 +124,11 @@ NESTED = (
     lambda s: repr(json.dumps({"value": s})),
     lambda s: repr(s.encode()),
 )
+
+
+def _escaped_keys(event: str) -> str:
+    """A JSON event with each key's first letter ``\\u``-escaped (keys are the strings followed by a colon)."""
+    return re.sub(r'"([A-Za-z_])(\w*)"(?=\s*:)', lambda m: f'"\\u{ord(m[1]):04x}{m[2]}"', event)
 
 
 def split_text(text: str, secret: str, pieces: int) -> list[str]:
@@ -287,6 +295,8 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
             for index in (0, 1) if kind == "split-choices" else (0,):
                 last = {"index": index, "finish_reason": "stop", **({"text": ""} if completion else {"delta": {}})}
                 events.append(json.dumps({**head, "choices": [last]}))
+            if kind == "split-keys":
+                events = [_escaped_keys(event) for event in events]
             events.append("[DONE]")
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

@@ -160,3 +160,60 @@ def test_a_field_that_ends_with_a_character_no_secret_holds_is_not_parsed(matche
     deltas = [chat_event("key: -----BEGIN KEY-----\n"), chat_event(pem.split("\n")[1] + " end", finish="stop")]
     assert DeltaScrubber(with_pem)._may_hold(deltas[0])
     assert joined(run(with_pem, deltas)) == {(0, "content"): "key: [redacted] end"}
+
+
+#: The keys on the way to a joined field, each written as one ``\\u`` escape of its first letter.
+ESCAPED_KEYS = ["choices", "index", "delta", "content", "text", "tool_calls", "function", "arguments"]
+
+
+def escape_key(event: bytes, key: str) -> bytes:
+    """``event`` with the key ``"key"`` written as ``"\\u00XXey"``: the same JSON to every parser."""
+    return event.replace(f'"{key}"'.encode(), f'"\\u{ord(key[0]):04x}{key[1:]}"'.encode())
+
+
+@pytest.mark.parametrize("key", [*ESCAPED_KEYS, "all"])
+def test_a_secret_cut_across_deltas_whose_keys_are_escaped_is_redacted_once_joined(matcher, key):
+    """An outside re-check (2026-12-06): an upstream that writes the field's name escaped (``"\\u0063ontent"``)
+    got a key cut in two past the look across events on both routes: the look searched for the names as
+    written. Any key on the way to a joined field, escaped, on chat, completion and tool-call events."""
+    rng = random.Random(hash(key) % 1000)
+    keys = ESCAPED_KEYS if key == "all" else [key]
+
+    def escaped(event: bytes) -> bytes:
+        for name in keys:
+            event = escape_key(event, name)
+        return event
+
+    def call_event(text: str) -> bytes:
+        call = {"index": 0, "function": {"arguments": text}}
+        return f"data: {json.dumps({'choices': [{'index': 0, 'delta': {'tool_calls': [call]}}]})}\n\n".encode()
+
+    for make, field in ((chat_event, "content"), (completion_event, "text"), (call_event, "args0")):
+        for _ in range(40):
+            events = [escaped(make(p)) for p in pieces(TEXT, rng, 10)]
+            assert any(b"\\u" in e for e in events) or key not in ("all", field), "the escape is in the stream"
+            body = run(matcher, [*events, b"data: [DONE]\n\n"], batch=rng.randint(1, 3))
+            assert joined(body) == {(0, field): EXPECTED}, (key, body)
+
+
+def test_a_decoy_choices_key_after_escaped_real_ones_does_not_hide_them(matcher):
+    """The look starts at the first ``"choices"`` as written: with the real key escaped and a decoy after it, the
+    real choices come first, and the escape before the decoy still sends the event to the parse."""
+
+    def event(text: str) -> bytes:
+        payload = {"choices": [{"index": 0, "delta": {"content": text}}], "x": {"choices": []}}
+        return escape_key(f"data: {json.dumps(payload)}\n\n".encode(), "choices").replace(
+            b'"x": {"\\u0063', b'"x": {"c'
+        )
+
+    events = [event(p) for p in ("the key is ", KEY[:10], KEY[10:] + " end")]
+    assert b'"x": {"choices"' in events[0] and b'"\\u0063hoices"' in events[0]
+    assert joined(run(matcher, [*events, b"data: [DONE]\n\n"])) == {(0, "content"): "the key is [redacted] end"}
+
+
+def test_events_with_an_escape_in_the_text_only_still_pass_as_the_same_bytes(matcher):
+    """The look for escaped keys reads only what lies outside the joined fields' strings."""
+    scrubber = DeltaScrubber(matcher)
+    for text in ("caf\u00e9 ", "\u00e9" * 30_000, "a \\u0041 b "):
+        for event in (chat_event(text).replace("é".encode(), b"\\u00e9"), completion_event(text)):
+            assert scrubber.feed(event) is event

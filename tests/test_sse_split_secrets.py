@@ -4,7 +4,8 @@ The browser joins a stream's deltas (the chat view its content, inline completio
 agent a tool call's arguments), so a key an upstream streams in pieces, two, three, ten or one character
 per event, is whole on the screen though no event holds it. A real server proxies to
 ``hostile_upstream.py``'s ``split`` modes, which stream ``before <key> after`` so cut, also with every
-character ``\\u``-escaped, in a tool call's arguments, and from two choices at once; what the browser
+character ``\\u``-escaped, with every key escaped (``"\\u0063ontent"``: the outside re-check's
+find), in a tool call's arguments, and from two choices at once; what the browser
 joins per choice and field must hold ``[redacted]`` where the key was, and everything around it as sent.
 """
 
@@ -91,7 +92,7 @@ def check(findings, body: bytes, what: str, expected: dict[tuple[int, str], str]
 @pytest.mark.parametrize("pieces", PIECES)
 async def test_a_key_split_across_deltas_is_redacted(jp_fetch, findings, route, pieces):
     field = "text" if route == "completions" else "content"
-    for kind in ("split", "split-escaped"):
+    for kind in ("split", "split-escaped", "split-keys"):
         with findings.case(f"{route}: {kind} in {pieces}"):
             body = await stream(jp_fetch, route, f"{kind}:{pieces}")
             check(findings, body, f"{route} {kind}:{pieces}", {(0, field): "before [redacted] after"})

@@ -78,6 +78,32 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['env/etc/conda/activate.d/evil.sh', /conda runs or reads it/],
   ['env/conda-meta/state', /conda runs or reads it/],
   ['etc/profile.d/evil.sh', /shells run the scripts in it/],
+  // Other installers' project files (an outside re-check, 2026-12-06): the
+  // sources they fetch from, the commands they run.
+  ['proj/pdm.toml', /PDM reads it as its configuration/],
+  ['poetry.toml', /Poetry reads it/],
+  ['Pipfile', /Pipenv reads it/],
+  ['proj/Pipfile.lock', /Pipenv reads it/],
+  ['pixi.toml', /pixi reads it/],
+  ['hatch.toml', /Hatch reads it/],
+  // The same re-check: every form `import sitecustomize` loads, and the
+  // standard library's zip, which comes before its folder on sys.path.
+  ['pypath/sitecustomize.pyc', /Python runs this file at every start/],
+  [
+    'pypath/sitecustomize.cpython-311-x86_64-linux-gnu.so',
+    /Python runs this file at every start/
+  ],
+  ['pypath/sitecustomize.abi3.so', /Python runs this file/],
+  ['pypath/SiteCustomize.pyd', /Python runs this file/],
+  ['pypath/usercustomize.pyc', /Python runs this file/],
+  [
+    'miniconda3/lib/python312.zip',
+    /Python imports its standard library from this zip/
+  ],
+  ['python311.zip', /standard library from this zip/],
+  ['env/lib/python313t.zip', /standard library from this zip/],
+  ['jupyterhub_config.py', /Jupyter or IPython runs or loads it/],
+  ['hub/jupyterhub_config.py', /Jupyter or IPython/],
   // What the interpreter reads at start besides .pth and sitecustomize.
   ['venv/pyvenv.cfg', /Python reads it at every start/],
   ['python311._pth', /Python reads it at every start/],
@@ -131,6 +157,21 @@ const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
     'requests/__init__.py',
     /makes its folder a package that Python started in the server root/
   ],
+  // Extension modules load as a plain `import` does (re-check, 2026-12-06).
+  [
+    'analysis/requests.cpython-311-x86_64-linux-gnu.so',
+    /a notebook in this folder imports it/
+  ],
+  ['analysis/yaml.abi3.so', /a notebook in this folder imports it/],
+  ['analysis/numpy.pyd', /a notebook in this folder imports it/],
+  ['scipy.so', /^Python started in the server root imports it/],
+  // matplotlib reads it from the working folder; its backend line imports a module.
+  [
+    'analysis/matplotlibrc',
+    /matplotlib reads it .* imports the backend module/
+  ],
+  ['matplotlibrc', /matplotlib reads it/],
+  ['mplconfig/matplotlibrc', /matplotlib reads it/],
   ['analysis/pip.bat', /on Windows, a command run from this folder runs it/],
   ['conftest.py', /pytest runs it when tests run in this folder/],
   ['tests/conftest.py', /pytest runs it/],
@@ -173,7 +214,16 @@ const ORDINARY = [
   'data/startup.py',
   'custom/style.css',
   'etc/readme.md',
-  'analysis/pycache_notes.txt'
+  'analysis/pycache_notes.txt',
+  // Near the names the re-check added, and ordinary.
+  'helpers/libfast.so',
+  'analysis/archive.zip',
+  'data/python_notes.zip',
+  'analysis/my.module.py',
+  'notes/matplotlib.md',
+  'analysis/matplotlibrc.md',
+  'analysis/pixi_notes.toml',
+  'docs/poetry.md'
 ];
 
 describe('runsLater', () => {

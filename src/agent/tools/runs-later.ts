@@ -10,10 +10,11 @@
  *   environment, the Jupyter server's own included), what the interpreter
  *   reads at start (`pyvenv.cfg`, `._pth`, `__pycache__/`), anything in an
  *   installed environment (`site-packages`, a venv's `lib/pythonX.Y`, its
- *   `bin/`, conda's `conda-meta/` and `etc/conda/`), the installers' own
- *   configuration (`pip.conf`/`pip.ini`, `condarc`, `uv.toml`, `npmrc`:
- *   the next install the user approves, whose card shows package names
- *   only, asks the index they name), Jupyter's and IPython's
+ *   `bin/`, conda's `conda-meta/` and `etc/conda/`, the standard library's
+ *   `pythonXY.zip`), the installers' own configuration (`pip.conf`/`pip.ini`,
+ *   `condarc`, `uv.toml`, `npmrc`, and the project files of PDM, Poetry,
+ *   Pipenv, pixi and Hatch: the next install the user approves, whose card
+ *   shows package names only, asks the index they name), Jupyter's and IPython's
  *   configuration, profiles, kernel specs and startup files, JupyterLab
  *   extensions, `AGENTS.md` (read into every later run's prompt) and
  *   `mcp.json` (its commands run at the next listing);
@@ -22,7 +23,8 @@
  *   `import` picks up before the library of the same name (next to the
  *   notebook, the kernel's first `sys.path` entry, or in the server root),
  *   and the files that common tools find and run by themselves
- *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip).
+ *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip,
+ *   `matplotlibrc` for matplotlib, whose backend line imports a module).
  *
  * `pyproject.toml` is in: its build-system table can point pip at code in
  * the folder (`backend-path`), and pytest reads plugins from it; so are
@@ -54,14 +56,28 @@ export interface IRunsLater {
   always: boolean;
 }
 
-/** Python source and byte code that `import` loads. */
-const PYTHON_MODULE = /\.(py|pyw|pyc)$/i;
+/**
+ * What `import` loads as a module: source, byte code and extension modules
+ * (`name.so`, `name.cpython-311-x86_64-linux-gnu.so`, `name.abi3.so`,
+ * `name.pyd`: CPython's `EXTENSION_SUFFIXES`). Group 1: the module's name.
+ */
+const PYTHON_MODULE =
+  /^([^.]+)(?:\.(?:py|pyw|pyc)|(?:\.[\w-]+)?\.(?:so|pyd))$/i;
+
+/** The module a file name makes importable (lower case), or null. */
+function moduleOf(name: string): string | null {
+  return PYTHON_MODULE.exec(name)?.[1] ?? null;
+}
 
 /** Programs Windows' shell finds in the current folder before those on PATH. */
 const WINDOWS_COMMAND = /\.(bat|cmd|exe|com)$/i;
 
-/** `jupyter_server_config.py`, `ipython_kernel_config.json`, `jupyter_config.py`… */
-const JUPYTER_CONFIG = /^(jupyter|ipython)(_\w+)?_config\.(py|json)$/i;
+/**
+ * `jupyter_server_config.py`, `ipython_kernel_config.json`, `jupyter_config.py`,
+ * `jupyterhub_config.py` (JupyterHub reads it from the folder it starts in)…
+ */
+const JUPYTER_CONFIG =
+  /^(jupyter|jupyterhub|ipython)(_\w+)?_config\.(py|json)$/i;
 
 /** Where IPython keeps startup files of a profile. */
 const PROFILE = /^profile_/i;
@@ -80,7 +96,15 @@ const INSTALLER_CONFIG: Array<[RegExp, string]> = [
   [/^condarc$/, 'conda'],
   [/^mambarc$/, 'mamba'],
   [/^uv\.toml$/, 'uv'],
-  [/^npmrc$/, 'npm']
+  [/^npmrc$/, 'npm'],
+  // The project files other installers read in the folder they run in: the
+  // sources (indexes) they fetch from, and commands they run (pixi's
+  // activation scripts, hatch's pre-install commands).
+  [/^pdm\.toml$/, 'PDM'],
+  [/^poetry\.toml$/, 'Poetry'],
+  [/^pipfile(\.lock)?$/, 'Pipenv'],
+  [/^pixi\.toml$/, 'pixi'],
+  [/^hatch\.toml$/, 'Hatch']
 ];
 
 /** A venv's or conda's library folder, e.g. `lib/python3.11`. */
@@ -143,11 +167,20 @@ const ALWAYS: Rule[] = [
     'Python runs the code in a .pth file at every start of its environment'
   ],
   [
+    // Any form `import sitecustomize` loads: source, byte code, an extension
+    // module, a package.
     p =>
-      p.name === 'sitecustomize.py' ||
-      p.name === 'usercustomize.py' ||
+      moduleOf(p.name) === 'sitecustomize' ||
+      moduleOf(p.name) === 'usercustomize' ||
       inFolder(p, /^(site|user)customize$/i),
     'Python runs this file at every start of the environment that holds it'
+  ],
+  [
+    // `lib/python311.zip` (Windows: next to python.exe) is on sys.path before
+    // the standard library's folder, so its modules (`encodings` first) load
+    // in place of the library's at every start.
+    p => /^python\d+t?\.zip$/.test(p.name),
+    "Python imports its standard library from this zip, before the library's own folder, at every start of the environment that holds it"
   ],
   [
     // pyvenv.cfg names the interpreter's home; a `._pth` file replaces sys.path.
@@ -231,11 +264,17 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'pytest imports the plugins it names when tests run in this folder or below'
   ],
   [
-    p => p.notebookFolders.includes(p.folder) && PYTHON_MODULE.test(p.name),
+    // Read from the working folder (the notebook's) or $MPLCONFIGDIR; a
+    // `backend: module://name` line imports that module.
+    p => p.name === 'matplotlibrc',
+    'matplotlib reads it when a notebook imports it, and imports the backend module it names'
+  ],
+  [
+    p => p.notebookFolders.includes(p.folder) && moduleOf(p.name) !== null,
     'a notebook in this folder imports it before the library of the same name'
   ],
   [
-    p => p.folder === '' && PYTHON_MODULE.test(p.name),
+    p => p.folder === '' && moduleOf(p.name) !== null,
     'Python started in the server root imports it before the library of the same name'
   ],
   [

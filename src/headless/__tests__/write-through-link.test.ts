@@ -150,6 +150,37 @@ describe('write_file on the real server', () => {
     );
   });
 
+  // An outside re-check (2026-12-06) found these created with no question.
+  it.each([
+    [
+      'env/lib/python312.zip',
+      /Python imports its standard library from this zip/
+    ],
+    ['pypath/sitecustomize.pyc', /Python runs this file at every start/],
+    ['jupyterhub_config.py', /Jupyter or IPython runs or loads it/],
+    ['pixi.toml', /pixi reads it as its configuration/],
+    ['proj/pdm.toml', /PDM reads it as its configuration/]
+  ])(
+    '%s is asked about in every mode, run-everything included',
+    async (path, reason) => {
+      const { asked } = await writeFile(port, path, 'run-everything');
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatch(reason);
+    }
+  );
+
+  it('a matplotlibrc that a folder link leads next to the notebook is asked about', async () => {
+    const { asked, result } = await writeFile(
+      port,
+      'helpers/matplotlibrc',
+      'ask-before-running'
+    );
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/matplotlib reads it/);
+    expect(result.ok).toBe(true);
+    expect(await exists('proj/matplotlibrc')).toBe(true);
+  });
+
   it('a notebook open through a folder link: a module in its real folder is asked about', async () => {
     const linked = await ServerNotebookPort.open({
       serverSettings: server.serverSettings,
