@@ -64,7 +64,13 @@ CHECK_PROMPT = (
 
 
 # Bumped when the files this script writes change: --skip-existing rebuilds older builds.
-BUILD_VERSION = "3: fused int8 graph, num_logits_to_keep"
+BUILD_VERSION = "4: fused int8 graph (7-bit weights), num_logits_to_keep"
+
+# The int8 matrices' values lie in ±63 (onnx_llama_fused.INT8_LIMIT): Jest runs this model on onnxruntime's native
+# CPU kernels (Node), whose u8-by-s8 product saturates at 16 bits on x86 CPUs without VNNI (AVX2 only) with ±127
+# weights. Measured on such a CPU (AMD EPYC, AVX2, 2026-12-06), top-1 agreement with llama.cpp: 9/57 with ±127 (the
+# agent turn's first reply was gibberish), 50/57 with ±63 (mean KL over its top 20 0.071); on an AVX-512 CPU ±127
+# gave 49/57.
 BUILD_STAMP = "notebook-agent-build.txt"
 
 # MatMulNBits' compute type: 0 = as the input (float), 4 = int8 activations (faster on CPUs that have the kernels).

@@ -33,21 +33,26 @@ from onnx_llama import LlamaShape
 MS = "com.microsoft"
 
 
-def int8_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A [in, out] matrix as int8 values and one scale per output column (symmetric, ±127)."""
-    scales = np.abs(matrix).max(axis=0) / 127.0
+#: The int8 matrices' values lie in ±63 unless a build asks for more (see :func:`build_fused_model`).
+INT8_LIMIT = 63
+
+
+def int8_columns(matrix: np.ndarray, limit: int = 127) -> tuple[np.ndarray, np.ndarray]:
+    """A [in, out] matrix as int8 values and one scale per output column (symmetric, ±``limit``)."""
+    scales = np.abs(matrix).max(axis=0) / float(limit)
     scales[scales == 0] = 1.0
-    values = np.clip(np.rint(matrix / scales), -127, 127).astype(np.int8)
+    values = np.clip(np.rint(matrix / scales), -limit, limit).astype(np.int8)
     return values, scales.astype(np.float32)
 
 
 class _Graph:
     """Nodes and initializers; every node output gets a unique name."""
 
-    def __init__(self, int8: Callable[[str], bool]) -> None:
+    def __init__(self, int8: Callable[[str], bool], int8_limit: int = INT8_LIMIT) -> None:
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[onnx.TensorProto] = []
         self._int8 = int8
+        self._int8_limit = int8_limit
         self._n = 0
 
     def op(self, op_type: str, inputs: list[str], outputs: int | list[str] = 1, **attrs: object) -> list[str]:
@@ -65,7 +70,7 @@ class _Graph:
         """x @ matrix, in int8 when the caller asked for this matrix in int8."""
         if not self._int8(name):
             return self.op("MatMul", [x, self.const(name, matrix)])[0]
-        values, scales = int8_columns(matrix)
+        values, scales = int8_columns(matrix, self._int8_limit)
         inputs = [x, self.const(name + "_int8", values), self.const(name + "_scales", scales)]
         return self.op("DynamicQuantizeMatMul", inputs, domain=MS)[0]
 
@@ -77,6 +82,7 @@ def build_fused_model(
     untie_output: bool = True,
     max_positions: int = 8192,
     int8_embedding: bool = False,
+    int8_limit: int = INT8_LIMIT,
 ) -> onnx.ModelProto:
     """The decoder with fused operators; ``int8(name)`` picks the matrices stored as int8.
 
@@ -88,8 +94,14 @@ def build_fused_model(
     With ``int8_embedding`` the embedding is stored as int8 with one scale per
     token (a quarter of the bytes: Qwen2's 151936 x 896 table is 545 MB in
     float); the rows a pass looks up are converted back to float.
+
+    ``int8_limit``: the int8 matrices' values lie in ±``int8_limit``. 63 (7 bits, the default) for a graph
+    that runs on onnxruntime's native CPU kernels (Node, Python): on x86 CPUs without VNNI (AVX2 only) their
+    u8-by-s8 product adds two products in 16 bits with saturation, so 255 * 127 * 2 overflows and the results go
+    wrong (onnxruntime's ``reduce_range``); 255 * 63 * 2 fits. 127 only for a graph that runs in
+    onnxruntime-web's WebAssembly kernels alone.
     """
-    g = _Graph(int8)
+    g = _Graph(int8, int8_limit)
     hd, nkv = shape.head_dim, shape.num_kv_heads
     eps = shape.rms_norm_eps
     if int8_embedding and not (untie_output or int8("lm_head")):
