@@ -81,9 +81,10 @@ children_cpu() {
   CPU=$(tail -n 1 "$file" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); t += p[1] * 60 + p[2] } printf "%d", t }')
   rm -f "$file"
 }
-# A suite that fails adds its failing tests (Jest's ✕, Playwright's
-# numbered failures, pytest's FAILED/ERROR lines) to SUITE_FAILURES, which
-# the summary prints: the suites after it in its lane still run.
+# A suite that fails adds its failing tests, each with the first lines of
+# its error (scripts/suite_failures.py: CI shows only the output's end), to
+# SUITE_FAILURES, which the summary prints: the suites after it in its lane
+# still run.
 export SUITE_FAILURES
 SUITE_FAILURES="$(mktemp)"
 suite() {
@@ -100,9 +101,8 @@ suite() {
     # One write, so that two lanes' lists do not interleave.
     # (No named failing test, as from a linter: its last lines.)
     local failures
-    failures="$(grep -E '^\s+✕ |^\s+[0-9]+\) \[|^(FAILED|ERROR) ' "$log" | sort -u | head -n 50 || true)"
-    [ -n "$failures" ] || failures="$(tail -n 8 "$log")"
-    printf '%s (exit %s):\n%s\n' "$name" "$code" "$(printf '%s\n' "$failures" | sed -E 's/^\s*/  /')" >> "$SUITE_FAILURES"
+    failures="$(python scripts/suite_failures.py < "$log" || tail -n 8 "$log")"
+    printf '%s (exit %s):\n%s\n' "$name" "$code" "$failures" >> "$SUITE_FAILURES"
   fi
   rm -f "$log"
   return "$code"

@@ -7,7 +7,10 @@ from jupyterlab.galata import configure_jupyter_server
 configure_jupyter_server(c)  # noqa: F821 - `c` is provided by Jupyter's config loader
 # No "build needed?" check on each page load (GET lab/api/build, ~1 s of server time per test page):
 # the extension is prebuilt, and the check has nothing to find.
-c.ServerApp.tornado_settings = {"page_config_data": {"buildCheck": False, "buildAvailable": False}}  # noqa: F821
+# Test hooks: the inline completion test reads what the provider did last (window.notebookAgentInline).
+c.ServerApp.tornado_settings = {  # noqa: F821
+    "page_config_data": {"notebookAgentTestHooks": "true", "buildCheck": False, "buildAvailable": False}
+}
 c.ServerApp.allow_root = True  # noqa: F821
 c.ServerApp.port = 8891  # noqa: F821
 c.KernelManager.shutdown_wait_time = 1.0  # noqa: F821

@@ -8,7 +8,7 @@
  *
  *   cd ui-tests && npx playwright test -c playwright.local-model.config.js -g "inline completion"
  */
-import { expect, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { cellSource, setAgentSettings } from '../tests/sidebar';
 
 /** Its folder under build/local-models/ (c.NotebookAgent.local_models_dir). */
@@ -21,6 +21,28 @@ interface IRecorder {
   __workerRequests: string[];
   __loaded: boolean;
 }
+
+/** The current notebook's kernel status ('idle', 'busy', 'starting', …). */
+const kernelStatus = (page: IJupyterLabPageFixture) =>
+  page.evaluate(
+    () =>
+      (
+        window.jupyterapp.shell.currentWidget as unknown as {
+          sessionContext: {
+            session: { kernel: { status: string } | null } | null;
+          };
+        }
+      ).sessionContext.session?.kernel?.status ?? 'none'
+  );
+
+/** What the inline provider did last (window.notebookAgentInline: the server's test hooks). */
+const lastOutcome = (page: IJupyterLabPageFixture) =>
+  page.evaluate(() =>
+    JSON.stringify(
+      (window as unknown as { notebookAgentInline?: { last: unknown } })
+        .notebookAgentInline?.last ?? null
+    )
+  );
 
 test.use({ kernels: null, sessions: null });
 
@@ -86,6 +108,13 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
   await page.keyboard.type('numbers = [3, 1, 4, 1, 5, 9, 2, 6]');
   await page.keyboard.press('Shift+Enter');
   await expect(cells).toHaveCount(2);
+  // While the kernel runs code, suggestions from a model on this machine wait (they would share the CPU), and a
+  // pause starts no load. On a busy machine the kernel's start and this first cell can take seconds: CI's pause
+  // came while it was busy, the model never loaded, and the test waited out its 5 minutes for a ghost.
+  await expect(cells.nth(0).locator('.jp-InputPrompt')).toHaveText('[1]:', {
+    timeout: 60000
+  });
+  await expect.poll(() => kernelStatus(page), { timeout: 60000 }).toBe('idle');
   // The first pause starts loading the model (no suggestion waits on the load).
   await page.keyboard.type('total = sum(');
   await expect
@@ -93,18 +122,31 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
       () => page.evaluate(() => (window as unknown as IRecorder).__loaded),
       { timeout: SUGGESTION_MS }
     )
-    .toBe(true);
+    .toBe(true)
+    .catch(async error => {
+      throw new Error(
+        `The model did not load; the provider's last outcome: ${await lastOutcome(page)}. ${error}`
+      );
+    });
   // Once it is ready, asking (Alt+\, as the next pause would) gets a suggestion.
   await page.keyboard.press('Alt+Backslash');
   const ghost = cells.nth(1).locator('.jp-GhostText');
   const typed = Date.now();
-  await expect(ghost).toBeVisible({ timeout: SUGGESTION_MS });
+  await expect(ghost)
+    .toBeVisible({ timeout: SUGGESTION_MS })
+    .catch(async error => {
+      throw new Error(
+        `No suggestion shown; the provider's last outcome: ${await lastOutcome(page)}. ${error}`
+      );
+    });
   const suggested = (await ghost.textContent()) ?? '';
   test.info().annotations.push({
     type: 'suggestion',
     description: `${JSON.stringify(suggested)} ${((Date.now() - typed) / 1000).toFixed(1)} s after the keystroke`
   });
-  expect(suggested).toContain('numbers');
+  expect(suggested, `the suggestion ${JSON.stringify(suggested)}`).toContain(
+    'numbers'
+  );
   // The worker completed raw text: no chat turn was asked for.
   const requests = await page.evaluate(
     () => (window as unknown as IRecorder).__workerRequests

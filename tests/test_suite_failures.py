@@ -1,0 +1,141 @@
+"""scripts/suite_failures.py: the summary that ends the test command says which tests failed and how.
+
+CI shows only the end of the test command's output. A stop's CI once printed only the title of a failing
+Playwright test; the assertion, expected and received were thousands of lines above. The logs below are
+reporters' output as they print it (Playwright 1.x list, Jest 30, pytest -r).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "suite_failures.py"
+
+PLAYWRIGHT_LOG = """
+Running 2 tests using 1 worker
+
+  \u2718  1 [local-wasm] \u203a local-model/qwen-completion.spec.ts:27:1 \u203a inline completion (2.1m)
+  \u2713  2 [local-wasm] \u203a local-model/local-model.spec.ts:40:1 \u203a answers (30s)
+
+
+  1) [local-wasm] \u203a local-model/qwen-completion.spec.ts:27:1 \u203a inline completion \u2500\u2500\u2500
+
+    Error: expect(received).toContain(expected) // indexOf
+
+    Expected substring: "numbers"
+    Received string:    "x for x in range(10))"
+
+      105 |   });
+    > 106 |   expect(suggested).toContain('numbers');
+          |                     ^
+        at /repo/ui-tests/local-model/qwen-completion.spec.ts:106:21
+
+    Error Context: test-results/qwen-completion/error-context.md
+
+    Retry #1 \u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500
+
+    Error: expect(received).toContain(expected) // indexOf
+
+      105 |   });
+
+  1 failed
+    [local-wasm] \u203a local-model/qwen-completion.spec.ts:27:1 \u203a inline completion \u2500\u2500\u2500\u2500\u2500
+  1 passed (4.0m)
+"""
+
+JEST_LOG = """
+FAIL src/__tests__/a.test.ts
+  \u2715 adds (13 ms)
+  \u2713 ok (1 ms)
+
+  \u25cf adds
+
+    expect(received).toBe(expected) // Object.is equality
+
+    Expected: 3
+    Received: 2
+
+    > 1 | test('adds', () => { expect(1 + 1).toBe(3); });
+        |                                    ^
+
+      at Object.toBe (a.test.js:1:36)
+
+FAIL src/__tests__/b.test.ts
+  \u25cf loop \u203a stops at the step limit
+
+    thrown: "Exceeded timeout of 5000 ms for a test."
+
+      at Object.<anonymous> (b.test.ts:3:1)
+
+Tests:       2 failed, 1 passed, 3 total
+"""
+
+PYTEST_LOG = """
+tests/test_a.py ..F.
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_bound - assert 12.3 < 12
+ERROR tests/test_b.py::test_server - OSError: [Errno 98] Address already in use
+FAILED tests/test_a.py::test_bound - assert 12.3 < 12
+2 failed, 1 error, 40 passed in 3.1s
+"""
+
+
+def summary(log: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT)], input=log, capture_output=True, text=True, check=True, encoding="utf-8"
+    )
+    return done.stdout.splitlines()
+
+
+def test_playwright_failure_with_its_error_once():
+    out = summary(PLAYWRIGHT_LOG)
+    assert out[0] == "  1) [local-wasm] \u203a local-model/qwen-completion.spec.ts:27:1 \u203a inline completion"
+    assert "    Error: expect(received).toContain(expected) // indexOf" in out
+    assert '    Received string:    "x for x in range(10))"' in out
+    # Up to the code frame; the retry and the closing list add nothing.
+    assert not any("106 |" in line or "Retry" in line or "Error Context" in line for line in out)
+    assert len(out) == 4
+
+
+def test_jest_blocks_with_their_messages():
+    out = summary(JEST_LOG)
+    assert out == [
+        "  \u25cf adds",
+        "    expect(received).toBe(expected) // Object.is equality",
+        "    Expected: 3",
+        "    Received: 2",
+        "  \u25cf loop \u203a stops at the step limit",
+        '    thrown: "Exceeded timeout of 5000 ms for a test."',
+    ]
+
+
+def test_jest_marks_when_no_block_was_printed():
+    out = summary("FAIL a.test.ts\n  \u2715 adds (13 ms)\n  \u2713 ok\n")
+    assert out == ["  \u2715 adds (13 ms)"]
+
+
+def test_pytest_summary_lines_once():
+    out = summary(PYTEST_LOG)
+    assert out == [
+        "  FAILED tests/test_a.py::test_bound - assert 12.3 < 12",
+        "  ERROR tests/test_b.py::test_server - OSError: [Errno 98] Address already in use",
+    ]
+
+
+def test_no_named_test_gives_the_last_lines():
+    log = "\n".join(f"line {n}" for n in range(20)) + "\n"
+    assert summary(log) == [f"  line {n}" for n in range(12, 20)]
+
+
+def test_many_failures_are_capped():
+    log = "".join(f"FAILED tests/test_a.py::test_{n} - assert False\n" for n in range(200))
+    out = summary(log)
+    assert len(out) == 81
+    assert out[-1].startswith("  (\u2026 120 more lines")
+
+
+def test_colours_are_dropped():
+    out = summary("\x1b[31mFAILED tests/test_a.py::test_x - assert 1 == 2\x1b[0m\n")
+    assert out == ["  FAILED tests/test_a.py::test_x - assert 1 == 2"]
