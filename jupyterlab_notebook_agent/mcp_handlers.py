@@ -76,6 +76,8 @@ class McpManager:
                 pass
         spec = connection.spec
         tools, skipped = describe_tools(spec, connection.tools) if connection.status == "connected" else ([], [])
+        if tools:  # the agent may call them next: their checker's worker starts now, not at the first call
+            self.checker(spec.name).warm()
         return {
             "name": spec.name,
             "transport": spec.transport,
@@ -101,7 +103,8 @@ class McpManager:
         return answer
 
     def checker(self, server: str) -> SchemaChecker:
-        """The schema checker of ``server`` (its worker starts on its first check)."""
+        """The schema checker of ``server`` (its worker starts when the server's tools are listed, or at the first
+        check)."""
         if server not in self.checkers:
             self.checkers[server] = SchemaChecker(self.log)
         return self.checkers[server]

@@ -17,6 +17,9 @@ stall the Jupyter server:
   server), so a server whose schema is slow to check delays only the calls to that server;
   and a call waits at most :data:`WAIT_TIMEOUT_S` for the checks queued before it, then is
   refused saying so (six catastrophic calls queued would otherwise hold the seventh ~15 s);
+* the worker starts in the background as soon as the server's tools are listed
+  (:meth:`SchemaChecker.warm`), and again right after one was killed: its start (Python and
+  jsonschema's imports, 2-4 s on a busy 2-core machine) is then not paid by the next call;
 * recursion (a recursive schema with deeply nested arguments) and reference errors are
   answered as problems with a clear message, never as an unhandled error.
 
@@ -145,15 +148,25 @@ class CheckerUnavailableError(Exception):
 
 
 class SchemaChecker:
-    """The worker process of one MCP server's checks, started on first use and again after it was killed."""
+    """The worker process of one MCP server's checks: started ahead of the first check (:meth:`warm`) or by it,
+    and again after it was killed."""
 
     def __init__(self, log: logging.Logger, timeout: float = CHECK_TIMEOUT_S, wait: float = WAIT_TIMEOUT_S) -> None:
         self.log = log
         self.timeout = timeout
         self.wait = wait
         self._process: subprocess.Popen[str] | None = None
+        #: The worker's start under way (one at a time, whoever asked first: :meth:`warm` or a check).
+        self._starting: asyncio.Future[subprocess.Popen[str]] | None = None
         self._lock = asyncio.Lock()
         self._reaping: set[asyncio.Future[None]] = set()
+
+    def warm(self) -> None:
+        """Start the worker in the background unless it runs or is starting, so that the next check finds it
+        ready. Called where the server's tools are listed, and after a worker was killed. A start that fails
+        here is said by the check that needs it (it starts one again)."""
+        if self._running() is None and self._starting is None:
+            self._begin()
 
     async def problem(self, schema: Any, arguments: Any) -> str | None:
         """Why ``arguments`` do not fit ``schema`` (or could not be checked), or None."""
@@ -178,6 +191,7 @@ class SchemaChecker:
                 answer = await asyncio.wait_for(asyncio.to_thread(_exchange, process, line), self.timeout)
             except asyncio.TimeoutError:
                 self._kill()
+                self.warm()  # the next call (the model's retry, often) finds a worker ready
                 return (
                     f"checking the arguments against the tool's input schema took longer than {self.timeout:g} s "
                     "(a pattern or schema too costly to evaluate); the tool was not called"
@@ -187,6 +201,7 @@ class SchemaChecker:
                 raise
             if answer is None:
                 self._kill()
+                self.warm()
                 return "the arguments could not be checked against the tool's input schema (the checker stopped)"
         finally:
             self._lock.release()
@@ -208,10 +223,34 @@ class SchemaChecker:
             self._lock.release()
         return False
 
+    def _running(self) -> subprocess.Popen[str] | None:
+        process = self._process
+        return process if process is not None and process.poll() is None else None
+
+    def _begin(self) -> asyncio.Future[subprocess.Popen[str]]:
+        """Start a worker (:meth:`_start`) as a task of its own: a check that stops waiting for it (the browser
+        went away) does not stop the start others wait for."""
+        starting = asyncio.ensure_future(self._start())
+        self._starting = starting
+
+        def done(task: asyncio.Future[subprocess.Popen[str]]) -> None:
+            if self._starting is task:
+                self._starting = None
+            if not task.cancelled():
+                task.exception()  # read here, so that a warm-up no check waited for fails quietly
+
+        starting.add_done_callback(done)
+        return starting
+
     async def _started(self) -> subprocess.Popen[str]:
-        if self._process is not None and self._process.poll() is None:
-            return self._process
-        self._kill()
+        """The running worker, after its start (this call's, or one under way)."""
+        running = self._running()
+        if running is not None:
+            return running
+        return await asyncio.shield(self._starting or self._begin())
+
+    async def _start(self) -> subprocess.Popen[str]:
+        self._kill()  # a worker that ended by itself: reaped
         try:
             process = subprocess.Popen(
                 [sys.executable, "-c", _BOOT, str(Path(__file__).resolve())],
@@ -224,22 +263,26 @@ class SchemaChecker:
             )
         except OSError as error:
             raise CheckerUnavailableError(str(error)) from None
-        self._process = process
         try:
             ready = await asyncio.wait_for(asyncio.to_thread(process.stdout.readline), START_TIMEOUT_S)  # type: ignore[union-attr]
         except asyncio.TimeoutError:
             ready = ""
-        except BaseException:
-            self._kill()
+        except BaseException:  # cancelled: the checker is stopping
+            self._kill(process)
             raise
         if ready.strip() != "ready":
-            self._kill()
+            self._kill(process)
             raise CheckerUnavailableError("the checker process did not start")
+        # Only now is it the worker: a check that came during the start waited for it (:meth:`_started`), and
+        # never reads its pipe while the start still reads "ready" there.
+        self._process = process
         return process
 
-    def _kill(self) -> None:
-        """Kill the worker (a check ran too long, or was abandoned); reaped in a thread."""
-        process, self._process = self._process, None
+    def _kill(self, process: subprocess.Popen[str] | None = None) -> None:
+        """Kill the worker (a check ran too long, or was abandoned), or ``process``, one whose start failed or was
+        cancelled; reaped in a thread."""
+        if process is None or process is self._process:
+            process, self._process = self._process, None
         if process is None:
             return
         try:
@@ -251,6 +294,10 @@ class SchemaChecker:
         reaping.add_done_callback(self._reaping.discard)
 
     async def stop(self) -> None:
+        starting = self._starting
+        if starting is not None:  # a warm-up under way: its process is killed as it is cancelled
+            starting.cancel()
+            await asyncio.wait({starting}, timeout=5)
         async with self._lock:
             self._kill()
         if self._reaping:
