@@ -8,7 +8,8 @@ which test. Reads the log on standard input; prints at most ``MAX_LINES`` lines.
   lines of its error up to the code frame.
 - Jest: each failure block's message up to the code frame; its lines of failed tests only when it printed no
   block.
-- pytest: the ``FAILED``/``ERROR`` lines of the short summary (``-r``), which carry the message.
+- pytest: the ``FAILED``/``ERROR`` lines of the short summary, each with the ``E`` lines of its failure's
+  section (the summary's own message is cut to the terminal's width).
 
 With none of these (a linter, a script), the log's last lines.
 """
@@ -30,6 +31,9 @@ PLAYWRIGHT = re.compile("^\\s+\\d+\\) \\S.* \u203a ")
 JEST_MARK = re.compile("^\\s+\u2715 ")
 JEST_BLOCK = re.compile("^\\s+\u25cf (?!Console\\b)")
 PYTEST = re.compile(r"^(FAILED|ERROR) ")
+# pytest's section of one failure (``____ test_name[param] ____``) and the lines of its error (``E   assert …``).
+PYTEST_SECTION = re.compile(r"^_+ (\S+) _+$")
+PYTEST_ERROR = re.compile(r"^E\s")
 # Where an error's message ends: a code frame (`  105 |`, `> 107 |`), a stack line, or a header.
 MESSAGE_END = re.compile(
     "|".join([r"^\s*(>\s*)?\d+ \|", r"^\s+at ", PLAYWRIGHT.pattern, r"^\s+\u25cf ", r"^\s*(Retry|attachment) #?\d"])
@@ -50,8 +54,29 @@ def _message(lines: list[str], start: int) -> list[str]:
     return out
 
 
+def _pytest_errors(lines: list[str]) -> dict[str, list[str]]:
+    """Each pytest failure section's ``E`` lines, by the section's name (the test's, as in its node id)."""
+    errors: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines:
+        section = PYTEST_SECTION.match(line)
+        if section:
+            current = errors.setdefault(section.group(1), [])
+        elif current is not None and PYTEST_ERROR.match(line) and len(current) < ERROR_LINES and line[1:].strip():
+            current.append("  " + line[1:].strip())
+    return errors
+
+
+def _pytest_name(summary_line: str) -> str:
+    """The section name of ``FAILED tests/a.py::TestX::test_y[1] - message``: ``TestX.test_y[1]``."""
+    node = summary_line.split(" ", 1)[1].split(" - ", 1)[0]
+    return node.split("::", 1)[-1].replace("::", ".")
+
+
 def summarise(log: str) -> list[str]:
     lines = [ANSI.sub("", line.rstrip("\n")) for line in log.splitlines()]
+    # (A summary line's own message is cut to the terminal's width: a long test id leaves none.)
+    pytest_errors = _pytest_errors(lines)
     out: list[str] = []
     marks: list[str] = []
     seen: set[str] = set()
@@ -68,6 +93,7 @@ def summarise(log: str) -> list[str]:
         elif PYTEST.search(line) and header not in seen:
             seen.add(header)
             out.append(header)
+            out.extend(pytest_errors.get(_pytest_name(header), []))
         elif JEST_MARK.search(line) and header not in seen:
             seen.add(header)
             marks.append(header)

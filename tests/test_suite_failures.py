@@ -74,10 +74,22 @@ Tests:       2 failed, 1 passed, 3 total
 
 PYTEST_LOG = """
 tests/test_a.py ..F.
+=================================== FAILURES ===================================
+_ test_bound[evilweb] _
+
+    def test_bound():
+>       assert elapsed < 12, elapsed
+E       AssertionError: 12.3
+E       assert 12.3 < 12
+
+tests/test_a.py:9: AssertionError
+_____________________________ TestServer.test_up ______________________________
+
+E   OSError: [Errno 98] Address already in use
 =========================== short test summary info ============================
-FAILED tests/test_a.py::test_bound - assert 12.3 < 12
-ERROR tests/test_b.py::test_server - OSError: [Errno 98] Address already in use
-FAILED tests/test_a.py::test_bound - assert 12.3 < 12
+FAILED tests/test_a.py::test_bound[evilweb]
+ERROR tests/test_b.py::TestServer::test_up - OSError: [Errno 98] Address already in use
+FAILED tests/test_a.py::test_bound[evilweb]
 2 failed, 1 error, 40 passed in 3.1s
 """
 
@@ -116,11 +128,16 @@ def test_jest_marks_when_no_block_was_printed():
     assert out == ["  \u2715 adds (13 ms)"]
 
 
-def test_pytest_summary_lines_once():
+def test_pytest_summary_lines_once_with_their_errors():
+    # The summary line of a long test id carries no message (pytest cuts it to the terminal's width): the error
+    # comes from the failure's own section.
     out = summary(PYTEST_LOG)
     assert out == [
-        "  FAILED tests/test_a.py::test_bound - assert 12.3 < 12",
-        "  ERROR tests/test_b.py::test_server - OSError: [Errno 98] Address already in use",
+        "  FAILED tests/test_a.py::test_bound[evilweb]",
+        "    AssertionError: 12.3",
+        "    assert 12.3 < 12",
+        "  ERROR tests/test_b.py::TestServer::test_up - OSError: [Errno 98] Address already in use",
+        "    OSError: [Errno 98] Address already in use",
     ]
 
 
