@@ -25,11 +25,15 @@ summary() {
     echo "Checks and test suites (in their lanes):"
     cat "$SUITE_TIMES"
   fi
+  if [ -s "${SUITE_FLAKY:-}" ]; then
+    echo "Passed only when retried (the failed try's error):"
+    cat "$SUITE_FLAKY"
+  fi
   if [ -s "${SUITE_FAILURES:-}" ]; then
     echo "Failures, every suite:"
     cat "$SUITE_FAILURES"
   fi
-  rm -f "${SUITE_TIMES:-}" "${SUITE_FAILURES:-}"
+  rm -f "${SUITE_TIMES:-}" "${SUITE_FAILURES:-}" "${SUITE_FLAKY:-}"
 }
 trap summary EXIT
 
@@ -85,8 +89,11 @@ children_cpu() {
 # its error (scripts/suite_failures.py: CI shows only the output's end), to
 # SUITE_FAILURES, which the summary prints: the suites after it in its lane
 # still run.
-export SUITE_FAILURES
+export SUITE_FAILURES SUITE_FLAKY
 SUITE_FAILURES="$(mktemp)"
+# A Playwright test that failed and passed when retried (the few specs that
+# allow a retry) is listed too, with the error of the try that failed.
+SUITE_FLAKY="$(mktemp)"
 suite() {
   local name="$1" started=$SECONDS code=0 cpu log
   shift
@@ -103,6 +110,8 @@ suite() {
     local failures
     failures="$(python scripts/suite_failures.py < "$log" || tail -n 8 "$log")"
     printf '%s (exit %s):\n%s\n' "$name" "$code" "$failures" >> "$SUITE_FAILURES"
+  elif grep -qE '^\s+[0-9]+ flaky$' "$log"; then
+    printf '%s:\n%s\n' "$name" "$(python scripts/suite_failures.py < "$log")" >> "$SUITE_FLAKY"
   fi
   rm -f "$log"
   return "$code"

@@ -45,6 +45,10 @@ const lastOutcome = (page: IJupyterLabPageFixture) =>
   );
 
 test.use({ kernels: null, sessions: null });
+// One retry: CI's run of 2026-12-06 failed this test once, on a machine and for a reason not seen here (its log
+// kept only the title; 6 runs here passed, quiet and beside Jest). The test command lists a test that passed
+// only when retried, with the failed try's error (scripts/test-all.sh), so a flake stays visible.
+test.describe.configure({ retries: 1 });
 
 test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed, Tab, the cell runs', async ({
   page
