@@ -247,7 +247,11 @@ class SchemaChecker:
         running = self._running()
         if running is not None:
             return running
-        return await asyncio.shield(self._starting or self._begin())
+        starting = self._starting or self._begin()
+        await asyncio.wait({starting})  # this call's cancellation leaves the start to whoever else waits for it
+        if starting.cancelled():
+            raise CheckerUnavailableError("the checker was stopped while it started")
+        return starting.result()
 
     async def _start(self) -> subprocess.Popen[str]:
         self._kill()  # a worker that ended by itself: reaped

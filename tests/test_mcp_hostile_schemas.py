@@ -363,3 +363,21 @@ def test_the_check_itself_resolves_only_references_inside_the_schema(leak_server
     for tool in ("redos", "redos_keys", "branches", "recursive", "dangling", "word"):
         assert outside_reference(schemas[tool]) is None, tool
     assert leak_server.requests == []
+
+
+async def test_the_listing_starts_each_servers_checker_and_the_first_call_uses_it(jp_fetch, jp_serverapp):
+    """The real server and MCP servers: after the sidebar's listing, each server that offers tools has its
+    checker's worker starting or running, and the first call checks with that worker (no start of its own)."""
+    from jupyterlab_notebook_agent.mcp_handlers import SETTINGS_KEY
+
+    listed = await listing(jp_fetch)
+    assert listed["evil"]["tools"] and listed["evilweb"]["tools"]
+    checkers = jp_serverapp.web_app.settings[SETTINGS_KEY].checkers
+    assert set(checkers) == {"evil", "evilweb"}
+    workers = {name: await checker._started() for name, checker in checkers.items()}
+    code, answer = await call(jp_fetch, "evil__word", {"s": "Not A Word"})
+    assert code == 400 and "does not match" in answer["error"]["message"]
+    assert checkers["evil"]._running() is workers["evil"]
+    # A second listing starts nothing new.
+    await listing(jp_fetch)
+    assert {name: checker._running() for name, checker in checkers.items()} == workers

@@ -139,16 +139,29 @@ async def test_listing_a_servers_tools_warms_its_checker(monkeypatch):
         status = "connected"
         error = notice = None
         restarts = 0
-        tools: list = []
+        tools = ()
 
-        def __init__(self, name: str, offered: bool) -> None:
+        def __init__(self, name: str) -> None:
             self.spec = type("Spec", (), {"name": name, "transport": "stdio", "source": "config", "timeout": 30})()
-            self.offered = offered
 
     def describe(spec, tools):
         return ([{"tool": "t", "input_schema": SCHEMA}] if spec.name == "with_tools" else []), []
 
     monkeypatch.setattr(mcp_handlers, "describe_tools", describe)
-    await manager._listed(Connection("with_tools", True), start=False)
-    await manager._listed(Connection("without_tools", False), start=False)
+    await manager._listed(Connection("with_tools"), start=False)
+    await manager._listed(Connection("without_tools"), start=False)
     assert warmed == ["with_tools"]
+
+
+async def test_a_check_waiting_for_a_start_that_stop_cancels_is_answered(starts, caplog):
+    """The check is not cancelled with the start: it is answered (unchecked, with a warning), as when no worker
+    could start."""
+    checker = SchemaChecker(logging.getLogger("test"))
+    checker.warm()
+    with caplog.at_level(logging.WARNING, logger="test"):
+        call = asyncio.ensure_future(checker.problem(SCHEMA, {"s": "fine"}))
+        await asyncio.sleep(0)
+        await checker.stop()
+        assert await asyncio.wait_for(call, 10) is None
+    assert "stopped while it started" in caplog.text
+    assert len(starts) == 1 and starts[0].wait(5) is not None
