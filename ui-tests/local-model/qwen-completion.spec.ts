@@ -8,7 +8,8 @@
  *
  *   cd ui-tests && npx playwright test -c playwright.local-model.config.js -g "inline completion"
  */
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { cellSource, setAgentSettings } from '../tests/sidebar';
 
 /** Its folder under build/local-models/ (c.NotebookAgent.local_models_dir). */
