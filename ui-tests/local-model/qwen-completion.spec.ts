@@ -114,8 +114,9 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
   await page.keyboard.press('Shift+Enter');
   await expect(cells).toHaveCount(2);
   // While the kernel runs code, suggestions from a model on this machine wait (they would share the CPU), and a
-  // pause starts no load. On a busy machine the kernel's start and this first cell can take seconds: CI's pause
-  // came while it was busy, the model never loaded, and the test waited out its 5 minutes for a ghost.
+  // pause starts no load. On a busy machine the kernel's start and this first cell can take seconds: the pause
+  // below must not come while it is busy. (A guard, not the known cause of CI's failure: that suite's time rules
+  // out the 5-minute wait such a miss would have cost.)
   await expect(cells.nth(0).locator('.jp-InputPrompt')).toHaveText('[1]:', {
     timeout: 60000
   });
