@@ -11,11 +11,15 @@ root) is hidden (a name starting with ``.``, or a file the system marks hidden).
 to a hidden path, which ``list_files`` leaves out.
 
 Answer: ``{"checked": true, "allowed": bool, "inside": bool, "hidden": bool, "reason":
-"outside" | "hidden" | null, "size": int | null, "real": str | null, "hidden_entries": [...]}`` (``checked`` is
+"outside" | "hidden" | null, "size": int | null, "links": int | null, "real": str | null, "hidden_entries": [...]}``
+(``checked`` is
 false, and everything allowed, for a contents manager without a directory). ``size`` is the
 byte size of the file the path leads to (a link followed; null for anything but an allowed
 regular file): the contents API lists a link with the link's own size, and the agent's
-readers decide from it whether to download a file at all. ``real`` is where an allowed path
+readers decide from it whether to download a file at all. ``links`` is, for the same file, how many names it
+has (``st_nlink``): a hard link (``notes/hl.txt`` and ``venv/pip.conf``, one file) is invisible to ``realpath``, and
+Jupyter's save rewrites the file in place, so write_file refuses to replace a file with more than one name
+(src/agent/tools/write-landing.ts). ``real`` is where an allowed path
 really is (links followed), relative to the root: write_file's rule for files that run later
 judges that place too.
 """
@@ -128,13 +132,29 @@ def hidden_entries(root: str, directory: str) -> list[str]:
     return sorted(found)
 
 
-def resolved_size(root: str, path: str) -> int | None:
-    """Bytes of the regular file ``path`` (relative to ``root``) leads to, links followed; else None."""
+def _resolved_file(root: str, path: str) -> os.stat_result | None:
+    """The status of the regular file ``path`` (relative to ``root``) leads to, links followed; else None."""
     try:
         info = os.stat(os.path.join(os.path.realpath(root), path.replace("\\", "/").lstrip("/")))
     except (OSError, ValueError):
         return None
-    return info.st_size if stat.S_ISREG(info.st_mode) else None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+def resolved_size(root: str, path: str) -> int | None:
+    """Bytes of the regular file ``path`` (relative to ``root``) leads to, links followed; else None."""
+    info = _resolved_file(root, path)
+    return None if info is None else info.st_size
+
+
+def resolved_links(root: str, path: str) -> int | None:
+    """How many names (hard links) the regular file ``path`` leads to has, symbolic links followed; else None.
+
+    More than one: the same file is also somewhere else, under the root or not (``venv/pip.conf``), and replacing
+    it by this name changes it there too; ``realpath`` sees symbolic links only.
+    """
+    info = _resolved_file(root, path)
+    return None if info is None else info.st_nlink
 
 
 def real_relative(root: str, path: str) -> str:
@@ -191,6 +211,7 @@ class PathCheckHandler(AuthorizedRoute, OutboundFilter, APIHandler):
             "reason": verdict.reason,
         }
         answer["size"] = resolved_size(root, path) if verdict.allowed else None
+        answer["links"] = resolved_links(root, path) if verdict.allowed else None
         answer["real"] = real_relative(root, path) if verdict.allowed else None
         if self.get_query_argument("entries", "") == "1" and verdict.allowed:
             answer["hidden_entries"] = hidden_entries(root, path)

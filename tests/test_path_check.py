@@ -5,6 +5,7 @@ through the same table)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from path_table import TABLE, build
@@ -93,3 +94,21 @@ def test_inside_root_is_not_fooled_by_a_common_prefix(tmp_path):
     assert inside_root(str(root), "sub/../x") is True
     assert check_path(str(root), "sub/.git/config").hidden is True
     assert check_path(str(root), "").allowed is True
+
+
+async def test_the_links_are_those_of_the_file_a_path_leads_to(jp_fetch, jp_root_dir):
+    """A hard link shares its file with names elsewhere (``notes/hl.txt`` is ``venv/pip.conf``): realpath cannot
+    see that, and Jupyter's atomic write replaces the contents in place, so the route says how many names the file
+    has and write_file refuses to replace one with more than one (an outside review, 2026-12-07)."""
+    (jp_root_dir / "venv" / "pip.conf").write_text("[global]\n")
+    (jp_root_dir / "notes").mkdir()
+    os.link(jp_root_dir / "venv" / "pip.conf", jp_root_dir / "notes" / "hl.txt")
+    (jp_root_dir / "notes" / "sym.txt").symlink_to("hl.txt")
+    assert (await check(jp_fetch, "notes/hl.txt"))["links"] == 2
+    assert (await check(jp_fetch, "venv/pip.conf"))["links"] == 2
+    assert (await check(jp_fetch, "notes/sym.txt"))["links"] == 2  # a symbolic link followed
+    assert (await check(jp_fetch, "data/ok.csv"))["links"] == 1
+    # None for a folder, a path with nothing there, or a refused one.
+    assert (await check(jp_fetch, "data"))["links"] is None
+    assert (await check(jp_fetch, "notes/new.txt"))["links"] is None
+    assert (await check(jp_fetch, "notes.txt"))["links"] is None  # a link to .env

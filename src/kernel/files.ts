@@ -4,7 +4,8 @@
  * server root, links out of the root or to hidden files refused or left out
  * (src/server-api/path-check.ts), binary files refused, a write through a
  * folder link judged where it really lands (agent/tools/write-landing.ts),
- * and refusals written for the model to act on.
+ * a file with other names (hard links) never replaced, and refusals written
+ * for the model to act on.
  */
 import { ServerConnection, type Contents } from '@jupyterlab/services';
 import {
@@ -58,6 +59,16 @@ export abstract class ContentsFilesPort implements Pick<
   async realPlace(path: string): Promise<string | null> {
     return (await checkedPlace(this.contents.serverSettings, normalize(path)))
       .real;
+  }
+
+  /**
+   * How many names (hard links) the file at `path` has, links followed;
+   * null for no file there or an older server (write_file refuses more
+   * than one: agent/tools/write-landing.ts).
+   */
+  async fileLinks(path: string): Promise<number | null> {
+    return (await checkedPlace(this.contents.serverSettings, normalize(path)))
+      .links;
   }
 
   deleteFile(path: string): Promise<void> {
@@ -144,8 +155,12 @@ export async function writeTextFile(
   notebookPath = ''
 ): Promise<void> {
   const file = normalize(path);
-  const { real } = await checkedPlace(contents.serverSettings, file);
-  if (real !== null && real !== file) {
+  // A hard link (`notes/hl.txt`, one file with `venv/pip.conf`) is no link
+  // on the way: the save below rewrites the shared file in place, changing
+  // every other name. Asked again here, since one can appear after the
+  // preview judged the write.
+  const { real, links } = await checkedPlace(contents.serverSettings, file);
+  if ((real !== null && real !== file) || (links ?? 1) > 1) {
     // A link on the way can lead a harmless name into a place whose files
     // run later (`helpers -> proj`, the notebook's folder; `-> site-packages`):
     // write_file asked, or not, from the name (and judged the real place
@@ -155,7 +170,8 @@ export async function writeTextFile(
       path: file,
       real,
       notebookPath,
-      realNotebookFolder: await realFolder(contents, notebookPath)
+      realNotebookFolder: await realFolder(contents, notebookPath),
+      links
     });
     if ('refused' in landing) {
       throw new NotebookPortError(landing.refused);

@@ -20,6 +20,8 @@ interface IPathVerdict {
   size?: number | null;
   /** Where an allowed path really is, links followed, relative to the root. */
   real?: string | null;
+  /** How many names (hard links) the file has, links followed; null for no file. */
+  links?: number | null;
   hidden_entries?: string[];
   error?: { message?: string };
 }
@@ -48,6 +50,12 @@ export interface ICheckedPlace {
    * the server does not say.
    */
   real: string | null;
+  /**
+   * How many names (hard links) the file it leads to has; null for no file
+   * there, a folder, an older server (write_file refuses more than one:
+   * agent/tools/write-landing.ts).
+   */
+  links: number | null;
 }
 
 /** Checks `path` like {@link assertInsideRoot}, and answers where it leads. */
@@ -58,7 +66,8 @@ export async function checkedPlace(
   const verdict = await Private.verdict(settings, path, false);
   return {
     size: typeof verdict?.size === 'number' ? verdict.size : null,
-    real: typeof verdict?.real === 'string' ? verdict.real : null
+    real: typeof verdict?.real === 'string' ? verdict.real : null,
+    links: typeof verdict?.links === 'number' ? verdict.links : null
   };
 }
 

@@ -51,7 +51,10 @@ const ALWAYS: Array<[string, RegExp]> = [
   ],
   ['venv/share/jupyter/kernels/python3/kernel.json', /kernel spec/],
   ['kernels/k/kernel.json', /kernel spec/],
-  ['venv/share/jupyter/lab/settings/overrides.json', /Jupyter reads it/],
+  [
+    'venv/share/jupyter/lab/settings/overrides.json',
+    /JupyterLab loads these settings/
+  ],
   ['ext/labextensions/evil/static/remote.js', /JupyterLab loads extensions/],
   ['AGENTS.md', /steers every later run of the agent in this folder/],
   ['analysis/agents.md', /steers every later run/],
@@ -126,6 +129,26 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['kernels/python3/kernel.js', /kernel spec/],
   ['jupyter-config/custom/custom.js', /Jupyter's page loads it/],
   ['custom/custom.css', /Jupyter's page loads it/],
+  // An outside review (2026-12-07): JupyterLab's settings, the agent's own
+  // approval mode among them, were created with no question, and installers'
+  // lock files (the URLs the next sync fetches) were silent.
+  [
+    'jupyter-config/lab/user-settings/jupyterlab-notebook-agent/plugin.jupyterlab-settings',
+    /JupyterLab loads these settings \(the agent's own approval mode among them\) at its next start/
+  ],
+  ['cfg/lab/user-settings/@jupyterlab/x/notes.json', /JupyterLab loads these/],
+  ['settings-dir/ext/plugin.jupyterlab-settings', /JupyterLab loads these/],
+  ['PLUGIN.JupyterLab-Settings', /JupyterLab loads these/],
+  ['app/lab/settings/overrides.json', /JupyterLab loads these settings/],
+  ['lab/settings/overrides.json5', /JupyterLab loads these settings/],
+  ['app/settings/overrides.d/agent.json', /JupyterLab loads these settings/],
+  ['app/settings/page_config.json', /JupyterLab loads these settings/],
+  ['uv.lock', /uv reads it/],
+  ['proj/poetry.lock', /Poetry reads it/],
+  ['pdm.lock', /PDM reads it/],
+  ['pixi.lock', /pixi reads it/],
+  ['pylock.toml', /\(uv, PDM\) reads it/],
+  ['proj/pylock.dev.toml', /\(uv, PDM\) reads it/],
   // Refused as hidden by the file tools first; the rule names them too.
   ['.bashrc', /hidden files configure programs/],
   ['.ipython/profile_default/startup/x.py', /hidden files/],
@@ -182,7 +205,30 @@ const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
   // plugins it imports, as a conftest.py would.
   ['pkg/setup.cfg', /pip runs the build code it names/],
   ['pytest.ini', /pytest imports the plugins it names/],
-  ['tests/tox.ini', /pytest imports the plugins it names/]
+  ['tests/tox.ini', /pytest imports the plugins it names/],
+  // pytest 9 reads pytest.toml like pytest.ini (the same review).
+  ['pytest.toml', /pytest imports the plugins it names/],
+  ['tests/pytest.toml', /pytest imports the plugins it names/],
+  // Namespace packages (PEP 420 or pkgutil-style) assemble their modules
+  // from every sys.path folder in order: a folder next to the notebook named
+  // like one comes before the installed modules (the same review).
+  [
+    'analysis/mpl_toolkits/mplot3d.py',
+    /^mpl_toolkits is a namespace package, assembled from every folder named mpl_toolkits on sys.path: a notebook next to this mpl_toolkits\/ folder can import mpl_toolkits's modules from it in place of the installed ones$/
+  ],
+  ['analysis/google/protobuf/__init__.py', /^google is a namespace package/],
+  ['analysis/google/protobuf/message.pyc', /^google is a namespace package/],
+  ['analysis/nvidia/cudnn/lib/libcudnn.so.9', /^nvidia is a namespace package/],
+  ['analysis/azure/core/__init__.py', /^azure is a namespace package/],
+  ['analysis/jaraco/functools.py', /^jaraco is a namespace package/],
+  ['analysis/sphinxcontrib/jsmath/x.py', /^sphinxcontrib is a namespace/],
+  ['analysis/backports/tarfile/__init__.py', /^backports is a namespace/],
+  ['analysis/zope/interface/__init__.py', /^zope is a namespace package/],
+  ['analysis/opentelemetry/trace.py', /^opentelemetry is a namespace/],
+  [
+    'google/protobuf/__init__.py',
+    /^google is a namespace package.*: Python started in the server root can import google's modules/
+  ]
 ];
 
 /** Created as before: an edit, no question in the default mode. */
@@ -223,7 +269,21 @@ const ORDINARY = [
   'notes/matplotlib.md',
   'analysis/matplotlibrc.md',
   'analysis/pixi_notes.toml',
-  'docs/poetry.md'
+  'docs/poetry.md',
+  // Near the names the 2026-12-07 review added, and ordinary: nested modules
+  // are ordinary work unless under a namespace package's name next to the
+  // notebook or in the root.
+  'src/model.py',
+  'analysis/helpers/google/protobuf/__init__.py',
+  'helpers/mpl_toolkits/mplot3d.py',
+  'analysis/googleapi/client.py',
+  'analysis/numpy/core.py',
+  'notes/uv.lock.md',
+  'analysis/pylock-notes.toml',
+  'analysis/pytest_notes.toml',
+  'settings/app.json',
+  'lab/notes.md',
+  'docs/jupyterlab-settings.md'
 ];
 
 describe('runsLater', () => {
@@ -255,6 +315,27 @@ describe('runsLater', () => {
     expect(runsLater('/./analysis//pandas.py', NOTEBOOK)?.reason).toMatch(
       /a notebook in this folder/
     );
+  });
+});
+
+describe('namespace packages next to the notebook (an outside review, 2026-12-07)', () => {
+  it.each([
+    ['proj/mpl_toolkits/mplot3d.py', 'mpl_toolkits'],
+    ['proj/google/protobuf/__init__.py', 'google']
+  ])(
+    '%s (notebook proj/analysis.ipynb) asks unless everything may run, naming %s',
+    (path, name) => {
+      const later = runsLater(path, 'proj/analysis.ipynb');
+      expect(later?.always).toBe(false);
+      expect(later?.reason).toContain(`${name} is a namespace package`);
+    }
+  );
+
+  it('a nested module elsewhere is ordinary work', () => {
+    expect(runsLater('proj/helpers/clean.py', 'proj/analysis.ipynb')).toBe(
+      null
+    );
+    expect(runsLater('other/google/x.py', 'proj/analysis.ipynb')).toBe(null);
   });
 });
 

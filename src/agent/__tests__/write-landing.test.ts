@@ -97,6 +97,48 @@ describe('judgeLanding', () => {
   });
 });
 
+const HARD_LINK =
+  'Refused: notes/hl.txt is a hard link: the file has 2 names, and the others, which write_file cannot see ' +
+  '(one may be a configuration file elsewhere, such as a pip.conf), would change with it. Nothing was written; ' +
+  'write a new file under another name, or remove the link first if this one must change.';
+
+describe('judgeLanding and hard links (an outside review, 2026-12-07)', () => {
+  const judge = (path: string, links: number | null) =>
+    judgeLanding({
+      path,
+      real: path,
+      notebookPath: 'proj/analysis.ipynb',
+      realNotebookFolder: null,
+      links
+    });
+
+  it('refuses a file with more than one name, whatever its own name asks', () => {
+    expect(judge('notes/hl.txt', 2)).toEqual({
+      refused: HARD_LINK,
+      later: null
+    });
+    // Its own name asks too: still refused, with that reason kept.
+    expect(judge('proj/requests.py', 3)).toMatchObject({
+      refused: expect.stringMatching(
+        /^Refused: proj\/requests\.py is a hard link: the file has 3 names/
+      ),
+      later: { reason: NEXT_TO_NOTEBOOK, always: false }
+    });
+    // One name, or a server that does not say (an older one, no file yet):
+    // judged as before.
+    expect(judge('notes/hl.txt', 1)).toEqual({ later: null });
+    expect(judge('notes/hl.txt', null)).toEqual({ later: null });
+    expect(
+      judgeLanding({
+        path: 'notes/hl.txt',
+        real: 'notes/hl.txt',
+        notebookPath: 'proj/analysis.ipynb',
+        realNotebookFolder: null
+      })
+    ).toEqual({ later: null });
+  });
+});
+
 /** A fake notebook whose port says where paths really lead, through folder links. */
 class LinkedNotebook extends FakeNotebook implements IRealPlaces {
   constructor(
@@ -238,4 +280,56 @@ describe('write_file through a folder link', () => {
     );
     expect(notebook.files.size).toBe(0);
   });
+});
+
+/** A fake notebook whose port says how many names each file has (hard links). */
+class HardLinkedNotebook extends LinkedNotebook {
+  constructor(
+    path: string,
+    files: Record<string, string>,
+    private readonly _names: Record<string, number>
+  ) {
+    super(path, {});
+    for (const [name, text] of Object.entries(files)) {
+      this.files.set(name, text);
+    }
+  }
+
+  async fileLinks(path: string): Promise<number | null> {
+    return this.files.has(path) ? (this._names[path] ?? 1) : null;
+  }
+}
+
+describe('write_file and a hard link (an outside review, 2026-12-07)', () => {
+  it.each(['ask-before-running', 'run-everything'] as ApprovalMode[])(
+    'in %s: replacing notes/hl.txt (one file with venv/pip.conf) is refused before anyone is asked',
+    async mode => {
+      const notebook = new HardLinkedNotebook(
+        'proj/analysis.ipynb',
+        { 'notes/hl.txt': '[global]\n', 'notes/plain.txt': 'old\n' },
+        { 'notes/hl.txt': 2 }
+      );
+      const { result, asked } = await writeThrough(
+        notebook,
+        'notes/hl.txt',
+        mode
+      );
+      expect(asked).toHaveLength(0);
+      expect(result.ok).toBe(false);
+      expect(result.output).toBe(HARD_LINK);
+      expect(notebook.files.get('notes/hl.txt')).toBe('[global]\n');
+      // A file with one name is replaced as before, the diff asked about.
+      const plain = await writeThrough(notebook, 'notes/plain.txt', mode);
+      expect(plain.asked.map(request => request.title)).toEqual([
+        'Replace notes/plain.txt'
+      ]);
+      expect(plain.result.ok).toBe(true);
+      // A port that cannot tell (an older server): as today.
+      const old = new LinkedNotebook('proj/analysis.ipynb', {});
+      old.files.set('notes/hl.txt', '[global]\n');
+      expect((await writeThrough(old, 'notes/hl.txt', mode)).result.ok).toBe(
+        true
+      );
+    }
+  );
 });

@@ -12,16 +12,23 @@
  *   installed environment (`site-packages`, a venv's `lib/pythonX.Y`, its
  *   `bin/`, conda's `conda-meta/` and `etc/conda/`, the standard library's
  *   `pythonXY.zip`), the installers' own configuration (`pip.conf`/`pip.ini`,
- *   `condarc`, `uv.toml`, `npmrc`, and the project files of PDM, Poetry,
- *   Pipenv, pixi and Hatch: the next install the user approves, whose card
- *   shows package names only, asks the index they name), Jupyter's and IPython's
- *   configuration, profiles, kernel specs and startup files, JupyterLab
- *   extensions, `AGENTS.md` (read into every later run's prompt) and
- *   `mcp.json` (its commands run at the next listing);
+ *   `condarc`, `uv.toml`, `npmrc`, the project files of PDM, Poetry,
+ *   Pipenv, pixi and Hatch, and the lock files that fix what `uv sync`,
+ *   `poetry install`, `pdm install`, `pixi install` or a PEP 751
+ *   `pylock.toml` install fetches: the next install the user approves, whose
+ *   card shows package names only, asks the index or URLs they name),
+ *   Jupyter's and IPython's configuration, profiles, kernel specs and startup
+ *   files, JupyterLab extensions and settings (user settings, overrides,
+ *   page_config: the agent's own approval mode is one of them),
+ *   `AGENTS.md` (read into every later run's prompt) and `mcp.json` (its
+ *   commands run at the next listing);
  * - otherwise (asked in every mode but "run everything", where the agent
  *   may run any code in the kernel anyway): Python files that a plain
  *   `import` picks up before the library of the same name (next to the
  *   notebook, the kernel's first `sys.path` entry, or in the server root),
+ *   any file under a folder there named like a namespace package
+ *   (`google/`, `mpl_toolkits/`: {@link NAMESPACE_PACKAGES}), whose modules
+ *   load from the first `sys.path` folder that has them,
  *   and the files that common tools find and run by themselves
  *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip,
  *   `matplotlibrc` for matplotlib, whose backend line imports a module).
@@ -29,13 +36,13 @@
  * `pyproject.toml` is in: its build-system table can point pip at code in
  * the folder (`backend-path`), and pytest reads plugins from it; so are
  * `setup.cfg` (setuptools' `cmdclass` and `setup_requires`) and pytest's
- * ini files (`-p plugin` in `addopts` imports a module, as a conftest.py
- * would run). Files that a tool reads only when the user names them
- * (`requirements.txt`, `environment.yml`, `noxfile.py`, `Makefile`) are
- * not. The installers' and Jupyter's file names ask wherever they lie: where
- * an environment or a configuration folder is (`$VIRTUAL_ENV`,
- * `$CONDA_PREFIX`, `$XDG_CONFIG_HOME`, `$JUPYTER_CONFIG_DIR`, `$IPYTHONDIR`)
- * is not known here, and older IPython and jupyter_core read theirs from the
+ * ini files, `pytest.toml` (pytest 9) among them (`-p plugin` in `addopts`
+ * imports a module, as a conftest.py would run). Files that a tool reads
+ * only when the user names them (`requirements.txt`, `environment.yml`,
+ * `noxfile.py`, `Makefile`) are not. The installers' and Jupyter's file
+ * names ask wherever they lie: where an environment or a configuration
+ * folder is (`$VIRTUAL_ENV`, `$CONDA_PREFIX`, `$XDG_CONFIG_HOME`,
+ * `$JUPYTER_CONFIG_DIR`, `$IPYTHONDIR`) is not known here, and older IPython and jupyter_core read theirs from the
  * working folder. Hidden paths (`.bashrc`, `.condarc`, `.pypirc`, `.npmrc`,
  * `.ipython/`, `.jupyter/`, `.git/hooks`) are refused by the file tools
  * before this rule is read; it still names them, so the rule holds alone.
@@ -104,8 +111,81 @@ const INSTALLER_CONFIG: Array<[RegExp, string]> = [
   [/^poetry\.toml$/, 'Poetry'],
   [/^pipfile(\.lock)?$/, 'Pipenv'],
   [/^pixi\.toml$/, 'pixi'],
-  [/^hatch\.toml$/, 'Hatch']
+  [/^hatch\.toml$/, 'Hatch'],
+  // Lock files: `uv sync`, `poetry install`, `pdm install` and `pixi install`
+  // fetch the URLs (and indexes) a lock names, not what the card shows; PEP
+  // 751's `pylock.toml` or `pylock.<name>.toml` is read by uv and PDM (pip
+  // writes it with `pip lock`).
+  [/^uv\.lock$/, 'uv'],
+  [/^poetry\.lock$/, 'Poetry'],
+  [/^pdm\.lock$/, 'PDM'],
+  [/^pixi\.lock$/, 'pixi'],
+  [/^pylock(\.[^./]+)?\.toml$/, 'an installer (uv, PDM)']
 ];
+
+/**
+ * Top-level names of well-known namespace packages. A namespace package
+ * has no single folder: a PEP 420 one (no `__init__.py`) loads each module
+ * from the first `sys.path` folder that has it, so a `google/protobuf/` or
+ * `mpl_toolkits/mplot3d.py` next to the notebook (the kernel's first
+ * `sys.path` entry) is what `import google.protobuf` or `from
+ * mpl_toolkits.mplot3d import Axes3D` loads, before the installed one; a
+ * pkgutil-style one (`extend_path` in its `__init__.py`) adds that folder
+ * after its own, and the modules it lacks load from there. A regular
+ * package (numpy, with its `__init__.py` in site-packages) is not shadowed
+ * this way: it wins over namespace portions, so nested folders named like
+ * it are ordinary work. The rule is pure and cannot ask the
+ * kernel which names are namespace packages in its environment, hence a
+ * list. Checked (2026-12-06) by looking for `<name>/__init__.py` in the
+ * installed or PyPI wheels (`pip download --no-deps`): none in protobuf
+ * 7.36 and googleapis-common-protos 1.76 (google), matplotlib 3.11
+ * (mpl_toolkits), azure-core 1.41 (azure), jaraco.functools 4.6 (jaraco),
+ * sphinxcontrib-jsmath 2.0 (sphinxcontrib), zope.interface 8.7 (zope),
+ * nvidia-nvtx-cu12 12.9 (nvidia; torch also looks for CUDA libraries in
+ * `nvidia/<library>/lib/` of every `sys.path` folder), opentelemetry-api 1.45
+ * (opentelemetry); backports.tarfile 1.2's is pkgutil's `extend_path`
+ * (backports).
+ */
+const NAMESPACE_PACKAGES: ReadonlySet<string> = new Set([
+  'google',
+  'mpl_toolkits',
+  'azure',
+  'jaraco',
+  'sphinxcontrib',
+  'backports',
+  'zope',
+  'nvidia',
+  'opentelemetry'
+]);
+
+/**
+ * The namespace package a file is under, next to the notebook or in the
+ * root: the first folder below that place, when it is one of
+ * {@link NAMESPACE_PACKAGES}; null otherwise. `nearNotebook`: whether that
+ * place is the notebook's folder (else the root).
+ */
+function namespaceOf(
+  place: IPlace
+): { name: string; nearNotebook: boolean } | null {
+  const bases: Array<[string, boolean]> = [
+    ...place.notebookFolders.map((folder): [string, boolean] => [folder, true]),
+    ['', false]
+  ];
+  for (const [base, nearNotebook] of bases) {
+    const baseParts = base ? base.split('/') : [];
+    const first = place.folders[baseParts.length];
+    if (
+      first !== undefined &&
+      baseParts.every((part, i) => place.folders[i] === part) &&
+      // Lower case: a case-insensitive file system (macOS, Windows) imports
+      // a `Google/` folder as `google`.
+      NAMESPACE_PACKAGES.has(first.toLowerCase())
+    ) {
+      return { name: first.toLowerCase(), nearNotebook };
+    }
+  }
+  return null;
+}
 
 /** A venv's or conda's library folder, e.g. `lib/python3.11`. */
 const PYTHON_LIB = /^python\d+(\.\d+)*t?$/i;
@@ -124,8 +204,11 @@ interface IPlace {
   notebookFolders: readonly string[];
 }
 
-/** A rule: the paths it names, and why they act later. */
-type Rule = [test: (place: IPlace) => boolean, reason: string];
+/** A rule: the paths it names, and why they act later (maybe naming what the path holds). */
+type Rule = [
+  test: (place: IPlace) => boolean,
+  reason: string | ((place: IPlace) => string)
+];
 
 /** Whether a folder named like `test` is in the path, with the one before it named like `before`. */
 function nested(place: IPlace, before: RegExp, test: RegExp): boolean {
@@ -226,6 +309,20 @@ const ALWAYS: Rule[] = [
     'IPython reads its profile (configuration, startup files, extensions) at the start of every kernel'
   ],
   [
+    // `$JUPYTER_CONFIG_DIR/lab/user-settings/` (or `$JUPYTERLAB_SETTINGS_DIR`,
+    // anywhere: its files end in `.jupyterlab-settings`), and the app
+    // directory's `settings/` (`overrides.json`, `overrides.d/`,
+    // `page_config.json`): jupyterlab_server reads them, and the page applies
+    // them, the agent's approval mode included, at the next load.
+    p =>
+      nested(p, /^lab$/i, /^user-settings$/i) ||
+      p.name.endsWith('.jupyterlab-settings') ||
+      (/^settings$/i.test(p.folders[p.folders.length - 1] ?? '') &&
+        /^(overrides|page_config)\.json5?$/.test(p.name)) ||
+      nested(p, /^settings$/i, /^overrides\.d$/i),
+    "JupyterLab loads these settings (the agent's own approval mode among them) at its next start"
+  ],
+  [
     p =>
       p.name === 'kernel.json' ||
       (p.name === 'kernel.js' && nested(p, /^kernels$/i, /./)) ||
@@ -260,7 +357,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'pip runs the build code it names when this folder is installed'
   ],
   [
-    p => p.name === 'pytest.ini' || p.name === 'tox.ini',
+    p => /^(pytest\.ini|pytest\.toml|tox\.ini)$/.test(p.name),
     'pytest imports the plugins it names when tests run in this folder or below'
   ],
   [
@@ -286,6 +383,20 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
   [
     p => p.name === '__init__.py' && p.folders.length === 1,
     'it makes its folder a package that Python started in the server root imports before the library of the same name'
+  ],
+  [
+    // Any file, not only modules: a namespace package's resources and
+    // libraries are found through its folders too.
+    p => namespaceOf(p) !== null,
+    p => {
+      const { name, nearNotebook } = namespaceOf(p)!;
+      return (
+        `${name} is a namespace package, assembled from every folder named ${name} on sys.path: ` +
+        (nearNotebook
+          ? `a notebook next to this ${name}/ folder can import ${name}'s modules from it in place of the installed ones`
+          : `Python started in the server root can import ${name}'s modules from this ${name}/ folder in place of the installed ones`)
+      );
+    }
   ],
   [
     p =>
@@ -334,7 +445,11 @@ export function runsLaterNear(
   ] as const) {
     const rule = rules.find(([test]) => test(place));
     if (rule) {
-      return { reason: rule[1], always };
+      const [, reason] = rule;
+      return {
+        reason: typeof reason === 'string' ? reason : reason(place),
+        always
+      };
     }
   }
   return null;

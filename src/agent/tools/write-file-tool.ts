@@ -11,8 +11,9 @@
  * `pip.conf`, `AGENTS.md`: runs-later.ts) asks too, with the reason in the
  * card's title; a call that skipped the approval step cannot create one.
  * Where the path really leads is judged too (write-landing.ts): a name
- * that a folder link leads to such a place is refused with the real place.
- * The write is
+ * that a folder link leads to such a place is refused with the real place,
+ * and a file with other names (a hard link, whose other names no card could
+ * show) is never replaced. The write is
  * refused when the file changed between what the approval showed and the
  * write. The result carries the content before, so one Undo puts it back
  * (or removes a file the agent created): session/file-undo.ts.

@@ -16,6 +16,13 @@
  * - otherwise the name's verdict stands (it already counts the notebook's
  *   real folder).
  *
+ * A hard link is not a place a path leads to: `notes/hl.txt` and
+ * `venv/pip.conf` are one file, which `realpath` cannot see, and Jupyter's
+ * save rewrites it in place, so replacing one name changes the other. The
+ * server counts a file's names; a file with more than one is refused in
+ * every mode (the other names, possibly outside the root, are not known,
+ * so no card could say what the write changes).
+ *
  * The tool judges in its preview (before anyone is asked); the ports judge
  * again when they write (src/kernel/files.ts), since a link can change
  * between the two.
@@ -35,6 +42,12 @@ import {
  */
 export interface IRealPlaces {
   realPlace(path: string): Promise<string | null>;
+  /**
+   * How many names (hard links) the file at `path` has, symbolic links
+   * followed; null for no file there, or when the port cannot tell (an
+   * older server: a write is then judged as before).
+   */
+  fileLinks?(path: string): Promise<number | null>;
 }
 
 /** Whether the port can say where paths really lead (the fake notebook cannot). */
@@ -52,11 +65,13 @@ export interface IWritePlaces {
   notebookPath: string;
   /** Where the notebook's folder really is; null when not known. */
   realNotebookFolder: string | null;
+  /** How many names the file there has (hard links); null or absent when not known. */
+  links?: number | null;
 }
 
 /** A write's verdict: ask (or not) as `later` says, or refused. */
 export type Landing =
-  { later: IRunsLater | null } | { refused: string; later: IRunsLater };
+  { later: IRunsLater | null } | { refused: string; later: IRunsLater | null };
 
 /** Pure: the verdict for a write, from its places. */
 export function judgeLanding(places: IWritePlaces): Landing {
@@ -65,6 +80,12 @@ export function judgeLanding(places: IWritePlaces): Landing {
     folders.push(places.realNotebookFolder);
   }
   const asNamed = runsLaterNear(places.path, folders);
+  if ((places.links ?? 1) > 1) {
+    return {
+      refused: hardLinkRefusal(places.path, places.links!),
+      later: asNamed
+    };
+  }
   const { real } = places;
   if (real === null || real === places.path) {
     return { later: asNamed };
@@ -88,11 +109,21 @@ export function linkRefusal(
   );
 }
 
+/** Why a file with other names (hard links) was not replaced, and what to do instead. */
+export function hardLinkRefusal(path: string, links: number): string {
+  return (
+    `Refused: ${path} is a hard link: the file has ${links} names, and the others, which write_file cannot see ` +
+    '(one may be a configuration file elsewhere, such as a pip.conf), would change with it. ' +
+    'Nothing was written; write a new file under another name, or remove the link first if this one must change.'
+  );
+}
+
 /**
  * The verdict for writing `path` on `notebook`: the port is asked where the
  * path and the notebook's folder really lead when it can tell. A refusal of
  * the path itself (a link out of the root or to a hidden file) is thrown, as
- * the write would; the notebook's folder unresolved is judged as named.
+ * the write would; the notebook's folder unresolved is judged as named; a
+ * file with more than one name is refused.
  */
 export async function landingOf(
   notebook: INotebookPort,
@@ -110,10 +141,12 @@ export async function landingOf(
   const realNotebookFolder = await notebook
     .realPlace(folderOf(notebook.path))
     .catch(() => null);
+  const links = notebook.fileLinks ? await notebook.fileLinks(path) : null;
   return judgeLanding({
     path,
     real,
     notebookPath: notebook.path,
-    realNotebookFolder
+    realNotebookFolder,
+    links
   });
 }

@@ -7,8 +7,19 @@
  * a link leads next to the notebook (where `import requests` loads it
  * before the library) and pip's site configuration (which the next
  * approved `%pip install` reads) are never created without a question.
+ * A hard link (`notes/hl.txt`, one file with `hlenv/pip.conf`), which no
+ * real path shows, is never replaced.
  */
-import { mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile as writeDiskFile
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeToolCall } from '../../agent/loop/tool-step';
@@ -23,6 +34,10 @@ jest.setTimeout(60000);
 
 const NEXT_TO_NOTEBOOK =
   'a notebook in this folder imports it before the library of the same name';
+
+const PIP_CONF = '[global]\nindex-url = https://pypi.org/simple\n';
+const HARD_LINK =
+  /^Refused: notes\/hl\.txt is a hard link: the file has 2 names, and the others, which write_file cannot see .*Nothing was written/;
 
 let base: string;
 let root: string;
@@ -50,6 +65,9 @@ beforeAll(async () => {
   await symlink('proj', join(root, 'nblink'));
   await symlink('data', join(root, 'data-link'));
   await symlink('../venv/pip.conf', join(root, 'notes', 'index.txt'));
+  await mkdir(join(root, 'hlenv'), { recursive: true });
+  await writeDiskFile(join(root, 'hlenv', 'pip.conf'), PIP_CONF);
+  await link(join(root, 'hlenv', 'pip.conf'), join(root, 'notes', 'hl.txt'));
   server = await JupyterServerProcess.start({ rootDir: root });
   port = await ServerNotebookPort.open({
     serverSettings: server.serverSettings,
@@ -109,6 +127,15 @@ describe('the port (src/kernel/files.ts) judges where a write really lands', () 
     expect(await exists('venv/pip.conf')).toBe(false);
   });
 
+  it('refuses to replace a hard link (an outside review, 2026-12-07)', async () => {
+    await expect(
+      port.writeFile('notes/hl.txt', '[global]\nindex-url = http://x/\n')
+    ).rejects.toThrow(HARD_LINK);
+    expect(await readFile(join(root, 'hlenv', 'pip.conf'), 'utf8')).toBe(
+      PIP_CONF
+    );
+  });
+
   it('writes through a link to an ordinary folder as before', async () => {
     await port.writeFile('data-link/new.csv', 'a\n1\n');
     expect(await exists('data/new.csv')).toBe(true);
@@ -128,6 +155,19 @@ describe('write_file on the real server', () => {
       expect(result.ok).toBe(false);
       expect(result.output).toContain('use the path proj/requests.py');
       expect(await exists('proj/requests.py')).toBe(false);
+    }
+  );
+
+  it.each(['ask-before-running', 'run-everything'] as ApprovalMode[])(
+    'in %s: replacing the hard link notes/hl.txt is refused before anyone is asked; hlenv/pip.conf is unchanged',
+    async mode => {
+      const { result, asked } = await writeFile(port, 'notes/hl.txt', mode);
+      expect(asked).toEqual([]);
+      expect(result.ok).toBe(false);
+      expect(result.output).toMatch(HARD_LINK);
+      expect(await readFile(join(root, 'hlenv', 'pip.conf'), 'utf8')).toBe(
+        PIP_CONF
+      );
     }
   );
 
