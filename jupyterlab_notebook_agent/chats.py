@@ -13,7 +13,9 @@ forgetting old chats never makes a save fail. A disk error (a full disk, a
 read-only or unwritable folder) is answered with its cause: 507 when the disk
 is full, 500 otherwise, as JSON. Routes, under the server's base_url, Jupyter's
 authentication and its Authorizer (resource ``notebook-agent-chats``: GET
-read, PUT and DELETE write):
+read, PUT and DELETE write). A PUT's body may be at most 20 MiB (a 413 beyond);
+one over 1 MiB is parsed, checked and serialised in the request worker
+(``request_worker.py``), so that saving a long chat never holds the event loop.
 
   GET    notebook-agent/chats[?notebook=PATH]  the chats (of that notebook), newest first
   GET    notebook-agent/chats/<id>             one chat
@@ -23,6 +25,7 @@ read, PUT and DELETE write):
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import logging
@@ -40,6 +43,7 @@ from .chat_schema import CHAT_ID, listable, validate_chat
 from .json_input import BadInputError, parse_json, query_text
 from .outbound import OutboundFilter
 from .private_dir import ensure_private_dir
+from .request_worker import OFF_LOOP_BYTES, off_loop
 
 # A chat holds observations already trimmed to budgets; this bounds a runaway client.
 MAX_CHAT_BYTES = 20 * 1024 * 1024
@@ -62,6 +66,23 @@ def _summary(chat: dict[str, Any], chat_id: str) -> dict[str, Any]:
         "notebook": chat.get("notebook", ""),
         "updated": chat.get("updated", 0),
     }
+
+
+def _encoded(chat: Any, chat_id: str) -> tuple[str, str]:
+    """The text of the chat's file and of its ``.meta``; raises :class:`BadInputError` when it does not fit."""
+    validate_chat(chat, chat_id)
+    chat = {**chat, "id": chat_id}
+    meta = json.dumps(_summary(chat, chat_id), ensure_ascii=False)
+    return json.dumps(chat, ensure_ascii=False, allow_nan=False), meta
+
+
+def encode_chat(chat_id: str, body: bytes) -> tuple[str, str]:
+    """A PUT's body made ready to write: parsed, checked and serialised, all at once.
+
+    A plain function of bytes, run in the request worker for a large body: parsing and serialising a
+    20 MB chat each hold the GIL for the best part of a second, so a thread would not free the loop.
+    """
+    return _encoded(parse_json(body, "The chat"), chat_id)
 
 
 class ChatStore:
@@ -119,15 +140,22 @@ class ChatStore:
             raise ValueError("it is not a JSON object")
         return chat
 
+    def check_id(self, chat_id: str) -> None:
+        """Raise :class:`BadInputError` when ``chat_id`` cannot name a chat."""
+        self._path(chat_id)
+
     def put(self, chat_id: str, chat: Any) -> None:
         """Save ``chat``; raises :class:`BadInputError` (naming the field) when it does not fit the schema."""
+        self.check_id(chat_id)
+        self.write(chat_id, *_encoded(chat, chat_id))
+
+    def write(self, chat_id: str, data: str, meta: str) -> None:
+        """Save a chat already checked and serialised (:func:`encode_chat`): its file, then its ``.meta``."""
         path = self._path(chat_id)
-        validate_chat(chat, chat_id)
         ensure_private_dir(self.directory)
-        chat = {**chat, "id": chat_id}
-        self._write(path, json.dumps(chat, ensure_ascii=False, allow_nan=False))
+        self._write(path, data)
         # After the chat: a .meta older than its chat is not trusted (see _summaries).
-        self._write(path.with_suffix(".meta"), json.dumps(_summary(chat, chat_id), ensure_ascii=False))
+        self._write(path.with_suffix(".meta"), meta)
         try:
             self._prune(keep=chat_id)
         except Exception:  # forgetting old chats must never make this save fail
@@ -175,9 +203,11 @@ class ChatStore:
 class _ChatHandler(AuthorizedRoute, OutboundFilter, APIHandler):
     auth_resource = "notebook-agent-chats"
     store: ChatStore
+    changes: asyncio.Lock
 
-    def initialize(self, store: ChatStore) -> None:
+    def initialize(self, store: ChatStore, changes: asyncio.Lock) -> None:
         self.store = store
+        self.changes = changes
 
     def _error(self, status: int, message: str, field: str | None = None, **extra: Any) -> None:
         self.set_status(status)
@@ -231,11 +261,18 @@ class ChatHandler(_ChatHandler):
         self.finish(body)
 
     @web.authenticated
-    def put(self, chat_id: str) -> None:
-        if len(self.request.body) > MAX_CHAT_BYTES:
+    async def put(self, chat_id: str) -> None:
+        body = self.request.body or b""
+        if len(body) > MAX_CHAT_BYTES:
             return self._error(413, f"A chat may take at most {MAX_CHAT_BYTES // 2**20} MB.")
         try:
-            self.store.put(chat_id, parse_json(self.request.body, "The chat"))
+            self.store.check_id(chat_id)  # before a large body goes to the worker
+            async with self.changes:
+                if len(body) > OFF_LOOP_BYTES:
+                    data, meta = await off_loop(encode_chat, chat_id, body)
+                else:
+                    data, meta = encode_chat(chat_id, body)
+                self.store.write(chat_id, data, meta)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
         except OSError as error:
@@ -243,9 +280,10 @@ class ChatHandler(_ChatHandler):
         self.finish(json.dumps({"id": chat_id}))
 
     @web.authenticated
-    def delete(self, chat_id: str) -> None:
+    async def delete(self, chat_id: str) -> None:
         try:
-            found = self.store.delete(chat_id)
+            async with self.changes:
+                found = self.store.delete(chat_id)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
         except OSError as error:
@@ -256,7 +294,9 @@ class ChatHandler(_ChatHandler):
 
 def setup_chat_handlers(web_app: Any, store: ChatStore) -> None:
     base = url_path_join(web_app.settings["base_url"], "notebook-agent", "chats")
-    options = {"store": store}
+    # The store's changes are applied one at a time, in the order they came: a large PUT waits for the
+    # worker, and a later PUT or DELETE of the same chat must not be undone when that one ends.
+    options = {"store": store, "changes": asyncio.Lock()}
     web_app.add_handlers(
         ".*$",
         [

@@ -11,8 +11,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-from traitlets import Bool, Dict, Float, Integer, List, Unicode
+from traitlets import Bool, Dict, Float, Integer, List, Unicode, validate
 from traitlets.config import Configurable
+from traitlets.log import get_logger
+
+#: The smallest request body cap (``max_request_bytes``, ``max_completion_request_bytes``) that is used.
+MIN_REQUEST_BYTES = 1024
 
 
 def normalize_base_url(url: str) -> str:
@@ -186,22 +190,39 @@ class NotebookAgent(Configurable):
 
     max_request_bytes = Integer(
         32 * 1024 * 1024,
-        min=1024,
         help=(
-            "Largest request body POST notebook-agent/v1/chat/completions takes, in bytes (32 MiB). The agent's "
-            "requests are far smaller (its context and at most four images of 500 KB); a larger body is refused "
-            "with 413 before it is read as JSON."
+            "Largest request body POST notebook-agent/v1/chat/completions takes, in bytes (32 MiB; at least 1024, "
+            "a smaller value is ignored with a warning). The agent's requests are far smaller (its context and at "
+            "most four images of 500 KB); a larger body is refused with 413 before it is read as JSON."
         ),
     ).tag(config=True)
 
     max_completion_request_bytes = Integer(
         1024 * 1024,
-        min=1024,
         help=(
-            "Largest request body POST notebook-agent/v1/completions takes, in bytes (1 MiB). Inline completion "
-            "sends about 5 KB (4000 characters before the cursor, 1000 after); a larger body is refused with 413."
+            "Largest request body POST notebook-agent/v1/completions takes, in bytes (1 MiB; at least 1024, a "
+            "smaller value is ignored with a warning). Inline completion sends about 5 KB (4000 characters before "
+            "the cursor, 1000 after); a larger body is refused with 413."
         ),
     ).tag(config=True)
+
+    @validate("max_request_bytes", "max_completion_request_bytes")
+    def _usable_cap(self, proposal: Any) -> int:
+        # Not a TraitError: that makes the whole extension fail to load (every route a 404) over one
+        # setting, where the default cap is a safe answer and the warning says what to fix.
+        value = proposal["value"]
+        if value >= MIN_REQUEST_BYTES:
+            return value
+        trait = proposal["trait"]
+        get_logger().warning(
+            "Notebook Agent: c.NotebookAgent.%s = %d is ignored: it must be at least %d (bytes); using the "
+            "default, %d.",
+            trait.name,
+            value,
+            MIN_REQUEST_BYTES,
+            trait.default_value,
+        )
+        return trait.default_value
 
     max_retries = Integer(
         2,

@@ -3,7 +3,7 @@
 A request is checked, given the default model and scrubbed of every server-held secret
 before anything is forwarded (``model_requests.py``). Its body may be at most the route's
 cap (``max_request_bytes``, ``max_completion_request_bytes``): a larger one is a 413,
-refused before it is read. A body over 1 MiB is prepared in a worker process
+refused before it is parsed (tornado has read it by then). A body over 1 MiB is prepared in a worker process
 (``request_worker.py``), so that parsing and scanning it never holds the event loop;
 such a body is checked after the provider is chosen (a smaller one before).
 
