@@ -162,7 +162,8 @@ class _ProxyHandler(_AgentHandler):
         if response.status is not None and response.status < 300:
             # Success: start our response right away; from here on there is no retry.
             self._streaming = True
-            if "text/event-stream" in response.headers.get("Content-Type", ""):
+            # Media types are case-insensitive (RFC 9110): ``Text/Event-Stream`` is a stream to every client.
+            if "text/event-stream" in response.headers.get("Content-Type", "").lower():
                 self._relay = SseRelay()  # forwards whole events, so a break can be reported
                 matcher = self._target_now.matcher if self._target_now is not None else self.outbound_matcher()
                 self._deltas = DeltaScrubber(matcher)
@@ -202,7 +203,10 @@ class _ProxyHandler(_AgentHandler):
                 if self._relay.at_boundary:
                     self.write_events(self._across_events(chunk))  # whole events: nothing more held back
                 else:
-                    self.write_events(self._across_events(None))  # an event too long to hold: no more look-behind
+                    # An event too long to hold goes on as it comes: what the look-behind holds goes out before it,
+                    # and the look goes on with the events after it.
+                    if self._deltas is not None:
+                        self.write_events(self._deltas.flush())
                     self.write(chunk)
             else:
                 self.write(chunk)
@@ -311,13 +315,23 @@ class _ProxyHandler(_AgentHandler):
             return deltas.flush()
         return self._deltas.feed(events)
 
+    def _held_across_events(self, target: Target, held: bytes) -> bytes:
+        """A whole answer not labelled a stream, through the look across events as well.
+
+        A client that asked for a stream reads the answer as SSE whatever its Content-Type (openai-node does), so
+        an answer labelled ``application/json`` or ``text/plain`` can still be events whose deltas it joins. A
+        plain JSON answer has no ``data:`` line and passes as it is.
+        """
+        deltas = DeltaScrubber(target.matcher)
+        return deltas.feed(held) + deltas.flush()
+
     def _finish_stream(self, target: Target, broken: BaseException | str | None) -> None:
         """End a streamed answer; a broken one ends with an error event (see sse_relay.py)."""
         relay = self._relay
         if self._held is not None:
             held, self._held = bytes(self._held), None
             if broken is None:
-                self.finish(held)
+                self.finish(self._held_across_events(target, held))
             else:
                 self._broken_answer(target, broken, len(held))
             return

@@ -28,15 +28,21 @@ import re
 from json.decoder import scanstring
 from typing import Any
 
-from .redaction import SecretMatcher
+from .redaction import REDACTED, SecretMatcher
 from .sse_relay import EVENT_END, event_ends
 
 #: The fields of a streamed choice a client joins across events (OpenAI's chat and completion streams,
 #: and the reasoning fields of servers that stream a model's thinking).
 JOINED = ("content", "reasoning_content", "reasoning", "refusal")
 
-#: A joined field's key and the opening quote of its string value (a data line may break between them).
-_FIELD = re.compile(rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"(?:\s|data:)*:(?:\s|data:)*"')
+#: A joined field's key, its colon and the opening quote of its string value (a data line may break between them).
+#: Colon and quote are optional, so that a key whose value does not follow as expected is still found: a non-data
+#: line (a comment, ``id:``) between key and value, which SSE readers skip, or a value that is not a string. Each
+#: part matches one way only (no backtracking to try).
+_FIELD = re.compile(
+    rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"'
+    rb'(?:\s|data:)*(?P<colon>:(?:\s|data:)*(?P<quote>")?)?'
+)
 
 _LINE = re.compile(r"\r\n|\n|\r")
 
@@ -54,8 +60,10 @@ _SHORT_ESCAPES = {
     ord("/"): "/",
 }
 
-#: (choice index, path of the field in the choice), e.g. ``(0, ("delta", "content"))``.
-Key = tuple[int, tuple[Any, ...]]
+#: (choice, what a client joins in it), e.g. ``(0, ("delta", "content"))``, ``(0, ("tool", 1))``: see
+#: :func:`_joined_fields`. A choice is its ``index`` (any number: ``1.0`` is ``1``, as in JavaScript) or, without
+#: one, its place in the event.
+Key = tuple[Any, tuple[Any, ...]]
 
 
 class DeltaScrubber:
@@ -65,6 +73,13 @@ class DeltaScrubber:
         self.matcher = matcher
         self._active = bool(matcher)
         self._held: dict[Key, str] = {}
+        #: Where held text goes back when it comes out on its own (:meth:`flush`): its choice and field path.
+        self._where: dict[Key, tuple[Any, tuple[Any, ...]]] = {}
+        #: For a field whose choice finished (what it held went out with it), the end of what the client has: text
+        #: that still follows (a hostile upstream; clients keep joining) is looked at after it (:meth:`_after_sent`).
+        self._sent: dict[Key, str] = {}
+        #: Per choice, the tool calls in the order they began: a fragment without an index continues the last one.
+        self._calls: dict[Any, list[Any]] = {}
         #: The last event parsed, without its choices: the frame of an event that carries held text alone.
         self._frame: dict[str, Any] = {}
         #: The bytes a JSON string can end with when it ends with the start of a secret: the secrets' own
@@ -73,11 +88,13 @@ class DeltaScrubber:
         #: The letters of JSON's short escapes whose character no secret holds (``n`` unless one has a line break):
         #: a string that ends with such a character has no start of a secret at its end.
         chars = set("".join(matcher.secrets))
+        if "\n" in chars:
+            chars.add("\r")  # a secret's line breaks are matched as CR LF too (redaction.py)
         self._clean_escape_ends = frozenset(letter for letter, char in _SHORT_ESCAPES.items() if char not in chars)
 
     def feed(self, events: bytes) -> bytes:
         """Whole SSE events in; the events to send now (held text taken out or put back in)."""
-        if not self._active or (not self._held and not self._may_hold(events)):
+        if not self._active or (not self._held and not self._sent and not self._may_hold(events)):
             return events
         return b"".join(self._event(event) for event in _split(events))
 
@@ -85,10 +102,11 @@ class DeltaScrubber:
         """The stream ended or broke: what is held, as events of its own."""
         if not self._held:
             return b""
-        by_choice: dict[int, dict[str, Any]] = {}
-        for (index, path), text in self._held.items():
+        by_choice: dict[Any, dict[str, Any]] = {}
+        for key, text in self._held.items():
+            index, path = self._where[key]
             choice = by_choice.setdefault(index, {"index": index})
-            _put(choice, path, text)
+            _put(choice, path, text, append=True)
         self._held.clear()
         events = []
         for choice in by_choice.values():
@@ -106,13 +124,21 @@ class DeltaScrubber:
         # search for the fields' names misses: a ``\u`` anywhere outside the fields' own strings (the keys, the
         # other values: a few bytes an event) sends the event to the parse, which decodes it as the client will.
         outside, find = 0, events.find
+        cr = find(b"\r") >= 0
         while (match := search(events, pos)) is not None:
             if find(b"\\u", outside, match.start()) >= 0:
                 return True
             start = match.end()
+            if match["colon"] is None or match["quote"] is None:
+                if _line_break(events, match.start(), start, cr):
+                    return True  # a line between key and value that is not data (a comment): look properly
+                pos = start  # a string that is not a key, or a value that is not a string (``null``)
+                continue
             end = _closing_quote(events, start)  # memchr: the text itself is never scanned by an expression
-            if end < 0:
-                return True  # not JSON as expected: look properly
+            if end < 0 or _line_break(events, match.start(), end, cr):
+                # Not JSON as expected: a JSON string never holds a raw line break, so this "string" began in a
+                # line SSE readers skip (``: "content":"``) and may hide the real field: look properly.
+                return True
             pos = outside = end + 1
             if end == start or events[end - 1] not in self._last_bytes:
                 continue
@@ -134,7 +160,7 @@ class DeltaScrubber:
                 text = json.loads(b'"' + tail[shift:] + b'"')
             except ValueError:
                 continue
-            return bool(self.matcher.pending_prefix(text))
+            return bool(self.matcher.pending_prefix(text)) or _high_surrogate_end(text)
         return True
 
     # -- one event, parsed ---------------------------------------------------------------------------------------
@@ -146,7 +172,9 @@ class DeltaScrubber:
         if data.strip() == "[DONE]":
             return self.flush() + event
         try:
-            parsed = json.loads(data) if data else None
+            # Integers of any length, as JavaScript reads them (Python's own limit, 4300 digits, would make this
+            # event pass unread while the client joins its text).
+            parsed = json.loads(data, parse_int=_int) if data else None
         except ValueError:
             return event
         if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
@@ -164,20 +192,48 @@ class DeltaScrubber:
     def _choice(self, choice: dict[str, Any], position: int) -> bool:
         """Hold and put back the joined fields of one choice; whether it changed."""
         index = choice.get("index")
-        index = index if isinstance(index, int) and not isinstance(index, bool) else position
+        index = index if _is_number(index) else position
         changed = False
-        for path, text in _joined_fields(choice):
-            sent, keep = self.matcher.split_text(self._held.pop((index, path), ""), text)
+        for joined_as, path, text in _joined_fields(choice, self._calls.setdefault(index, [])):
+            key = (index, joined_as)
+            held = self._held.pop(key, "")
+            if held and _high_surrogate_end(held):  # the pair's second half: one character, as the client reads it
+                held, text = "", _paired(held + text)
+            if key in self._sent:  # its choice finished before: the client has the end of it already
+                sent, keep = self.matcher.split_text("", self._after_sent(key, held + text))
+            else:
+                sent, keep = self.matcher.split_text(held, text)
+            if _high_surrogate_end(sent):
+                # Half of a character, whose other half comes next: with the start of a secret before it, if any.
+                cut = len(sent) - 1 - self.matcher.pending_prefix(sent[:-1])
+                sent, keep = sent[:cut], sent[cut:] + keep
             if keep:
-                self._held[(index, path)] = keep
+                self._held[key] = keep
+                self._where[key] = (index, path)
+            if key in self._sent:
+                self._sent[key] = (self._sent[key] + sent)[-self.matcher.look_behind :]
             if sent != text:
                 _put(choice, path, sent)
                 changed = True
         if choice.get("finish_reason") is not None:  # its last event: what it still holds goes with it
             for key in [k for k in self._held if k[0] == index]:
-                _put(choice, key[1], self._held.pop(key), append=True)
+                text = self._held.pop(key)
+                _put(choice, self._where[key][1], text, append=True)
+                self._sent[key] = text[-self.matcher.look_behind :]
                 changed = True
         return changed
+
+    def _after_sent(self, key: Key, text: str) -> str:
+        """``text`` that follows what the client has of a field (``self._sent``), with a secret across the two
+        redacted from ``text``: its start went out already; the rest does not."""
+        before = self._sent[key].encode("utf-8", "surrogatepass")
+        data = before + text.encode("utf-8", "surrogatepass")
+        if not self.matcher.candidates(data):
+            return text
+        across = [end for start, end in self.matcher.spans(data) if start < len(before) < end]
+        if not across:
+            return text
+        return REDACTED.decode() + data[max(across) :].decode("utf-8", "surrogatepass")
 
 
 def _split(events: bytes) -> list[bytes]:
@@ -200,6 +256,11 @@ def _value(line: str) -> str:
     """A data line's value (SSE: after the colon, one space dropped)."""
     value = line[5:] if line.startswith("data:") else ""
     return value[1:] if value.startswith(" ") else value
+
+
+def _line_break(data: bytes, start: int, end: int, cr: bool) -> bool:
+    """Whether ``data[start:end]`` holds a line break (``cr``: whether ``data`` holds a CR at all; memchr only)."""
+    return data.find(b"\n", start, end) >= 0 or (cr and data.find(b"\r", start, end) >= 0)
 
 
 def _escaped_at(data: bytes, pos: int, start: int) -> bool:
@@ -248,35 +309,85 @@ def _string_end(data: bytes, start: int) -> int:
         return -1
 
 
-def _joined_fields(choice: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
-    """The joined text fields of a choice: ``text``, ``delta``'s text fields and tool calls' arguments."""
-    found: list[tuple[tuple[Any, ...], str]] = []
+def _joined_fields(choice: dict[str, Any], calls: list[Any]) -> list[tuple[tuple[Any, ...], tuple[Any, ...], str]]:
+    """The text fields of a choice a client joins across events: (what it is joined as, its path, its text).
+
+    As the agent's reader joins them (src/agent/model/accumulator.ts), and openai-node's: ``text``; ``delta``'s
+    ``content`` and ``refusal``; its thinking, ``reasoning_content`` or else ``reasoning`` (one text: a server may
+    move from one to the other mid-stream), the other one on its own; each tool call's arguments by the call's
+    ``index`` (any number), a fragment without one continuing the last call begun (``calls``: this choice's calls,
+    in order); the legacy ``function_call``'s arguments.
+    """
+    found: list[tuple[tuple[Any, ...], tuple[Any, ...], str]] = []
     if isinstance(choice.get("text"), str):
-        found.append((("text",), choice["text"]))
+        found.append((("text",), ("text",), choice["text"]))
     delta = choice.get("delta")
     if not isinstance(delta, dict):
         return found
-    found += [(("delta", name), delta[name]) for name in JOINED if isinstance(delta.get(name), str)]
-    for call in delta.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, dict) else None
-        index = call.get("index") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str) and isinstance(index, int):
-            found.append((("delta", "tool_calls", index, "function", "arguments"), function["arguments"]))
+    for name in ("content", "refusal"):
+        if isinstance(delta.get(name), str):
+            found.append((("delta", name), ("delta", name), delta[name]))
+    thinking = [name for name in ("reasoning_content", "reasoning") if isinstance(delta.get(name), str)]
+    if thinking:
+        shown = "reasoning_content" if delta.get("reasoning_content") else thinking[-1]
+        for name in thinking:
+            joined_as = ("delta", "reasoning") if name == shown else ("delta", name)
+            found.append((joined_as, ("delta", name), delta[name]))
+    for call in delta.get("tool_calls") if isinstance(delta.get("tool_calls"), list) else []:
+        if not isinstance(call, dict):
+            continue
+        index = call.get("index")
+        if _is_number(index):
+            if ("tool", index) not in calls:
+                calls.append(("tool", index))
+            joined_as = ("tool", index)
+        else:
+            if not calls:
+                calls.append(("tool", None))
+            joined_as = calls[-1]
+        function = call.get("function")
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            found.append((joined_as, ("delta", "tool_calls", index, "function", "arguments"), function["arguments"]))
+    legacy = delta.get("function_call")
+    if isinstance(legacy, dict) and isinstance(legacy.get("arguments"), str):
+        found.append((("function_call",), ("delta", "function_call", "arguments"), legacy["arguments"]))
     return found
+
+
+def _is_number(value: Any) -> bool:
+    """Whether a JSON value is a number (as JavaScript's ``typeof`` says; not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _high_surrogate_end(text: str) -> bool:
+    """Whether ``text`` ends with the first half of a surrogate pair (``\\ud83d``), whose second half follows."""
+    return bool(text) and "\ud800" <= text[-1] <= "\udbff"
+
+
+def _paired(text: str) -> str:
+    """``text`` with each surrogate pair made the one character it stands for (a lone half stays)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _int(digits: str) -> int | float:
+    """A JSON integer; past Python's limit on digits, as a float (JavaScript reads every number so)."""
+    return int(digits) if len(digits) < 4000 else float(digits)
 
 
 def _put(choice: dict[str, Any], path: tuple[Any, ...], text: str, append: bool = False) -> None:
     """Set the field at ``path`` to ``text`` (``append``: after what it holds), making the path as needed."""
     node: Any = choice
-    for step, following in zip(path[:-1], path[1:]):
+    steps = iter(path[:-1])
+    for step in steps:
         if step == "tool_calls":
+            index = next(steps)  # the call's index as sent (None: sent without one)
             calls = node.setdefault("tool_calls", [])
-            call = next((c for c in calls if isinstance(c, dict) and c.get("index") == following), None)
+            call = next((c for c in calls if isinstance(c, dict) and c.get("index") == index), None)
             if call is None:
-                call = {"index": following}
+                call = {} if index is None else {"index": index}
                 calls.append(call)
             node = call
-        elif not isinstance(step, int):
+        else:
             if not isinstance(node.get(step), dict):
                 node[step] = {}
             node = node[step]

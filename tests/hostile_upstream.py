@@ -29,6 +29,8 @@ reflects headers or an error message quoting the request would:
   split-choices:<N>      two choices (``n: 2``) streaming it, their events interleaved
   split-keys:<N>         ``split`` with every key of every event written as escapes (``"\\u0063ontent"``), the same
                          JSON to every parser
+  split-big:<N>          ``split`` after an event longer than the proxy holds whole (1 MiB), written in two chunks
+  split@<type>:<N>       ``split`` with that Content-Type (``none``: no Content-Type), e.g. ``split@text/plain:3``
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
 secret), so a filter that destroys the answer is caught too. The last request is kept in
@@ -276,8 +278,14 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
 
         def _split(self, kind: str, pieces: list[str], completion: bool) -> None:
             """One event per piece, each its own HTTP chunk (see the ``split`` modes)."""
+            kind, _, content_type = kind.partition("@")
             head = {"id": "cmpl-split", "object": "text_completion" if completion else "chat.completion.chunk"}
             events: list[str] = []
+            if kind == "split-big":
+                field: dict[str, Any] = (
+                    {"text": "z" * (1 << 20)} if completion else {"delta": {"content": "z" * (1 << 20)}}
+                )
+                events.append(json.dumps({**head, "choices": [{"index": 0, **field}]}))
             if kind == "split-tool":
                 call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "run", "arguments": ""}}
                 events.append(json.dumps({**head, "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}))
@@ -299,14 +307,17 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                 events = [_escaped_keys(event) for event in events]
             events.append("[DONE]")
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            if content_type != "none":
+                self.send_header("Content-Type", content_type or "text/event-stream")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for event in events:
                 data = f"data: {event}\n\n".encode()
-                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                self.wfile.flush()
-                time.sleep(0.002)  # each its own TCP segment, as a model's deltas come
+                # A long event in two chunks, so that the proxy sees it grow past what it holds whole.
+                for part in (data[: len(data) // 2], data[len(data) // 2 :]) if len(data) > 1 << 20 else (data,):
+                    self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+                    self.wfile.flush()
+                    time.sleep(0.002)  # each its own TCP segment, as a model's deltas come
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
 

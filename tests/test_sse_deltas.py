@@ -217,3 +217,152 @@ def test_events_with_an_escape_in_the_text_only_still_pass_as_the_same_bytes(mat
     for text in ("caf\u00e9 ", "\u00e9" * 30_000, "a \\u0041 b "):
         for event in (chat_event(text).replace("é".encode(), b"\\u00e9"), completion_event(text)):
             assert scrubber.feed(event) is event
+
+
+# -- what the agent's reader joins (the outside re-check of 2026-12-06) ----------------------------------------------
+
+PEM = "-----BEGIN KEY-----\nMIIBOgIBAAJBAKj34\n-----END KEY-----"
+EMOJI = "tok-\U0001f600-secret-9876543210"
+A, B = KEY[:9], KEY[9:]
+
+
+def event(choice: dict, **extra) -> bytes:
+    return f"data: {json.dumps({'id': 'c', 'choices': [choice], **extra})}\n\n".encode()
+
+
+def reader_view(body: bytes) -> dict[str, str]:
+    """What the agent's reader makes of a stream (src/agent/model/accumulator.ts, followed-choice.ts): the first
+    choice named, its text, its thinking (``reasoning_content`` or else ``reasoning``), each tool call's arguments
+    by its index (a fragment without one continues the last call begun), the legacy ``function_call``."""
+    view: dict[str, str] = {}
+    followed, calls, latest = None, [], {}
+    for block in body.decode("utf-8", "surrogatepass").split("\n\n"):
+        data = "\n".join(line[5:].lstrip(" ") for line in block.split("\n") if line.startswith("data:"))
+        if not data or data == "[DONE]":
+            continue
+        for position, choice in enumerate(json.loads(data)["choices"]):
+            index = choice.get("index")
+            index = index if isinstance(index, (int, float)) and not isinstance(index, bool) else position
+            followed = index if followed is None else followed
+            if index != followed:
+                continue
+            delta = choice.get("delta") or {}
+            parts = {"text": choice.get("text"), "content": delta.get("content")}
+            parts["reasoning"] = delta.get("reasoning_content") or delta.get("reasoning")
+            parts["function_call"] = (delta.get("function_call") or {}).get("arguments")
+            for call in delta.get("tool_calls") or []:
+                number = call.get("index")
+                if isinstance(number, (int, float)) and not isinstance(number, bool):
+                    if number not in latest:
+                        latest[number] = len(calls)
+                        calls.append(number)
+                    name = f"call{latest[number]}"
+                else:
+                    if not calls:
+                        calls.append(None)
+                    name = f"call{len(calls) - 1}"
+                view[name] = view.get(name, "") + ((call.get("function") or {}).get("arguments") or "")
+            for name, text in parts.items():
+                if isinstance(text, str) and text:
+                    view[name] = view.get(name, "") + text
+    return view
+
+
+def no_secret_joined(matcher: SecretMatcher, events: list[bytes], secret: str = KEY) -> dict[str, str]:
+    body = run(matcher, events)
+    view = reader_view(body)
+    for name, text in view.items():
+        assert secret not in text, (name, text, body)
+        assert secret.replace("\n", "\r\n") not in text, (name, text, body)
+    return view
+
+
+def test_text_after_a_finish_is_still_looked_at(matcher):
+    """A hostile upstream goes on after a choice's ``finish_reason``, and readers keep joining: the start of the key
+    went out with the finishing event, the rest is redacted."""
+    for field in ("content", "reasoning_content"):
+        events = [
+            event({"index": 0, "delta": {field: "x " + A}, "finish_reason": "stop"}),
+            event({"index": 0, "delta": {field: B[:1]}, "finish_reason": None}),  # one piece that ends no key yet
+            event({"index": 0, "delta": {field: B[1:] + " y"}, "finish_reason": None}),
+            b"data: [DONE]\n\n",
+        ]
+        view = no_secret_joined(matcher, events)
+        name = "content" if field == "content" else "reasoning"
+        assert view[name].startswith("x " + A) and view[name].endswith("[redacted] y"), view
+    events = [event({"index": 0, "text": "x " + A, "finish_reason": "length"}), event({"index": 0, "text": B + " y"})]
+    assert no_secret_joined(matcher, events)["text"] == "x " + A + "[redacted] y"
+
+
+def test_tool_call_fragments_are_joined_as_the_reader_joins_them(matcher):
+    """Without an index a fragment continues the last call begun; ``0.0`` is ``0``; the legacy ``function_call``."""
+
+    def call(index, arguments, **more):
+        fragment = {**({} if index is None else {"index": index}), "function": {"arguments": arguments}, **more}
+        return event({"index": 0, "delta": {"tool_calls": [fragment]}})
+
+    first = call(0, '{"k": "' + A, id="c1", type="function")
+    first = first.replace(b'"arguments"', b'"name": "run", "arguments"')
+    cases = {
+        "no index": [first, call(None, B + '"}')],
+        "0.0": [first, call(0.0, B + '"}')],
+        "two calls, then none": [first, call(1, "{}", id="c2"), call(0, " "), call(None, "zz")],
+    }
+    for name, events in cases.items():
+        view = no_secret_joined(matcher, [*events, b"data: [DONE]\n\n"])
+        assert "call0" in view, (name, view)
+    legacy = [
+        event({"index": 0, "delta": {"function_call": {"name": "run", "arguments": '{"k": "' + A}}}),
+        event({"index": 0, "delta": {"function_call": {"arguments": B + '"}'}}}),
+    ]
+    assert no_secret_joined(matcher, legacy)["function_call"] == '{"k": "[redacted]"}'
+
+
+def test_thinking_in_either_field_is_one_text(matcher):
+    events = [
+        event({"index": 0, "delta": {"reasoning_content": "x " + A}}),
+        event({"index": 0, "delta": {"reasoning": B + " y"}}),
+    ]
+    assert no_secret_joined(matcher, events)["reasoning"] == "x [redacted] y"
+
+
+@pytest.mark.parametrize("line", [b": keep-alive", b"id: 7", b"event: message", b":"])
+def test_a_line_readers_skip_between_a_key_and_its_value_hides_nothing(matcher, line):
+    first = b'data: {"choices":[{"index":0,"delta":{"content":\n' + line + b'\ndata: "x ' + A.encode() + b'"}}]}\n\n'
+    assert no_secret_joined(matcher, [first, event({"index": 0, "delta": {"content": B + " y"}})]) == {
+        "content": "x [redacted] y"
+    }
+    # A "field" that starts in a line readers skip, whose string would run into the real one.
+    decoy = b': "content":"\ndata: {"choices":[{"index":0,"delta":{"content":"x ' + A.encode() + b'"}}]}\n\n'
+    no_secret_joined(matcher, [decoy, event({"index": 0, "delta": {"content": B + " y"}})])
+
+
+def test_an_event_with_a_number_longer_than_python_reads_is_still_looked_at(matcher):
+    first = b'data: {"choices":[{"index":0,"delta":{"content":"x ' + A.encode() + b'"}}],"n":' + b"1" * 5000 + b"}\n\n"
+    no_secret_joined(matcher, [first, event({"index": 0, "delta": {"content": B + " y"}})])
+
+
+def test_a_crlf_secret_cut_after_its_cr_and_a_surrogate_pair_cut_in_two():
+    pem, emoji = SecretMatcher((KEY, PEM)), SecretMatcher((KEY, EMOJI))
+    crlf = PEM.replace("\n", "\r\n")
+    cut = crlf.index("\r") + 1
+    pieces = [crlf[:cut], crlf[cut:30], crlf[30:]]
+    no_secret_joined(pem, [event({"index": 0, "delta": {"content": p}}) for p in pieces], PEM)
+    at = EMOJI.index("\U0001f600")
+    halves = [
+        b'data: {"choices":[{"index":0,"delta":{"content":"x ' + EMOJI[:at].encode() + b'\\ud83d"}}]}\n\n',
+        b'data: {"choices":[{"index":0,"delta":{"content":"\\ude00' + EMOJI[at + 1 :].encode() + b' y"}}]}\n\n',
+    ]
+    assert no_secret_joined(emoji, halves, EMOJI)["content"] == "x [redacted] y"
+
+
+def test_choices_are_joined_apart_and_the_reader_follows_the_first(matcher):
+    """Choice 0 finishes with the start of a key, choice 1 carries the rest: readers join choices apart (the agent's
+    follows the first), so neither text holds it; held text never moves to another choice."""
+    events = [
+        event({"index": 0, "delta": {"content": "x " + A}, "finish_reason": "stop"}),
+        event({"index": 1, "delta": {"content": B + " y"}, "finish_reason": None}),
+    ]
+    body = run(matcher, [*events, b"data: [DONE]\n\n"])
+    assert reader_view(body) == {"content": "x " + A}
+    assert joined(body) == {(0, "content"): "x " + A, (1, "content"): B + " y"}

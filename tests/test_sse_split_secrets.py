@@ -112,3 +112,26 @@ async def test_a_key_split_across_tool_call_arguments_is_redacted(jp_fetch, find
     with findings.case(f"tool call arguments in {pieces}"):
         body = await stream(jp_fetch, "chat", f"split-tool:{pieces}")
         check(findings, body, "tool call", {(0, "tool_calls[0].arguments"): "before [redacted] after"})
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(
+    "content_type", ["Text/Event-Stream", "TEXT/EVENT-STREAM; charset=utf-8", "application/json", "text/plain", "none"]
+)
+async def test_a_stream_under_any_content_type_is_looked_at_across_events(jp_fetch, findings, route, content_type):
+    """A client that asked for a stream reads SSE whatever the Content-Type says (openai-node does; media types are
+    case-insensitive anyway): the look across events does not depend on the header (the outside re-check's find)."""
+    field = "text" if route == "completions" else "content"
+    with findings.case(f"{route}: a key in 3 deltas as {content_type}"):
+        body = await stream(jp_fetch, route, f"split@{content_type}:3")
+        check(findings, body, f"{route} {content_type}", {(0, field): "before [redacted] after"})
+
+
+@pytest.mark.parametrize("route", ROUTES)
+async def test_the_look_across_events_goes_on_after_an_event_too_long_to_hold(jp_fetch, findings, route):
+    """An event over the 1 MiB the relay holds whole goes on as it comes; the events after it are still looked at
+    (it had switched the look off for the rest of the stream)."""
+    field = "text" if route == "completions" else "content"
+    with findings.case(f"{route}: a key in 3 deltas after a 1 MiB event"):
+        body = await stream(jp_fetch, route, "split-big:3")
+        check(findings, body, f"{route} after a long event", {(0, field): "z" * (1 << 20) + "before [redacted] after"})

@@ -177,4 +177,35 @@ describe('TurnAccumulator', () => {
       { id: 'n', name: 'new', arguments: '{}' }
     ]);
   });
+
+  it('joins the first choice a stream names, and leaves the others (the proxy looks across events per choice)', () => {
+    const acc = new TurnAccumulator();
+    const choice = (
+      index: number | undefined,
+      d: Record<string, unknown>,
+      finish: string | null = null
+    ) => ({
+      ...(index === undefined ? {} : { index }),
+      delta: d,
+      finish_reason: finish
+    });
+    // The start of a key in choice 0, finishing; the rest in choice 1.
+    acc.add({ choices: [choice(0, { content: 'x sk-proj-A' }, 'stop')] });
+    acc.add({
+      choices: [
+        choice(1, { content: 'bC123 y' }),
+        choice(1, {
+          tool_calls: [{ index: 0, function: { name: 'f', arguments: 'bC' } }]
+        })
+      ]
+    });
+    // Without an index, a choice is its place in the chunk: place 0 is choice 0.
+    acc.add({ choices: [choice(undefined, { content: '!' })] });
+    expect(acc.result()).toMatchObject({ text: 'x sk-proj-A!', toolCalls: [] });
+    // A stream that names choice 1 first follows choice 1.
+    const second = new TurnAccumulator();
+    second.add({ choices: [choice(1, { content: 'one' })] });
+    second.add({ choices: [choice(0, { content: 'zero' })] });
+    expect(second.result().text).toBe('one');
+  });
 });

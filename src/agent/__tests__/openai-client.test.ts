@@ -218,6 +218,32 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('a completion joins the first choice the stream names, whatever its place in each chunk', async () => {
+    const event = (choices: unknown[]) =>
+      `data: ${JSON.stringify({ object: 'text_completion', choices })}\n\n`;
+    await script([
+      {
+        sse:
+          event([{ index: 0, text: 'x sk-proj-A', finish_reason: 'length' }]) +
+          event([{ index: 1, text: 'bC123' }]) +
+          event([
+            { index: 1, text: 'more' },
+            { index: 0, text: ' y' }
+          ]) +
+          'data: [DONE]\n\n'
+      }
+    ]);
+    const client = new OpenAIChatClient({ baseURL, model: 'm' });
+    const pieces: string[] = [];
+    for await (const piece of client.complete(
+      { prompt: 'x = ', maxTokens: 8, stop: [] },
+      new AbortController().signal
+    )) {
+      pieces.push(piece);
+    }
+    expect(pieces).toEqual(['x sk-proj-A', ' y']);
+  });
+
   it('sends the temperature a request names, and none otherwise', async () => {
     await script([{ content: 'A.' }, { content: 'B.' }]);
     const client = new OpenAIChatClient({ baseURL, model: 'm' });

@@ -11,6 +11,7 @@
  * the tools they become, ./code-block-tools.ts.
  */
 import type { IChatChunk, IChatRequest, IModelClient } from '../model/types';
+import { FollowedChoice } from '../model/followed-choice';
 import { REWRITE_TOOL, TEXT_PROTOCOL_TOOL } from './code-block-names';
 import { extractCodeBlocks } from './code-blocks';
 import {
@@ -73,8 +74,9 @@ export class TextProtocolClient implements IModelClient {
       signal
     );
     let first = true;
+    const followed = new FollowedChoice();
     for await (const chunk of inner) {
-      for (const choice of chunk.choices ?? []) {
+      for (const choice of followed.pick(chunk.choices)) {
         let content = choice.delta?.content;
         if (content && first && prefill) {
           first = false;

@@ -9,6 +9,7 @@
  */
 import type { FinishReason, IToolCall, IUsage } from '../types';
 import { ModelStreamError } from './errors';
+import { FollowedChoice } from './followed-choice';
 import type { IChatChunk, IToolCallDelta, ToolArgumentsDelta } from './types';
 
 /** The finished turn. */
@@ -58,6 +59,8 @@ export class TurnAccumulator {
   private _legacy: IPendingCall | null = null;
   private _finish: FinishReason | null = null;
   private _usage: IUsage | undefined;
+  /** One choice's text and calls, never several joined (./followed-choice.ts). */
+  private readonly _choice = new FollowedChoice();
   private readonly _idSuffix = `${Date.now().toString(36)}${(turnCounter++).toString(36)}`;
 
   /**
@@ -80,7 +83,7 @@ export class TurnAccumulator {
     }
     let added = '';
     // `choices` is empty in Azure's prompt-filter chunk and in usage chunks.
-    for (const choice of chunk.choices ?? []) {
+    for (const choice of this._choice.pick(chunk.choices)) {
       const delta = choice.delta;
       if (typeof delta?.content === 'string') {
         this._text += delta.content;

@@ -27,6 +27,7 @@ import type { FetchLike } from './fetch-like';
 import { withBoundedChunks } from './bounded-chunks';
 import { withKeyOutOfRequests } from './key-out-of-requests';
 import { redactSecret } from './redact';
+import { FollowedChoice } from './followed-choice';
 import { ModelProtocolError } from './stream-errors';
 import { DEFAULT_IDLE_TIMEOUT_MS, withIdleTimeout } from './idle-timeout';
 import { requestSignal } from './request-signal';
@@ -249,10 +250,12 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
         },
         { signal: own.signal }
       );
+      const followed = new FollowedChoice();
       for await (const chunk of stream) {
-        const text = chunk.choices?.[0]?.text;
-        if (text) {
-          yield text;
+        for (const choice of followed.pick(chunk.choices)) {
+          if (choice.text) {
+            yield choice.text;
+          }
         }
       }
     } catch (error) {
