@@ -35,14 +35,15 @@ from .sse_relay import EVENT_END, event_ends
 #: and the reasoning fields of servers that stream a model's thinking).
 JOINED = ("content", "reasoning_content", "reasoning", "refusal")
 
-#: A joined field's key, its colon and the opening quote of its string value (a data line may break between them).
-#: Colon and quote are optional, so that a key whose value does not follow as expected is still found: a non-data
-#: line (a comment, ``id:``) between key and value, which SSE readers skip, or a value that is not a string. Each
-#: part matches one way only (no backtracking to try).
-_FIELD = re.compile(
-    rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"'
-    rb'(?:\s|data:)*(?P<colon>:(?:\s|data:)*(?P<quote>")?)?'
-)
+_KEYS = rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"'
+
+#: A joined field's key and the opening quote of its string value, in events of one line each (LF line ends).
+_FIELD = re.compile(_KEYS + rb'\s*:\s*"')
+
+#: The same where lines end with a CR: a data line may break between key and value (``data:`` again), and colon
+#: and quote are optional, so that a key whose value does not follow as expected is still found: a line SSE readers
+#: skip (a comment, ``id:``) between key and value, or a value that is not a string. Each part matches one way only.
+_FIELD_CR = re.compile(_KEYS + rb'(?:\s|data:)*(?P<colon>:(?:\s|data:)*(?P<quote>")?)?')
 
 _LINE = re.compile(r"\r\n|\n|\r")
 
@@ -119,23 +120,30 @@ class DeltaScrubber:
     def _may_hold(self, events: bytes) -> bool:
         """Whether a joined field's string in ``events`` ends with what may be the start of a secret."""
         # Every joined field is inside a choice: the search starts at the first ``"choices"`` key.
-        pos, search, starts_secret = max(events.find(b'"choices"'), 0), _FIELD.search, self.matcher.starts.in_bytes
+        pos, starts_secret = max(events.find(b'"choices"'), 0), self.matcher.starts.in_bytes
         # A key can be written in escapes (``"\u0063ontent"`` is ``"content"`` to every JSON parser), which the
         # search for the fields' names misses: a ``\u`` anywhere outside the fields' own strings (the keys, the
         # other values: a few bytes an event) sends the event to the parse, which decodes it as the client will.
         outside, find = 0, events.find
+        # Nearly every stream: LF line ends, each event one data line. An event of more lines (its JSON over several
+        # data lines, or a line readers skip inside it: a comment or ``id:`` between a key and its value, or one
+        # holding a decoy ``"content":"`` whose "string" would run into the real field) goes to the parse.
         cr = find(b"\r") >= 0
+        if not cr and not _one_line_events(events):
+            return True
+        search = _FIELD_CR.search if cr else _FIELD.search
         while (match := search(events, pos)) is not None:
             if find(b"\\u", outside, match.start()) >= 0:
                 return True
             start = match.end()
-            if match["colon"] is None or match["quote"] is None:
-                if _line_break(events, match.start(), start, cr):
-                    return True  # a line between key and value that is not data (a comment): look properly
-                pos = start  # a string that is not a key, or a value that is not a string (``null``)
-                continue
+            if cr:  # lines may end anywhere: see _FIELD_CR
+                if match["colon"] is None or match["quote"] is None:
+                    if _line_break(events, match.start(), start):
+                        return True  # a line between key and value that is not data (a comment): look properly
+                    pos = start  # a string that is not a key, or a value that is not a string (``null``)
+                    continue
             end = _closing_quote(events, start)  # memchr: the text itself is never scanned by an expression
-            if end < 0 or _line_break(events, match.start(), end, cr):
+            if end < 0 or (cr and _line_break(events, match.start(), end)):
                 # Not JSON as expected: a JSON string never holds a raw line break, so this "string" began in a
                 # line SSE readers skip (``: "content":"``) and may hide the real field: look properly.
                 return True
@@ -258,9 +266,22 @@ def _value(line: str) -> str:
     return value[1:] if value.startswith(" ") else value
 
 
-def _line_break(data: bytes, start: int, end: int, cr: bool) -> bool:
-    """Whether ``data[start:end]`` holds a line break (``cr``: whether ``data`` holds a CR at all; memchr only)."""
-    return data.find(b"\n", start, end) >= 0 or (cr and data.find(b"\r", start, end) >= 0)
+def _line_break(data: bytes, start: int, end: int) -> bool:
+    """Whether ``data[start:end]`` holds a line break (memchr only)."""
+    return data.find(b"\n", start, end) >= 0 or data.find(b"\r", start, end) >= 0
+
+
+def _one_line_events(events: bytes) -> bool:
+    """Whether each event of ``events`` (LF line ends) is one line and its blank line: each LF is one of a pair."""
+    first = events.find(b"\n")
+    if 0 <= first < 4096:  # short events: two counts over the bytes beat a Python step per line
+        return events.count(b"\n") == 2 * events.count(b"\n\n")
+    pos, last = first, len(events) - 1  # long ones: a few line breaks, found with memchr
+    while 0 <= pos < last:
+        if events[pos + 1] != 0x0A:
+            return False
+        pos = events.find(b"\n", pos + 2)
+    return pos != last  # no LF alone at the very end
 
 
 def _escaped_at(data: bytes, pos: int, start: int) -> bool:
