@@ -22,15 +22,22 @@ a secret: kernel output, SSE deltas).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Levels of escaping decoded (JSON in ``repr`` in JSON in JSON is 4); deeper ones are not looked through.
+#: The one place the promised depth (docs/security.md: five levels) is set; the bounds below follow from it.
 MAX_DEPTH = 5
 
-#: The longest run of backslashes an exact expression accepts before an escape (``2 ** (MAX_DEPTH - 1)``):
-#: bounded, so that a megabyte of backslashes costs the expression a bounded retry at each byte.
-MAX_RUN = 2 ** (MAX_DEPTH - 1)
+#: The longest run of backslashes an exact expression accepts before an escape: each level doubles the run
+#: before it and adds one, so at depth ``d`` a ``\\u`` escape follows ``2 ** (d - 1)`` backslashes, a quote
+#: ``2 ** d - 1`` and a backslash is ``2 ** d`` of them (32 at depth 5; ``2 ** (MAX_DEPTH - 1)`` missed the
+#: last two at the deepest level). Bounded, so that a megabyte of backslashes costs the expression a bounded
+#: retry at each byte.
+MAX_RUN = 2**MAX_DEPTH
 
-#: The run a stream's look-behind is sized for (4 levels deep): a deeper secret cut by a network chunk passes.
+#: The run a stream's look-behind is sized for before a ``\\u`` or ``\\x`` escape (4 levels deep): a secret
+#: ``\\u``-escaped character by character 5 levels deep and cut by a network chunk passes (whole, it is found).
+#: A short escape (a quote, a backslash, a tab) is held at :data:`MAX_RUN`: see :func:`longest_form`.
 HELD_RUN = 8
 
 #: The character a short escape stands for, in JSON or Python (``\\'`` is Python's, ``\\/`` JSON's).
@@ -146,14 +153,87 @@ def _hex(value: int, digits: int) -> bytes:
 #: A run of backslashes: an escape at any depth up to :data:`MAX_DEPTH`.
 _RUN = rb"\\{1,%d}" % MAX_RUN
 
+#: The names HTML gives the characters ``html.escape``, pandas and template engines escape (XML's ``&apos;``
+#: too), each as it is written and in HTML5's upper-case spelling where there is one.
+NAMED = {"&": ("amp", "AMP"), "<": ("lt", "LT"), ">": ("gt", "GT"), '"': ("quot", "QUOT"), "'": ("apos",)}
+#: The character each name stands for (the reverse of :data:`NAMED`).
+_NAME_CHAR = {name.encode(): char for char, names in NAMED.items() for name in names}
+#: The ``&`` that starts a character reference, as it is or ``\\u0026``: HTML-safe JSON encoders (Go's,
+#: Jinja's ``tojson``) escape it, so HTML text in their JSON holds ``\\u0026amp;``.
+_AMP = b"(?:&|" + _RUN + b"u0026)"
+#: HTML text shown as HTML (a table's source in a ``<pre>``) writes a reference's ``&`` as ``&amp;``, once more
+#: at each level: ``&amp;lt;``, ``&amp;amp;lt;``, up to :data:`MAX_DEPTH` levels in all.
+_NESTED = b"(?:amp;){0,%d}" % (MAX_DEPTH - 1)
+
+
+def _plain(char: str) -> bool:
+    """An ASCII letter or digit: no encoder writes one as a character reference unless it means to hide it."""
+    return char.isascii() and char.isalnum()
+
+
+def entity_forms(char: str) -> list[bytes]:
+    """``char`` as an HTML character reference, as regular-expression alternatives (bytes), ``&`` and ``;`` included.
+
+    Its name (:data:`NAMED`), and for a character that is not an ASCII letter or digit ``&#NN;`` and ``&#xHH;``
+    (either case, up to two leading zeros: ``html.escape``'s ``&#x27;``, markupsafe's ``&#39;``, PHP's ``&#039;``);
+    HTML-escaped again up to :data:`MAX_DEPTH` levels in all (``&amp;lt;``).
+    """
+    return [b"&" + _NESTED + form[1:] for form in named_references(char) + numeric_references(char)]
+
+
+def entity_pattern(chars: Iterable[str]) -> bytes | None:
+    """One expression that finds :func:`entity_forms` of all ``chars`` (None: none has one), for the first look.
+
+    Their nesting factored out and unbounded (``(?:amp;)*``): Hyperscan compiled the alternatives each with its
+    own ``(?:amp;){0,4}`` in 0.46 s (7 secrets) and this in 12 ms, and with ``(?:amp;){0,4}`` factored out the
+    engine the wheel bundles (5.4.12) missed ``&#8364;`` in a 35-byte buffer that Python's ``re`` found.
+    """
+    bodies = [form[1:] for char in chars for form in named_references(char) + numeric_references(char)]
+    return b"&(?:amp;)*(?:" + b"|".join(bodies) + b")" if bodies else None
+
+
+def named_references(char: str) -> list[bytes]:
+    """The named references of ``char`` (``&amp;``, ``&AMP;``): literal bytes, which are also expressions."""
+    return [b"&" + name.encode() + b";" for name in NAMED.get(char, ())]
+
+
+def numeric_references(char: str) -> list[bytes]:
+    """``char``'s numeric references (``&#39;``, ``&#x27;``), as expressions; none for an ASCII letter or digit."""
+    if _plain(char):
+        return []
+    code = ord(char)
+    return [b"&#0{0,2}%d;" % code, b"&#[xX]0{0,2}" + _hex(code, len(f"{code:x}")) + b";"]
+
+
+def entity_char(match: re.Match[bytes]) -> bytes:
+    """The character (UTF-8) one of :func:`entity_forms` (with a plain ``&``) stands for: ``re.sub``'s callback
+    (the filter replaces named ones with ``bytes.replace``: no Python call per ``&amp;``)."""
+    body = match.group(0)[1:-1]
+    if body[:1] != b"#":
+        return _NAME_CHAR[body].encode()
+    code = int(body[2:], 16) if body[1:2] in (b"x", b"X") else int(body[1:])
+    return chr(code).encode("utf-8", "surrogatepass")
+
+
+def _longest_entity(char: str) -> int:
+    """The most bytes one of :func:`entity_forms` of ``char`` takes, with a plain ``&`` and escaped as HTML once
+    (0: it has none); a stream holds back no more: a reference nested deeper and cut by a network chunk passes."""
+    if _plain(char):
+        return 0
+    code = ord(char)
+    named = max((len(name) + 2 for name in NAMED.get(char, ())), default=0)
+    return max(named, len(f"&#00{code};"), len(f"&#x00{code:x};"))
+
 
 def char_forms(char: str) -> list[bytes]:
     """Every way ``char`` can appear, as regular-expression alternatives (bytes).
 
     Raw UTF-8; ``\\u`` (a surrogate pair above U+FFFF) and, above U+FFFF, ``\\U``; ``\\x`` for a code
     point below 256 and, for a non-ASCII character, its UTF-8 bytes as ``\\x`` escapes (a ``bytes``
-    repr); its short escape; ``%XX`` per UTF-8 byte; ``+`` for a space. Every escape after a run of
-    backslashes of any length (any depth of nesting).
+    repr); its short escape; ``%XX`` per UTF-8 byte; ``+`` for a space; an HTML character reference
+    (:func:`entity_forms`; HTML text is escaped as a whole before or after the other escapes, so the
+    reference's ``&`` may be ``\\u``-escaped and a short escape's character a reference: ``\\&quot;``).
+    Every escape after a run of backslashes of any length (any depth of nesting).
     """
     raw = char.encode("utf-8")
     code = ord(char)
@@ -171,15 +251,19 @@ def char_forms(char: str) -> list[bytes]:
     if char == "\\":
         forms.append(_RUN)
     elif char in LETTER:
-        forms.append(_RUN + re.escape(LETTER[char].encode()))
+        letter = LETTER[char]
+        forms.append(_RUN + b"(?:" + b"|".join([re.escape(letter.encode()), *entity_forms(letter)]) + b")")
     forms.append(b"".join(b"%" + _hex(byte, 2) for byte in raw))
     if char == " ":
         forms.append(rb"\+")
+    forms.extend(_AMP + form[1:] for form in entity_forms(char))
     return forms
 
 
 def longest_form(char: str) -> int:
-    """The most bytes ``char`` takes in one of :func:`char_forms` with runs of up to :data:`HELD_RUN` backslashes."""
+    """The most bytes ``char`` takes in one of :func:`char_forms`, with runs of up to :data:`HELD_RUN` backslashes
+    before a ``\\u`` or ``\\x`` escape and :data:`MAX_RUN` before a short one (a quote or a backslash at the
+    deepest level: these are what a secret holding them is written with, and a few bytes each)."""
     utf8 = len(char.encode("utf-8"))
     code = ord(char)
     longest = max(utf8 * 3, HELD_RUN + 5)  # %XX per byte; \\…\\uXXXX
@@ -187,4 +271,11 @@ def longest_form(char: str) -> int:
         longest = max(longest, 2 * (HELD_RUN + 5), HELD_RUN + 9)
     if code >= 0x80:
         longest = max(longest, utf8 * (HELD_RUN + 3))
+    if char == "\\":
+        longest = max(longest, MAX_RUN)
+    elif char in LETTER:
+        longest = max(longest, MAX_RUN + max(1, _longest_entity(LETTER[char])))
+    entity = _longest_entity(char)
+    if entity:
+        longest = max(longest, entity - 1 + HELD_RUN + 5)  # its & as \\…\\u0026
     return longest

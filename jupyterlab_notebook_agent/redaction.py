@@ -5,7 +5,8 @@ An upstream that echoes what it received (a debug endpoint, an error message quo
 environment, a cell that prints a config file, may send a key back in any form its encoder
 produces: raw, JSON-escaped (``\\u0073k-…``, ``sk\\/…``, ``\\"``, ``\\n``), ``repr``-escaped
 (``\\x0b``, ``\\'``), any of these nested (JSON text inside JSON, ``repr`` of JSON: ``\\\\n``), or
-URL-encoded (``%73k-…``), and split anywhere across network chunks. A secret with line breaks (a
+URL-encoded (``%73k-…``), or as HTML character references (``&amp;``, ``&#39;``: a kernel's ``text/html``),
+and split anywhere across network chunks. A secret with line breaks (a
 PEM key, JSON credentials in an MCP server's ``env``) is matched with ``\\n`` or ``\\r\\n`` line
 ends in any of those forms. :class:`SecretMatcher` finds every such occurrence; :class:`StreamScrubber`
 applies it to a stream with a bounded look-behind, and :meth:`SecretMatcher.split_text` to text
@@ -30,7 +31,17 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .escapes import INCOMPLETE, MAX_DEPTH, char_forms, longest_form, unescape_once, unescaped_text
+from .escapes import (
+    INCOMPLETE,
+    MAX_DEPTH,
+    char_forms,
+    entity_char,
+    longest_form,
+    named_references,
+    numeric_references,
+    unescape_once,
+    unescaped_text,
+)
 from .secret_scan import SecretScan
 from .secret_starts import SecretStarts
 
@@ -86,7 +97,15 @@ class SecretMatcher:
         self._bytes = frozenset(b for c in chars for b in c.encode())
         ascii_only = all(ord(c) < 0x80 for c in chars)
         self._plus = " " in chars
+        self._lines = "\n" in chars or "\r" in chars
         self._scan = SecretScan([s.encode("utf-8") for s in values], ascii_only, compiled)
+        # HTML character references of the secrets' characters, decoded after the first look saw one: named ones
+        # by replacing, numeric ones by an expression; ``&amp;`` too, last (``&amp;lt;`` reads as ``&lt;``, one
+        # level of HTML at a time: :meth:`_html_decoded` reads them all).
+        named = [(ref, c.encode()) for c in chars if c != "&" for ref in named_references(c)]
+        numeric = [form for c in chars for form in numeric_references(c)]
+        self._named = [*named, *((ref, b"&") for ref in named_references("&"))] if numeric else []
+        self._numeric = re.compile(b"|".join(numeric)) if numeric else None
         #: The start of a secret, as it is written, at the end of a text (:meth:`pending_prefix`).
         self.starts = SecretStarts(values, self._short, self._short - self._scalar)
 
@@ -104,32 +123,82 @@ class SecretMatcher:
             data = data.replace(b"+", b" ")  # before %2B is decoded to "+": a secret holding "+" keeps it
         return self._scan.percent.sub(percent, data)
 
-    def _look_through(self, data: bytes, seen: set[int], decoded: bool) -> None:
-        """Add to ``seen`` the secrets in ``data`` (if ``decoded``) and in each level of its escapes decoded."""
+    def _html_decoded(self, data: bytes) -> bytes:
+        """``data`` with the HTML character references of secret characters decoded, at every level of HTML."""
+        out = data
+        for _ in range(MAX_DEPTH):
+            if b"&" not in out:
+                break
+            level = out
+            for ref, char in self._named:
+                if ref in out:
+                    out = out.replace(ref, char)
+            if self._numeric is not None and b"&#" in out and self._numeric.search(out) is not None:
+                out = self._numeric.sub(entity_char, out)
+            if out is level:
+                break
+        return out  # ``data`` itself where there was nothing to decode
+
+    def _look_through(
+        self, data: bytes, seen: set[int], decoded: bool, escapes: bool = True, html: bool = False, start: int = 0
+    ) -> None:
+        """Add to ``seen`` the secrets in ``data`` (if ``decoded``) and in each level of its escapes decoded, HTML
+        character references decoded or not.
+
+        Decoding references commutes with decoding escapes (a reference holds no backslash, and none is decoded to a
+        letter or digit), except where a reference follows a backslash (it completes an escape: ``\\&quot;``, HTML
+        text of JSON) or stands for one: only then is a second pass needed, ``html``,
+        which decodes references before each level's escapes (``data`` is decoded; ``start``: its level).
+        ``escapes=False``: the first look saw no escape that may stand for a secret's character, so only the
+        references are decoded (and the escapes they complete, in the second pass).
+        """
         level = data
-        for depth in range(MAX_DEPTH + 1):
+        second_pass = html
+        for depth in range(start, MAX_DEPTH + 1):
             if depth or decoded:
-                seen.update(i for i in range(len(self.secrets)) if i not in seen and self._scan.found_in(i, level))
-                if len(seen) == len(self.secrets):
-                    return
+                self._found(level, seen)
+            if not html:
+                as_html = self._html_decoded(level)
+                if as_html is not level:
+                    if not second_pass and self._completes_escapes(level, as_html, escapes):
+                        second_pass = True  # one is enough: it reads every level below this one
+                        self._look_through(as_html, seen, True, True, True, depth)
+                    else:
+                        self._found(as_html, seen)
+            if len(seen) == len(self.secrets) or not escapes:
+                return
             level, changed = unescape_once(level)
             if not changed:
                 return
+            if html:
+                level = self._html_decoded(level)
+
+    def _completes_escapes(self, level: bytes, as_html: bytes, escapes: bool) -> bool:
+        """Whether ``as_html`` (``level``, references decoded) may hold escapes the first look did not see: after a
+        backslash (``\\&quot;``), a backslash (``&#92;``), or, where the look saw none, the ``\\n`` of a secret's line
+        break (the first look leaves single ones to the raw forms, which ``\\n&quot;`` is not)."""
+        if b"\\&" in level or as_html.count(b"\\") != level.count(b"\\"):
+            return True
+        return not escapes and self._lines and (b"\\n" in as_html or b"\\r" in as_html)
+
+    def _found(self, data: bytes, seen: set[int]) -> None:
+        """Add to ``seen`` the secrets that occur raw in ``data``."""
+        seen.update(i for i in range(len(self.secrets)) if i not in seen and self._scan.found_in(i, data))
 
     def candidates(self, data: bytes) -> list[str]:
         """The secrets that may occur in ``data`` (fast; exact matching confirms)."""
         if not self.secrets:
             return []
         look = self._scan.look(data)
-        if not look.raw and not look.escape and not look.percent:
+        if not look.raw and not look.escape and not look.percent and not look.entity:
             return []
         seen = set(look.raw)
-        if len(seen) < len(self.secrets) and (look.escape or look.percent):
+        if len(seen) < len(self.secrets) and (look.escape or look.percent or look.entity):
             if look.percent:  # each level of escapes is looked through after the %XX decoding
                 for plus in (False, True) if self._plus and b"+" in data else (False,):
                     self._look_through(self._percent_decoded(data, plus), seen, decoded=True)
             else:
-                self._look_through(data, seen, decoded=False)
+                self._look_through(data, seen, decoded=False, escapes=look.escape)
         return [s for i, s in enumerate(self.secrets) if i in seen]
 
     def spans(

@@ -5,9 +5,11 @@ read every byte. It answers two questions: which secrets occur as raw bytes, and
 buffer holds escapes that may stand for a character some secret holds: ``\\uXXXX`` and Python's
 ``\\xXX`` in the range of the secrets' characters (``\\UXXXXXXXX`` for non-ASCII ones), ``%XX``,
 JSON's and Python's short escapes (``\\/``, ``\\"``, ``\\'``, ``\\\\``, ``\\t``, ``\\b``, ``\\f``) of a
-character some secret holds, and a line break escaped twice or more (``\\\\n``, JSON text inside
-JSON). The filter then decodes them, level by level (:mod:`.escapes`), to look again (most traffic
-has none: encoders escape printable ASCII only on purpose, and most keys hold none of ``/"'\\``).
+character some secret holds, a line break escaped twice or more (``\\\\n``, JSON text inside
+JSON), and HTML character references of a character some secret holds (``&amp;``, ``&#39;``: a
+kernel's ``text/html``, a DataFrame). The filter then decodes them, level by level (:mod:`.escapes`),
+to look again (most traffic has none: encoders escape printable ASCII only on purpose, and most
+keys hold none of ``/"'\\``).
 A secret with a line break is looked for in four raw forms: with ``\\n`` and ``\\r\\n`` line ends,
 each as it is and JSON-escaped (``\\n`` as two characters), so the many ``\\n`` escapes of ordinary
 JSON text need no decoding.
@@ -37,6 +39,7 @@ import threading
 from types import ModuleType
 from typing import NamedTuple
 
+from .escapes import entity_pattern
 from .needle import Needle
 
 log = logging.getLogger(__name__)
@@ -49,6 +52,7 @@ class Look(NamedTuple):
     #: a backslash escape that may stand for a secret's character (see the module's docstring)
     escape: bool
     percent: bool  #: a ``%XX`` escape in that range
+    entity: bool  #: an HTML character reference of a character some secret holds (``&amp;``, ``&#39;``)
 
 
 class SecretScan:
@@ -56,8 +60,9 @@ class SecretScan:
 
     ``ascii_only``: the secrets' characters are all ASCII, so only escapes of printable ASCII
     (``0x20``-``0x7F``) matter. ``escape`` finds an escape worth decoding; ``percent`` (group 1: the hex
-    value) is the expression the filter decodes ``%XX`` with. ``compiled=False``: Python even where
-    Hyperscan runs.
+    value) is the expression the filter decodes ``%XX`` with; ``entity`` (None: the secrets hold no character
+    but ASCII letters and digits) the one it decodes HTML character references with (:func:`.escapes.entity_forms`).
+    ``compiled=False``: Python even where Hyperscan runs.
     """
 
     def __init__(self, secrets: list[bytes], ascii_only: bool, compiled: bool = True) -> None:
@@ -78,6 +83,11 @@ class SecretScan:
         #: A backslash escape that may stand for a character of a secret, at any depth.
         self.escape = re.compile(rb"\\(?:" + b"|".join(kinds) + b")")
         self.percent = re.compile(rb"%([2-7][0-9a-fA-F])" if ascii_only else rb"%([0-9a-fA-F]{2})")
+        # HTML text (a kernel's text/html, a DataFrame) writes ``&<>"'`` as references: only those of the secrets'
+        # characters are looked for, so ordinary HTML (``&amp;`` where no secret holds ``&``) costs no decoding.
+        chars = sorted({c for secret in secrets for c in secret.decode("utf-8", "surrogatepass")})
+        references = entity_pattern(chars)
+        self.entity = re.compile(references) if references is not None else None
         #: (index of the secret, one raw form of it): the secret itself, and for one with a line break its other forms.
         self._forms = [(index, form) for index, secret in enumerate(secrets) for form in raw_forms(secret)]
         self._needles = [(index, Needle(form)) for index, form in self._forms]
@@ -86,9 +96,12 @@ class SecretScan:
         self._hyperscan = _hyperscan() if compiled and secrets else None
         literals = [b"".join(b"\\x%02x" % byte for byte in form) for _, form in self._forms]
         patterns = [*literals, self.escape.pattern, self.percent.pattern]
+        if self.entity is not None:
+            patterns.append(self.entity.pattern)
         self._patterns = len(patterns)
         #: The last bytes of a long buffer scanned again with the newline (see :meth:`look`): the longest literal,
-        #: and more than the longest escape (``\\U0001f600``; a run of backslashes before ``n`` matches from any two).
+        #: and more than the longest escape (``\\U0001f600``, ``&#x0020ac;``; a run of backslashes before ``n`` matches
+        #: from any two).
         self._tail = max((len(form) for _, form in self._forms), default=0) + 16
         self._database = _compile(self._hyperscan, patterns)
         self._scratch = threading.local()  # Hyperscan scans without the GIL: one scratch space per thread
@@ -106,7 +119,9 @@ class SecretScan:
                 if index not in raw and needle.found_in(data):
                     raw.add(index)
             escape = b"\\" in data and self.escape.search(data) is not None
-            return Look(frozenset(raw), escape, b"%" in data and self.percent.search(data) is not None)
+            percent = b"%" in data and self.percent.search(data) is not None
+            entity = self.entity is not None and b"&" in data and self.entity.search(data) is not None
+            return Look(frozenset(raw), escape, percent, entity)
         found: set[int] = set()
         scratch = getattr(self._scratch, "space", None)
         if scratch is None:
@@ -131,7 +146,8 @@ class SecretScan:
         if not found:
             return _NOTHING
         count, forms = self._count, self._forms
-        return Look(frozenset(forms[i][0] for i in found if i < count), count in found, count + 1 in found)
+        raw = frozenset(forms[i][0] for i in found if i < count)
+        return Look(raw, count in found, count + 1 in found, count + 2 in found)
 
     def found_in(self, index: int, data: bytes) -> bool:
         """Whether secret ``index`` occurs raw in ``data`` (for data decoded after the first look)."""
@@ -144,7 +160,7 @@ _SHORT_LETTERS = {0x2F: 0x2F, 0x22: 0x22, 0x27: 0x27, 0x5C: 0x5C, 0x08: ord("b")
 
 
 #: A look that found nothing (most buffers: nothing to allocate for them).
-_NOTHING = Look(frozenset(), False, False)
+_NOTHING = Look(frozenset(), False, False, False)
 
 
 def _collect(pattern: int, start: int, end: int, flags: int, found: set[int]) -> None:
@@ -154,12 +170,16 @@ def _collect(pattern: int, start: int, end: int, flags: int, found: set[int]) ->
 
 def raw_forms(secret: bytes) -> list[bytes]:
     """The raw forms a secret is looked for in: itself, and for one with a line break, ``\\n`` and
-    ``\\r\\n`` line ends, each also as a JSON string writes it (``json.dumps``, non-ASCII kept)."""
+    ``\\r\\n`` line ends, each also as a JSON string writes it (``json.dumps``, non-ASCII kept) and as Python's
+    ``repr`` does (a ``"`` as it is: for a secret that holds one, the two differ, and the single ``\\n`` escape
+    is one the first look leaves to these forms)."""
     if b"\n" not in secret and b"\r" not in secret:
         return [secret]
     canonical = secret.replace(b"\r\n", b"\n")
     lines = [canonical, canonical.replace(b"\n", b"\r\n")]
-    escaped = [json.dumps(form.decode("utf-8", "surrogatepass"), ensure_ascii=False)[1:-1].encode() for form in lines]
+    texts = [form.decode("utf-8", "surrogatepass") for form in lines]
+    escaped = [json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass") for text in texts]
+    escaped += [repr(text)[1:-1].encode("utf-8", "surrogatepass") for text in texts]
     return list(dict.fromkeys([secret, *lines, *escaped]))
 
 

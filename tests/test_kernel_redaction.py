@@ -12,6 +12,7 @@ from the model provider, test_outbound_filter.py.)
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import uuid
 
@@ -24,7 +25,9 @@ from leak_check import leaked
 CONFIG_KEY = "sk-config-key-0123456789-abcdefghij"
 HEADER_VALUE = "gw-token-0123456789-klmnopqrst"
 USER_KEY = "sk-user-stored-0123456789-uvwxyz"
-SECRETS = (CONFIG_KEY, HEADER_VALUE, USER_KEY)
+#: A password with the characters HTML escapes (``&amp;``, ``&lt;``, ``&gt;``, ``&#x27;``), given as a plain secret.
+HTML_SECRET = "p&ss<w0rd>'s-0123456789"
+SECRETS = (CONFIG_KEY, HEADER_VALUE, USER_KEY, HTML_SECRET)
 V1 = "v1.kernel.websocket.jupyter.org"
 REPLY_TIMEOUT = 60
 
@@ -46,7 +49,7 @@ def jp_server_config(key_file, monkeypatch):
     }
     return {
         "ServerApp": {"jpserver_extensions": {"jupyterlab_notebook_agent": True}},
-        "NotebookAgent": {"providers": {"gw": provider}, "key_store_path": str(key_file)},
+        "NotebookAgent": {"providers": {"gw": provider}, "key_store_path": str(key_file), "secrets": [HTML_SECRET]},
     }
 
 
@@ -181,6 +184,56 @@ async def test_a_key_printed_in_pieces_is_scrubbed_across_stream_messages(jp_fet
             streams = _streams(messages)
             assert "".join(streams) == "\r1/3 done\r2/3 done\r3/3 done"
             assert len(streams) >= 2 and all(s.endswith("done") for s in streams)
+    finally:
+        ws.close()
+        await jp_fetch("api", "kernels", kernel_id, method="DELETE")
+
+
+#: Cells that show :data:`HTML_SECRET` as HTML: the ``text/html`` holds it as character references.
+HTML_DISPLAYS = {
+    "display(HTML(html.escape(s)))": (
+        "import html\nfrom IPython.display import HTML, display\ndisplay(HTML(html.escape(s)))"
+    ),
+    "a DataFrame as the cell's result": "import pandas\npandas.DataFrame({'v': [s]})",
+}
+
+
+def _every_reading(text: str) -> list[str]:
+    """``text``, HTML character references decoded, and each JSON string in the frames decoded (in either order)."""
+    readings = [text, html.unescape(text)]
+    for line in text.splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        readings += [json.dumps(doc, ensure_ascii=False), html.unescape(json.dumps(doc, ensure_ascii=False))]
+    return readings
+
+
+@pytest.mark.parametrize("display", HTML_DISPLAYS)
+@pytest.mark.parametrize("protocol", [None, V1], ids=["json-protocol", "v1-protocol"])
+async def test_a_secret_shown_as_html_reaches_the_browser_redacted(jp_fetch, jp_ws_fetch, findings, protocol, display):
+    """``text/plain`` holds the secret as it is, ``text/html`` as ``p&amp;ss&lt;w0rd&gt;…``: neither may arrive."""
+    pytest.importorskip("pandas")
+    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
+    kernel_id = json.loads(response.body)["id"]
+    params = {"session_id": uuid.uuid4().hex}
+    subprotocols = [V1] if protocol else None
+    ws = await jp_ws_fetch("api", "kernels", kernel_id, "channels", params=params, subprotocols=subprotocols)
+    try:
+        session = Session()
+        await run(ws, session, protocol, f"s = {_pieces(HTML_SECRET)}")
+        with findings.case(f"{protocol or 'json'}: {display}"):
+            text, messages = await run(ws, session, protocol, HTML_DISPLAYS[display])
+            shown = [
+                m["content"]["data"] for m in messages if m["header"]["msg_type"] in ("display_data", "execute_result")
+            ]
+            assert shown and all("text/html" in data for data in shown), messages
+            found = sorted({s for reading in _every_reading(text) for s in leaked(reading, SECRETS)})
+            findings.leak_if(bool(found), f"{display}: {found}")
+            assert not found, display
+            assert all("[redacted]" in data["text/html"] for data in shown), shown
+            assert "p&amp;ss" not in text and "&lt;w0rd" not in text  # no piece of its HTML form either
     finally:
         ws.close()
         await jp_fetch("api", "kernels", kernel_id, method="DELETE")

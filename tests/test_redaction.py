@@ -115,6 +115,8 @@ def test_both_first_looks_answer_alike(ascii_only):
     fast, slow = SecretScan(secrets, ascii_only), SecretScan(secrets, ascii_only, compiled=False)
     pieces = ["\\u0073", "\\u00f6", "\\u4e2d", "\\U0041", "%41", "%e2", "%2", "\\", "%", "u0073", "x", "é", "s3", "cr"]
     pieces += ["Grö", "ße", "\\u0073k", "\\x73", "\\xc3", "\\U0001f600", "\\'", "\\t", "\\n", "n", "'"]
+    # HTML character references: of characters the secrets hold (ö, ß, the backslash) and of others.
+    pieces += ["&#246;", "&#xDF;", "&#x5c;", "&#0092;", "&amp;", "&lt;", "&#39;", "&", "#", ";"]
     rng = random.Random(7)
     for _ in range(6000):
         data = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))).encode()
@@ -138,7 +140,7 @@ def test_both_first_looks_agree_where_a_secret_starts_or_ends_the_buffer(ascii_o
         fast, slow = SecretScan(secrets, ascii_only), SecretScan(secrets, ascii_only, compiled=False)
         for length in [*range(80), 97, 130, 250, 1000, 4099]:
             filler = bytes(rng.choice(b"x \\%u0") for _ in range(length))
-            for end in (*secrets, b"\\u0073", b"%73"):
+            for end in (*secrets, b"\\u0073", b"%73", b"&#45;"):
                 for data in (filler + end, end + filler, filler + end + b"\n"):
                     looks += 1
                     assert fast.look(data) == slow.look(data), (secrets, data)
