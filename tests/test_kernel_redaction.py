@@ -112,15 +112,21 @@ async def run(ws, session: Session, protocol: str | None, code: str) -> tuple[st
     return "\n".join(texts), messages
 
 
-@pytest.mark.parametrize("protocol", [None, V1], ids=["json-protocol", "v1-protocol"])
-async def test_kernel_messages_carry_no_server_secret(jp_fetch, jp_ws_fetch, key_file, findings, protocol):
-    await jp_fetch("notebook-agent", "keys", "gw", method="PUT", body=json.dumps({"api_key": USER_KEY}))
-    assert USER_KEY in key_file.read_text()  # the kernel can read it: same user
+async def open_kernel(jp_fetch, jp_ws_fetch, protocol: str | None):
+    """A new python3 kernel and its channels websocket, in ``protocol`` (None: the JSON one)."""
     response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
     kernel_id = json.loads(response.body)["id"]
     params = {"session_id": uuid.uuid4().hex}
     subprotocols = [V1] if protocol else None
     ws = await jp_ws_fetch("api", "kernels", kernel_id, "channels", params=params, subprotocols=subprotocols)
+    return kernel_id, ws
+
+
+@pytest.mark.parametrize("protocol", [None, V1], ids=["json-protocol", "v1-protocol"])
+async def test_kernel_messages_carry_no_server_secret(jp_fetch, jp_ws_fetch, key_file, findings, protocol):
+    await jp_fetch("notebook-agent", "keys", "gw", method="PUT", body=json.dumps({"api_key": USER_KEY}))
+    assert USER_KEY in key_file.read_text()  # the kernel can read it: same user
+    kernel_id, ws = await open_kernel(jp_fetch, jp_ws_fetch, protocol)
     try:
         if protocol:
             assert ws.selected_subprotocol == V1
@@ -154,11 +160,7 @@ async def test_a_key_printed_in_pieces_is_scrubbed_across_stream_messages(jp_fet
     Output whose end is no start of a secret passes at once and unchanged (a progress bar); a start of one
     at the run's end comes out at the end.
     """
-    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
-    kernel_id = json.loads(response.body)["id"]
-    params = {"session_id": uuid.uuid4().hex}
-    subprotocols = [V1] if protocol else None
-    ws = await jp_ws_fetch("api", "kernels", kernel_id, "channels", params=params, subprotocols=subprotocols)
+    kernel_id, ws = await open_kernel(jp_fetch, jp_ws_fetch, protocol)
     name = protocol or "json"
     try:
         session = Session()
@@ -214,12 +216,7 @@ def _every_reading(text: str) -> list[str]:
 @pytest.mark.parametrize("protocol", [None, V1], ids=["json-protocol", "v1-protocol"])
 async def test_a_secret_shown_as_html_reaches_the_browser_redacted(jp_fetch, jp_ws_fetch, findings, protocol, display):
     """``text/plain`` holds the secret as it is, ``text/html`` as ``p&amp;ss&lt;w0rd&gt;…``: neither may arrive."""
-    pytest.importorskip("pandas")
-    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
-    kernel_id = json.loads(response.body)["id"]
-    params = {"session_id": uuid.uuid4().hex}
-    subprotocols = [V1] if protocol else None
-    ws = await jp_ws_fetch("api", "kernels", kernel_id, "channels", params=params, subprotocols=subprotocols)
+    kernel_id, ws = await open_kernel(jp_fetch, jp_ws_fetch, protocol)
     try:
         session = Session()
         await run(ws, session, protocol, f"s = {_pieces(HTML_SECRET)}")
