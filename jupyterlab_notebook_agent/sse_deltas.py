@@ -31,10 +31,6 @@ from typing import Any
 from .redaction import REDACTED, SecretMatcher
 from .sse_relay import EVENT_END, event_ends
 
-#: The fields of a streamed choice a client joins across events (OpenAI's chat and completion streams,
-#: and the reasoning fields of servers that stream a model's thinking).
-JOINED = ("content", "reasoning_content", "reasoning", "refusal")
-
 _KEYS = rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"'
 
 #: A joined field's key and the opening quote of its string value, in events of one line each (LF line ends).
