@@ -18,6 +18,20 @@ from traitlets.log import get_logger
 #: The smallest request body cap (``max_request_bytes``, ``max_completion_request_bytes``) that is used.
 MIN_REQUEST_BYTES = 1024
 
+#: The smallest value each numeric setting takes, and how its warning names the unit. A value below it is
+#: ignored with a warning (see :meth:`NotebookAgent._in_range`).
+LOWEST: dict[str, tuple[float, str]] = {
+    "max_chats": (0, "chats; 0 keeps every chat"),
+    "max_request_bytes": (MIN_REQUEST_BYTES, "bytes"),
+    "max_completion_request_bytes": (MIN_REQUEST_BYTES, "bytes"),
+    "max_retries": (0, "retries"),
+    "max_retry_wait": (0.0, "seconds"),
+    "discover_timeout": (0.05, "seconds"),
+}
+
+#: The ports ``discover_ports`` may name.
+PORTS = range(1, 65536)
+
 
 def normalize_base_url(url: str) -> str:
     """Canonical form used to compare base URLs: no trailing slash."""
@@ -181,7 +195,6 @@ class NotebookAgent(Configurable):
 
     max_chats = Integer(
         0,
-        min=0,
         help=(
             "Keep at most this many saved chats (of all notebooks): saving one more forgets the least recently "
             "updated. 0 (the default) keeps every chat."
@@ -206,27 +219,26 @@ class NotebookAgent(Configurable):
         ),
     ).tag(config=True)
 
-    @validate("max_request_bytes", "max_completion_request_bytes")
-    def _usable_cap(self, proposal: Any) -> int:
-        # Not a TraitError: that makes the whole extension fail to load (every route a 404) over one
-        # setting, where the default cap is a safe answer and the warning says what to fix.
-        value = proposal["value"]
-        if value >= MIN_REQUEST_BYTES:
+    @validate(*LOWEST)
+    def _in_range(self, proposal: Any) -> float:
+        # Not a TraitError (nor traitlets' own ``min=``): that makes the whole extension fail to load (every
+        # route a 404) over one setting, where the default is a safe answer and the warning says what to fix.
+        value, trait = proposal["value"], proposal["trait"]
+        lowest, unit = LOWEST[trait.name]
+        if value >= lowest:
             return value
-        trait = proposal["trait"]
         get_logger().warning(
-            "Notebook Agent: c.NotebookAgent.%s = %d is ignored: it must be at least %d (bytes); using the "
-            "default, %d.",
+            "Notebook Agent: c.NotebookAgent.%s = %s is ignored: it must be at least %s (%s); using the default, %s.",
             trait.name,
             value,
-            MIN_REQUEST_BYTES,
+            lowest,
+            unit,
             trait.default_value,
         )
         return trait.default_value
 
     max_retries = Integer(
         2,
-        min=0,
         help=(
             "Retries after an upstream 429, 502, 503 or 504 received before anything was sent to the browser "
             "(never once streaming started)."
@@ -235,7 +247,6 @@ class NotebookAgent(Configurable):
 
     max_retry_wait = Float(
         20.0,
-        min=0.0,
         help=(
             "Longest wait before a retry, in seconds. An upstream Retry-After longer than this is not waited "
             "for: the error goes to the browser at once."
@@ -265,7 +276,7 @@ class NotebookAgent(Configurable):
     ).tag(config=True)
 
     discover_ports = List(
-        Integer(min=1, max=65535),
+        Integer(),
         default_value=[11434, 1234, 8080, 8000],
         help=(
             "Loopback ports looked at when no endpoint is configured: Ollama (11434), LM Studio (1234), "
@@ -275,9 +286,20 @@ class NotebookAgent(Configurable):
 
     discover_timeout = Float(
         1.0,
-        min=0.05,
         help="Seconds one port may take to answer GET /v1/models before it is passed over.",
     ).tag(config=True)
+
+    @validate("discover_ports")
+    def _ports(self, proposal: Any) -> list[int]:
+        # A port out of range is dropped with a warning, the others still looked at (see _in_range: why not an error).
+        ports = proposal["value"]
+        usable = [port for port in ports if port in PORTS]
+        if len(usable) < len(ports):
+            get_logger().warning(
+                "Notebook Agent: c.NotebookAgent.discover_ports: %s ignored: a port is 1 to 65535.",
+                ", ".join(str(port) for port in ports if port not in PORTS),
+            )
+        return usable
 
     # -- MCP tool servers (mcp_config.py) ---------------------------------------------------
 

@@ -1,10 +1,10 @@
 """Request size on the other JSON routes (after D5): the keys route's cap, chats parsed off the event loop,
-and a ``max_request_bytes`` the extension cannot use.
+and settings the extension cannot use.
 
 An outside review stalled the server through two routes D5 left alone: a 60 MiB PUT to
 ``notebook-agent/keys/<provider>`` (no cap, parsed on the event loop, answered 200) and a 19 MiB PUT to
 ``notebook-agent/chats/<id>`` (under its 20 MiB cap, parsed on the loop); ``max_request_bytes = 0`` made the
-whole extension fail to load.
+whole extension fail to load, and so did ``max_chats = -1`` or any other numeric setting below its lowest value.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ def jp_server_config(jp_server_config, request, tmp_path):
     agent = {**jp_server_config["NotebookAgent"], "key_store_path": str(tmp_path / "keys" / "keys.json")}
     if "unusable_cap" in request.node.name:
         agent["max_request_bytes"] = 0
+    if "settings_out_of_range" in request.node.name:
+        agent.update(max_chats=-1, max_retries=-1, max_retry_wait=-1.0, discover_timeout=0.0, discover_ports=[0, 8080])
     return {**jp_server_config, "NotebookAgent": agent}
 
 
@@ -110,6 +112,39 @@ def test_an_unusable_max_request_bytes_falls_back_to_the_default_and_says_what_i
 
 
 async def test_an_unusable_cap_leaves_the_extension_loaded(jp_fetch, configured):
+    response = await jp_fetch("notebook-agent", "config", raise_error=False)
+    assert response.code == 200, response.body[:300]
+    assert json.loads(response.body)["configured"] is True
+
+
+def test_every_numeric_setting_out_of_range_falls_back_to_its_default_with_a_warning():
+    # Before, traitlets' own ``min=`` raised a TraitError for these: the extension did not load at all.
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = records.append  # type: ignore[method-assign]
+    get_logger().addHandler(handler)
+    try:
+        config = NotebookAgent(
+            max_chats=-1,
+            max_retries=-3,
+            max_retry_wait=float("nan"),
+            discover_timeout=0.0,
+            discover_ports=[0, 8080, 70000],
+        )
+    finally:
+        get_logger().removeHandler(handler)
+    assert (config.max_chats, config.max_retries, config.max_retry_wait) == (0, 2, 20.0)
+    assert config.discover_timeout == 1.0 and config.discover_ports == [8080]
+    said = "\n".join(r.getMessage() for r in records)
+    for name in ("max_chats", "max_retries", "max_retry_wait", "discover_timeout", "discover_ports: 0, 70000"):
+        assert f"c.NotebookAgent.{name}" in said, said
+    # Values in range are kept as they are.
+    kept = NotebookAgent(max_chats=3, max_retries=0, max_retry_wait=0.0, discover_timeout=0.05, discover_ports=[1])
+    assert (kept.max_chats, kept.max_retries, kept.max_retry_wait) == (3, 0, 0.0)
+    assert kept.discover_timeout == 0.05 and kept.discover_ports == [1]
+
+
+async def test_settings_out_of_range_leave_the_extension_loaded(jp_fetch, configured):
     response = await jp_fetch("notebook-agent", "config", raise_error=False)
     assert response.code == 200, response.body[:300]
     assert json.loads(response.body)["configured"] is True
