@@ -95,18 +95,23 @@ async def test_a_large_chat_is_parsed_off_the_event_loop(jp_fetch, monkeypatch):
     assert loop_thread not in parsed_in
 
 
-def test_an_unusable_max_request_bytes_falls_back_to_the_default_and_says_what_is_allowed():
-    # The warning goes to the Jupyter server's log (traitlets' logger), which need not reach the root logger.
+def configured_with(**settings: object) -> tuple[NotebookAgent, str]:
+    """A NotebookAgent of ``settings`` and the warnings it logged (one per line)."""
+    # The warnings go to the Jupyter server's log (traitlets' logger), which need not reach the root logger.
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = records.append  # type: ignore[method-assign]
     get_logger().addHandler(handler)
     try:
-        config = NotebookAgent(max_request_bytes=0, max_completion_request_bytes=-5)
+        config = NotebookAgent(**settings)
     finally:
         get_logger().removeHandler(handler)
+    return config, "\n".join(r.getMessage() for r in records)
+
+
+def test_an_unusable_max_request_bytes_falls_back_to_the_default_and_says_what_is_allowed():
+    config, said = configured_with(max_request_bytes=0, max_completion_request_bytes=-5)
     assert config.max_request_bytes == 32 * MB and config.max_completion_request_bytes == MB
-    said = " ".join(r.getMessage() for r in records)
     assert "max_request_bytes" in said and "max_completion_request_bytes" in said and "at least 1024" in said
     assert NotebookAgent(max_request_bytes=4096).max_request_bytes == 4096
 
@@ -119,23 +124,11 @@ async def test_an_unusable_cap_leaves_the_extension_loaded(jp_fetch, configured)
 
 def test_every_numeric_setting_out_of_range_falls_back_to_its_default_with_a_warning():
     # Before, traitlets' own ``min=`` raised a TraitError for these: the extension did not load at all.
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(logging.WARNING)
-    handler.emit = records.append  # type: ignore[method-assign]
-    get_logger().addHandler(handler)
-    try:
-        config = NotebookAgent(
-            max_chats=-1,
-            max_retries=-3,
-            max_retry_wait=float("nan"),
-            discover_timeout=0.0,
-            discover_ports=[0, 8080, 70000],
-        )
-    finally:
-        get_logger().removeHandler(handler)
+    config, said = configured_with(
+        max_chats=-1, max_retries=-3, max_retry_wait=float("nan"), discover_timeout=0.0, discover_ports=[0, 8080, 70000]
+    )
     assert (config.max_chats, config.max_retries, config.max_retry_wait) == (0, 2, 20.0)
     assert config.discover_timeout == 1.0 and config.discover_ports == [8080]
-    said = "\n".join(r.getMessage() for r in records)
     for name in ("max_chats", "max_retries", "max_retry_wait", "discover_timeout", "discover_ports: 0, 70000"):
         assert f"c.NotebookAgent.{name}" in said, said
     # Values in range are kept as they are.
