@@ -30,6 +30,7 @@ from typing import Any
 
 from .redaction import REDACTED, SecretMatcher
 from .sse_relay import EVENT_END, event_ends
+from .tool_call_grouping import ToolCallGrouping, js_number
 
 _KEYS = rb'"(?:content|text|arguments|reasoning_content|reasoning|refusal)"'
 
@@ -75,8 +76,9 @@ class DeltaScrubber:
         #: For a field whose choice finished (what it held went out with it), the end of what the client has: text
         #: that still follows (a hostile upstream; clients keep joining) is looked at after it (:meth:`_after_sent`).
         self._sent: dict[Key, str] = {}
-        #: Per choice, the tool calls in the order they began: a fragment without an index continues the last one.
-        self._calls: dict[Any, list[Any]] = {}
+        #: Per choice, its tool calls as the reader groups the fragments (by index, id and name; see
+        #: tool_call_grouping.py). Every event with a tool call is parsed, so that this follows the whole stream.
+        self._calls: dict[Any, ToolCallGrouping] = {}
         #: The last event parsed, without its choices: the frame of an event that carries held text alone.
         self._frame: dict[str, Any] = {}
         #: The bytes a JSON string can end with when it ends with the start of a secret: the secrets' own
@@ -96,14 +98,16 @@ class DeltaScrubber:
         return b"".join(self._event(event) for event in _split(events))
 
     def flush(self) -> bytes:
-        """The stream ended or broke: what is held, as events of its own."""
+        """What is held, as events of its own: the stream ended or broke, or an event too long to hold goes on
+        unread (proxy_handler.py). The client then has it: text that still follows is looked at after it."""
         if not self._held:
             return b""
         by_choice: dict[Any, dict[str, Any]] = {}
         for key, text in self._held.items():
             index, path = self._where[key]
             choice = by_choice.setdefault(index, {"index": index})
-            _put(choice, path, text, append=True)
+            _put(choice, _fresh(path), text, append=True)
+            self._sent[key] = (self._sent.get(key, "") + text)[-self.matcher.look_behind :]
         self._held.clear()
         events = []
         for choice in by_choice.values():
@@ -127,6 +131,8 @@ class DeltaScrubber:
         cr = find(b"\r") >= 0
         if not cr and not _one_line_events(events):
             return True
+        if find(b'"tool_calls"', pos) >= 0:
+            return True  # which call a fragment joins depends on the calls before it (tool_call_grouping.py)
         search = _FIELD_CR.search if cr else _FIELD.search
         while (match := search(events, pos)) is not None:
             if find(b"\\u", outside, match.start()) >= 0:
@@ -172,6 +178,10 @@ class DeltaScrubber:
     def _event(self, event: bytes) -> bytes:
         text = event.decode("utf-8", "surrogateescape").rstrip("\r\n")
         lines = _LINE.split(text) if "\r" in text else text.split("\n")
+        if "\ufeff" in text:
+            # openai-node decodes each line on its own with a TextDecoder, which drops a byte order mark that
+            # starts it: ``\ufeffdata: {...}`` is a data line to the client.
+            lines = [line[1:] if line.startswith("\ufeff") else line for line in lines]
         data = "\n".join(_value(line) for line in lines if line == "data" or line.startswith("data:"))
         if data.strip() == "[DONE]":
             return self.flush() + event
@@ -195,11 +205,13 @@ class DeltaScrubber:
 
     def _choice(self, choice: dict[str, Any], position: int) -> bool:
         """Hold and put back the joined fields of one choice; whether it changed."""
-        index = choice.get("index")
-        index = index if _is_number(index) else position
+        index = js_number(choice.get("index"))  # as the client reads it: 2**53 + 1 is 2**53
+        index = position if index is None else index
         changed = False
-        for joined_as, path, text in _joined_fields(choice, self._calls.setdefault(index, [])):
+        here: dict[Key, tuple[Any, ...]] = {}  # where each field is in this event
+        for joined_as, path, text in _joined_fields(choice, self._calls.setdefault(index, ToolCallGrouping())):
             key = (index, joined_as)
+            here[key] = path
             held = self._held.pop(key, "")
             if held and _high_surrogate_end(held):  # the pair's second half: one character, as the client reads it
                 held, text = "", _paired(held + text)
@@ -222,7 +234,7 @@ class DeltaScrubber:
         if choice.get("finish_reason") is not None:  # its last event: what it still holds goes with it
             for key in [k for k in self._held if k[0] == index]:
                 text = self._held.pop(key)
-                _put(choice, self._where[key][1], text, append=True)
+                _put(choice, here.get(key) or _fresh(self._where[key][1]), text, append=True)
                 self._sent[key] = text[-self.matcher.look_behind :]
                 changed = True
         return changed
@@ -326,14 +338,16 @@ def _string_end(data: bytes, start: int) -> int:
         return -1
 
 
-def _joined_fields(choice: dict[str, Any], calls: list[Any]) -> list[tuple[tuple[Any, ...], tuple[Any, ...], str]]:
+def _joined_fields(
+    choice: dict[str, Any], calls: ToolCallGrouping
+) -> list[tuple[tuple[Any, ...], tuple[Any, ...], str]]:
     """The text fields of a choice a client joins across events: (what it is joined as, its path, its text).
 
     As the agent's reader joins them (src/agent/model/accumulator.ts), and openai-node's: ``text``; ``delta``'s
     ``content`` and ``refusal``; its thinking, ``reasoning_content`` or else ``reasoning`` (one text: a server may
-    move from one to the other mid-stream), the other one on its own; each tool call's arguments by the call's
-    ``index`` (any number), a fragment without one continuing the last call begun (``calls``: this choice's calls,
-    in order); the legacy ``function_call``'s arguments.
+    move from one to the other mid-stream), the other one on its own; each tool call's arguments, as the reader
+    groups the fragments into calls (``calls``: this choice's, see tool_call_grouping.py); the legacy
+    ``function_call``'s arguments.
     """
     found: list[tuple[tuple[Any, ...], tuple[Any, ...], str]] = []
     if isinstance(choice.get("text"), str):
@@ -350,21 +364,16 @@ def _joined_fields(choice: dict[str, Any], calls: list[Any]) -> list[tuple[tuple
         for name in thinking:
             joined_as = ("delta", "reasoning") if name == shown else ("delta", name)
             found.append((joined_as, ("delta", name), delta[name]))
-    for call in delta.get("tool_calls") if isinstance(delta.get("tool_calls"), list) else []:
-        if not isinstance(call, dict):
+    for position, fragment in enumerate(delta.get("tool_calls") if isinstance(delta.get("tool_calls"), list) else []):
+        if not isinstance(fragment, dict):
             continue
-        index = call.get("index")
-        if _is_number(index):
-            if ("tool", index) not in calls:
-                calls.append(("tool", index))
-            joined_as = ("tool", index)
-        else:
-            if not calls:
-                calls.append(("tool", None))
-            joined_as = calls[-1]
-        function = call.get("function")
+        joined_as = ("tool", calls.add(fragment).serial)
+        function = fragment.get("function")
         if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            found.append((joined_as, ("delta", "tool_calls", index, "function", "arguments"), function["arguments"]))
+            # The fragment by its place in this event (two may share an index) and its index as sent (for an event
+            # of its own, :meth:`DeltaScrubber.flush`).
+            at = (position, fragment.get("index"))
+            found.append((joined_as, ("delta", "tool_calls", at, "function", "arguments"), function["arguments"]))
     legacy = delta.get("function_call")
     if isinstance(legacy, dict) and isinstance(legacy.get("arguments"), str):
         found.append((("function_call",), ("delta", "function_call", "arguments"), legacy["arguments"]))
@@ -397,13 +406,13 @@ def _put(choice: dict[str, Any], path: tuple[Any, ...], text: str, append: bool 
     steps = iter(path[:-1])
     for step in steps:
         if step == "tool_calls":
-            index = next(steps)  # the call's index as sent (None: sent without one)
+            position, index = next(steps)  # the fragment's place in its event, and its index as sent (or None)
             calls = node.setdefault("tool_calls", [])
-            call = next((c for c in calls if isinstance(c, dict) and c.get("index") == index), None)
-            if call is None:
-                call = {} if index is None else {"index": index}
-                calls.append(call)
-            node = call
+            if position is not None and position < len(calls) and isinstance(calls[position], dict):
+                node = calls[position]
+            else:  # an event of its own (flush): the fragment, with the index that tells the client its call
+                node = {} if index is None else {"index": index}
+                calls.append(node)
         else:
             if not isinstance(node.get(step), dict):
                 node[step] = {}
@@ -411,6 +420,13 @@ def _put(choice: dict[str, Any], path: tuple[Any, ...], text: str, append: bool 
     last = path[-1]
     current = node.get(last) if isinstance(node.get(last), str) else ""
     node[last] = current + text if append else text
+
+
+def _fresh(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``path`` for a fragment of its own: a tool call's is added to the event, not put in the one at its place."""
+    if len(path) > 2 and path[1] == "tool_calls":
+        return (*path[:2], (None, path[2][1]), *path[3:])
+    return path
 
 
 def _data(payload: dict[str, Any], end: str) -> bytes:

@@ -14,6 +14,7 @@ import pytest
 
 from jupyterlab_notebook_agent.redaction import SecretMatcher, StreamScrubber
 from jupyterlab_notebook_agent.sse_deltas import DeltaScrubber, _closing_quote
+from jupyterlab_notebook_agent.tool_call_grouping import ToolCallGrouping, js_number
 
 KEY = "sk-deltas-0123456789-abcdefghij"
 SHORT = "zq47"
@@ -232,17 +233,20 @@ def event(choice: dict, **extra) -> bytes:
 
 def reader_view(body: bytes) -> dict[str, str]:
     """What the agent's reader makes of a stream (src/agent/model/accumulator.ts, followed-choice.ts): the first
-    choice named, its text, its thinking (``reasoning_content`` or else ``reasoning``), each tool call's arguments
-    by its index (a fragment without one continues the last call begun), the legacy ``function_call``."""
+    choice named (its index as JavaScript reads the number), its text, its thinking (``reasoning_content`` or else
+    ``reasoning``), each tool call's arguments as the reader groups fragments into calls (tool_call_grouping.py, held
+    to the reader by tests/tool_call_cases.json), the legacy ``function_call``. Lines are read as openai-node reads
+    them: each decoded on its own, a byte order mark that starts one dropped."""
     view: dict[str, str] = {}
-    followed, calls, latest = None, [], {}
+    followed, calls = None, ToolCallGrouping()
     for block in body.decode("utf-8", "surrogatepass").split("\n\n"):
-        data = "\n".join(line[5:].lstrip(" ") for line in block.split("\n") if line.startswith("data:"))
+        lines = [line.removeprefix("\ufeff") for line in block.split("\n")]
+        data = "\n".join(line[5:].lstrip(" ") for line in lines if line.startswith("data:"))
         if not data or data == "[DONE]":
             continue
         for position, choice in enumerate(json.loads(data)["choices"]):
-            index = choice.get("index")
-            index = index if isinstance(index, (int, float)) and not isinstance(index, bool) else position
+            index = js_number(choice.get("index"))
+            index = position if index is None else index
             followed = index if followed is None else followed
             if index != followed:
                 continue
@@ -250,21 +254,14 @@ def reader_view(body: bytes) -> dict[str, str]:
             parts = {"text": choice.get("text"), "content": delta.get("content")}
             parts["reasoning"] = delta.get("reasoning_content") or delta.get("reasoning")
             parts["function_call"] = (delta.get("function_call") or {}).get("arguments")
-            for call in delta.get("tool_calls") or []:
-                number = call.get("index")
-                if isinstance(number, (int, float)) and not isinstance(number, bool):
-                    if number not in latest:
-                        latest[number] = len(calls)
-                        calls.append(number)
-                    name = f"call{latest[number]}"
-                else:
-                    if not calls:
-                        calls.append(None)
-                    name = f"call{len(calls) - 1}"
-                view[name] = view.get(name, "") + ((call.get("function") or {}).get("arguments") or "")
+            for fragment in delta.get("tool_calls") or []:
+                calls.add(fragment)
             for name, text in parts.items():
                 if isinstance(text, str) and text:
                     view[name] = view.get(name, "") + text
+    for call in calls.calls:
+        if call.arguments:
+            view[f"call{call.serial}"] = call.arguments
     return view
 
 
@@ -366,3 +363,74 @@ def test_choices_are_joined_apart_and_the_reader_follows_the_first(matcher):
     body = run(matcher, [*events, b"data: [DONE]\n\n"])
     assert reader_view(body) == {"content": "x " + A}
     assert joined(body) == {(0, "content"): "x " + A, (1, "content"): B + " y"}
+
+
+def test_a_data_line_that_starts_with_a_byte_order_mark_is_looked_at(matcher):
+    """openai-node decodes each line with a TextDecoder, which drops a BOM that starts it: the line is data to it."""
+    bom = "\ufeff".encode()
+    for make, name in ((chat_event, "content"), (completion_event, "text")):
+        events = [bom + make("x " + A), make(B + " y"), b"data: [DONE]\n\n"]
+        assert no_secret_joined(matcher, events)[name] == "x [redacted] y"
+    calls = [
+        bom + event({"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "run_code"}}]}}),
+        bom + event({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '{"code": "' + A}}]}}),
+        event({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": B + '"}'}}]}}),
+    ]
+    assert no_secret_joined(matcher, calls)["call0"] == '{"code": "[redacted]"}'
+
+
+def test_text_that_follows_what_was_flushed_before_a_long_event_is_looked_at_after_it(matcher):
+    """An event too long to hold goes on unread (proxy_handler.py): what the look held goes out before it, and the
+    client has it; the next piece of the same field must be looked at after it."""
+    deltas, scrubber = DeltaScrubber(matcher), StreamScrubber(matcher)
+    out = [deltas.feed(chat_event("x " + A)), deltas.flush(), b": " + b"p" * 100 + b"\n\n"]
+    out += [deltas.feed(chat_event(B + " y")), deltas.feed(b"data: [DONE]\n\n"), deltas.flush()]
+    body = b"".join(scrubber.feed(chunk, at_boundary=True) for chunk in out)
+    assert reader_view(body)["content"] == "x " + A + "[redacted] y"
+
+
+def test_numbers_javascript_reads_as_one_are_one_choice_and_one_call(matcher):
+    """2**53 and 2**53 + 1 are the same double: the reader joins the two as one choice, or one tool call."""
+    big = 2**53
+    choices = [
+        event({"index": big, "delta": {"content": "x " + A}, "finish_reason": "stop"}),
+        event({"index": big + 1, "delta": {"content": B + " y"}}),
+    ]
+    assert no_secret_joined(matcher, choices)["content"] == "x " + A + "[redacted] y"
+
+    def call(index, arguments, **more):
+        return event({"index": 0, "delta": {"tool_calls": [{"index": index, "function": arguments, **more}]}})
+
+    calls = [call(big, {"name": "run_code", "arguments": '{"code": "' + A}, id="a"), call(big + 1, {"arguments": B})]
+    assert no_secret_joined(matcher, calls)["call0"] == '{"code": "[redacted]'
+
+
+@pytest.mark.parametrize("parsed", [False, True], ids=["plain", "parsed"])
+def test_a_call_begun_again_at_the_same_index_then_a_fragment_without_one(matcher, parsed):
+    """Ollama sends every call at index 0, told apart by its id: a fragment without an index then continues the last
+    call the reader made, not the last index the server saw begin. ``parsed``: the first events hold an escape
+    (``\\u0061``), which sends them to the parse (once, only events the look parsed were counted)."""
+
+    def call(fragment, finish=None):
+        return event({"index": 0, "delta": {"tool_calls": [fragment]}, "finish_reason": finish})
+
+    events = [
+        call({"index": 0, "id": "a", "function": {"name": "f", "arguments": "{}"}}),
+        call({"index": 1, "id": "b", "function": {"name": "g", "arguments": "{}"}}),
+        call({"index": 0, "id": "c", "function": {"name": "run_code", "arguments": '{"code": "' + A}}, "tool_calls"),
+        call({"function": {"arguments": B + '"}'}}),
+    ]
+    if parsed:
+        events[:2] = [e.replace(b'"id": "', b'"id": "\\u0061') for e in events[:2]]
+    assert no_secret_joined(matcher, events)["call2"] == '{"code": "' + A + '[redacted]"}'
+
+
+def test_two_fragments_of_one_call_in_one_event_both_keep_their_text(matcher):
+    fragments = [{"index": 0, "function": {"arguments": '{"code": "x'}}, {"index": 0, "function": {"arguments": 'y"}'}}]
+    head = event({"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "run"}}]}})
+    body = run(matcher, [head, event({"index": 0, "delta": {"tool_calls": fragments}}), b"data: [DONE]\n\n"])
+    assert reader_view(body)["call0"] == '{"code": "xy"}'
+    fragments[1]["function"]["arguments"] = A
+    tail = event({"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": B + '"}'}}]}})
+    events = [head, event({"index": 0, "delta": {"tool_calls": fragments}}), tail, b"data: [DONE]\n\n"]
+    assert no_secret_joined(matcher, events)["call0"] == '{"code": "x[redacted]"}'
