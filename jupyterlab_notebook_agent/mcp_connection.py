@@ -211,7 +211,7 @@ class McpConnection:
                 self._failed_at = time.monotonic()
                 self.status = "failed"
                 if isinstance(error, asyncio.TimeoutError) and tail:
-                    self.error += redact(f" (stderr: {' '.join(tail.split())[-500:]})", self.spec.secrets())
+                    self.error += f" (stderr: {self._one_line(tail)[-500:]})"
                 self.log.warning("Notebook Agent: MCP server %r: %s", self.spec.name, self.error)
                 raise McpCallError("failed", self.error) from None
             self.status = "connected"
@@ -328,5 +328,11 @@ class McpConnection:
             text = f"command not found: {self.spec.command}"
         stderr = self.stderr_tail()
         if stderr:
-            text += f" (stderr: {stderr[-500:]})"
-        return redact(" ".join(text.split())[:1000], self.spec.secrets())
+            text += f" (stderr: {self._one_line(stderr)[-500:]})"
+        return self._one_line(text)[:1000]
+
+    def _one_line(self, text: str) -> str:
+        """``text`` without the server's secrets, then on one line. In that order: a secret with a line break (a PEM
+        in the server's ``env``) is no longer itself once its line breaks are spaces, and a cut made first could
+        leave part of one."""
+        return " ".join(redact(text, self.spec.secrets()).split())
