@@ -111,11 +111,17 @@ def _key_variables(providers: Any) -> set[str]:
 def _redact_logs(log: Any, redacting: Any) -> None:
     """Scrub the server's secrets from what the server logs from now on (its handlers' loggers included).
 
-    A filter on a logger applies to records logged through that logger, so it goes on each
-    logger the extension (and tornado, for its access and error lines) writes to.
+    A filter on a logger applies only to records logged through that very logger, not to those its children pass
+    up: tornado's ``tornado.general`` (which quotes a malformed header an upstream sent) reaches the server's log
+    through ``tornado``, whose parent Jupyter makes the server's log. So the filter also goes on the handlers that
+    write the log out, the server log's and the root logger's, which every record passes whatever logger it began
+    at; and on the loggers themselves, for a handler added later.
     """
     import logging
 
-    for logger in {log, logging.getLogger("tornado.access"), logging.getLogger("tornado.application")}:
-        if not any(isinstance(f, type(redacting)) for f in logger.filters):
-            logger.addFilter(redacting)
+    loggers = {log, logging.getLogger("tornado.access"), logging.getLogger("tornado.application")}
+    loggers.add(logging.getLogger("tornado.general"))
+    handlers = [*getattr(log, "handlers", []), *logging.getLogger().handlers]
+    for filtered in [*loggers, *handlers]:
+        if not any(isinstance(f, type(redacting)) for f in filtered.filters):
+            filtered.addFilter(redacting)

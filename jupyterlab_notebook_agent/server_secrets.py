@@ -171,4 +171,10 @@ class RedactingFilter(logging.Filter):
         redacted = self.secrets.redact(message)
         if redacted != message:
             record.msg, record.args = redacted, ()
+        # A traceback's text is written by the handler's formatter, after every filter: write it here, redacted
+        # (a formatter uses ``exc_text`` when it is set).
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.secrets.redact(logging.Formatter().formatException(record.exc_info))
+        if record.stack_info:
+            record.stack_info = self.secrets.redact(record.stack_info)
         return True

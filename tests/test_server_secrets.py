@@ -72,3 +72,40 @@ def test_a_set_that_cannot_be_built_is_logged_through_the_same_filter_without_ha
     threading.Thread(target=lambda: (secrets.matcher(), done.set()), daemon=True).start()
     assert done.wait(10), "matcher() hung"
     assert [r.getMessage() for r in records] == ["Notebook Agent: could not collect the server's secrets"]
+
+
+def test_records_a_child_logger_passes_up_and_tracebacks_lose_them_in_the_handlers_that_write_the_log():
+    """Jupyter makes ``tornado`` a child of the server's log: ``tornado.general`` quoted a malformed header holding the
+    key ("Malformed HTTP message from None: Invalid header value ...") past the filters on the loggers, which apply
+    only to records logged through them. An exception's text is written after every filter, by the formatter."""
+    from jupyterlab_notebook_agent import _redact_logs
+
+    app = logging.getLogger("test-redact-app")
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.setFormatter(logging.Formatter("%(name)s %(message)s"))
+    handler.emit = lambda record: lines.append(handler.format(record))  # type: ignore[method-assign]
+    app.addHandler(handler)
+    app.propagate = False
+    tornado = logging.getLogger("tornado")
+    saved = (tornado.parent, tornado.propagate, tornado.level)
+    tornado.parent, tornado.propagate = app, True
+    tornado.setLevel(logging.INFO)
+    general = logging.getLogger("tornado.general")
+    general_filters = list(general.filters)
+    try:
+        _redact_logs(app, RedactingFilter(ServerSecrets(admin_config(), None)))
+        general.info("Malformed HTTP message from %s: Invalid header value %r", None, f"Bearer {ADMIN_HEADER}\x01")
+        logging.getLogger("tornado.curl_httpclient").warning("upstream said %s", ADMIN_ENV)
+        try:
+            raise ValueError(f"bad token {ADMIN_ENV}")
+        except ValueError:
+            app.exception("a call failed")
+    finally:
+        tornado.parent, tornado.propagate = saved[0], saved[1]
+        tornado.setLevel(saved[2])
+        general.filters[:] = general_filters
+        app.removeHandler(handler)
+    said = "\n".join(lines)
+    assert "Malformed HTTP message" in said and "upstream said [redacted]" in said and "ValueError" in said, said
+    assert ADMIN_HEADER not in said and ADMIN_ENV not in said, said
