@@ -44,6 +44,11 @@ _FIELD_CR = re.compile(_KEYS + rb'(?:\s|data:)*(?P<colon>:(?:\s|data:)*(?P<quote
 
 _LINE = re.compile(r"\r\n|\n|\r")
 
+#: An event with tool calls is always parsed: which call a fragment joins depends on the calls before it
+#: (tool_call_grouping.py). Searched for outside the joined fields' strings only (a search of a whole 64 KB event
+#: costs ~25 µs, a fifth of what the proxy spends on it).
+_TOOL_CALLS = b'"tool_calls"'
+
 #: The last bytes of an escape in JSON text, whole or cut off (``\\u00``, ``\\x``, ``\\\\``).
 _ESCAPE_ENDS = b"0123456789abcdefABCDEFnrtbf/\"'\\uUx"
 
@@ -131,11 +136,9 @@ class DeltaScrubber:
         cr = find(b"\r") >= 0
         if not cr and not _one_line_events(events):
             return True
-        if find(b'"tool_calls"', pos) >= 0:
-            return True  # which call a fragment joins depends on the calls before it (tool_call_grouping.py)
         search = _FIELD_CR.search if cr else _FIELD.search
         while (match := search(events, pos)) is not None:
-            if find(b"\\u", outside, match.start()) >= 0:
+            if find(b"\\u", outside, match.start()) >= 0 or find(_TOOL_CALLS, outside, match.start()) >= 0:
                 return True
             start = match.end()
             if cr:  # lines may end anywhere: see _FIELD_CR
@@ -160,7 +163,7 @@ class DeltaScrubber:
                 continue
             if starts_secret(events, start, end):  # no escape: the JSON is the text's UTF-8
                 return True
-        return find(b"\\u", outside) >= 0
+        return find(b"\\u", outside) >= 0 or find(_TOOL_CALLS, outside) >= 0
 
     def _escaped_tail_pending(self, events: bytes, start: int, end: int) -> bool:
         """Whether the JSON string ``events[start:end]``, escapes and all, ends with the start of a secret."""
