@@ -13,9 +13,11 @@ forgetting old chats never makes a save fail. A disk error (a full disk, a
 read-only or unwritable folder) is answered with its cause: 507 when the disk
 is full, 500 otherwise, as JSON. Routes, under the server's base_url, Jupyter's
 authentication and its Authorizer (resource ``notebook-agent-chats``: GET
-read, PUT and DELETE write). A PUT's body may be at most 20 MiB (a 413 beyond);
-one over 1 MiB is parsed, checked and serialised in the request worker
-(``request_worker.py``), so that saving a long chat never holds the event loop.
+read, PUT and DELETE write). A PUT's body may be at most 20 MiB (a 413 beyond).
+A PUT's body, or a GET's file, over :data:`OFF_LOOP_CHAT_BYTES` (128 KiB) is
+parsed, checked and serialised in the request worker (``request_worker.py``),
+so that saving or loading a long chat never holds the event loop; a smaller one
+is handled on the loop (the worker costs a round trip).
 
   GET    notebook-agent/chats[?notebook=PATH]  the chats (of that notebook), newest first
   GET    notebook-agent/chats/<id>             one chat
@@ -43,13 +45,18 @@ from .chat_schema import CHAT_ID, listable, validate_chat
 from .json_input import BadInputError, parse_json, query_text
 from .outbound import OutboundFilter
 from .private_dir import ensure_private_dir
-from .request_worker import OFF_LOOP_BYTES, off_loop
+from .request_worker import off_loop
 
 # A chat holds observations already trimmed to budgets; this bounds a runaway client.
 MAX_CHAT_BYTES = 20 * 1024 * 1024
 
 #: Disk errors that mean "no room": 507 Insufficient Storage (the rest are 500s).
 NO_ROOM = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG})
+
+#: A PUT's body or a GET's file larger than this is parsed and serialised in the request worker. Chats of
+#: many small JSON values (the slowest kind) cost the loop about 10-20 ms per 128 KiB to parse and
+#: serialise, a 1 MiB one 90-190 ms (measured); a smaller chat stays on the loop (the worker costs a round trip).
+OFF_LOOP_CHAT_BYTES = 128 * 1024
 
 
 def default_chats_dir() -> Path:
@@ -76,13 +83,52 @@ def _encoded(chat: Any, chat_id: str) -> tuple[str, str]:
     return json.dumps(chat, ensure_ascii=False, allow_nan=False), meta
 
 
-def encode_chat(chat_id: str, body: bytes) -> tuple[str, str]:
-    """A PUT's body made ready to write: parsed, checked and serialised, all at once.
+def encode_chat(chat_id: str, body: bytes) -> tuple[bytes, str]:
+    """A PUT's body made ready to write: parsed, checked, serialised and encoded (the file's bytes), all at once.
 
     A plain function of bytes, run in the request worker for a large body: parsing and serialising a
-    20 MB chat each hold the GIL for the best part of a second, so a thread would not free the loop.
+    20 MB chat each hold the GIL for the best part of a second, so a thread would not free the loop (nor
+    would encoding its text on the loop: bytes come back as one copy, and are written without the GIL).
     """
-    return _encoded(parse_json(body, "The chat"), chat_id)
+    data, meta = _encoded(parse_json(body, "The chat"), chat_id)
+    return data.encode("utf-8"), meta
+
+
+def _load(path: Path) -> dict[str, Any]:
+    """The chat in the file at ``path``; raises ValueError when it is damaged (OSError when it cannot be read)."""
+    try:
+        chat = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+    if not isinstance(chat, dict):
+        raise ValueError("it is not a JSON object")
+    return chat
+
+
+def chat_text(path: Path) -> str:
+    """What a GET answers for the chat file at ``path``: read, parsed, checked and serialised, all at once.
+
+    Raises ValueError (saying what is wrong) when the file is damaged, OSError when it cannot be read. A plain
+    function of a path, run in the request worker for a large file (:func:`chat_text_in_worker`, like
+    :func:`encode_chat`): what comes back is the answer, never the parsed tree. The answer is the file
+    re-serialised, not its bytes: the file keeps non-ASCII text as it is (the answer escapes it), and a file
+    written by hand is answered in the same form.
+    """
+    return json.dumps(_load(path), allow_nan=False)
+
+
+def chat_text_in_worker(path: Path) -> bytes | OSError | RuntimeError:
+    """:func:`chat_text` as the request worker runs it, encoded there (the same bytes the handler would send:
+    the text is ASCII; bytes cost the loop a copy, text a decode and an encode). An OSError or RuntimeError it
+    raises is handed back, not raised (:func:`.request_worker.off_loop` takes those, raised, for a failure of
+    the worker itself)."""
+    try:
+        return chat_text(path).encode("utf-8")
+    except (OSError, RuntimeError) as error:
+        return error
+    except ValueError as error:
+        # Only the message: a JSONDecodeError pickles the whole document, sent back from the worker for nothing.
+        raise ValueError(str(error)) from None
 
 
 class ChatStore:
@@ -129,16 +175,13 @@ class ChatStore:
 
     def get(self, chat_id: str) -> dict[str, Any] | None:
         """The chat, or None when there is none; raises ValueError when its file is damaged."""
+        path = self.file(chat_id)
+        return None if path is None else _load(path)
+
+    def file(self, chat_id: str) -> Path | None:
+        """The chat's file, or None when there is none; raises :class:`BadInputError` for a bad id."""
         path = self._path(chat_id)
-        if not path.exists():
-            return None
-        try:
-            chat = json.loads(path.read_text(encoding="utf-8"))
-        except RecursionError:
-            raise ValueError("it is nested too deeply") from None
-        if not isinstance(chat, dict):
-            raise ValueError("it is not a JSON object")
-        return chat
+        return path if path.exists() else None
 
     def check_id(self, chat_id: str) -> None:
         """Raise :class:`BadInputError` when ``chat_id`` cannot name a chat."""
@@ -149,7 +192,7 @@ class ChatStore:
         self.check_id(chat_id)
         self.write(chat_id, *_encoded(chat, chat_id))
 
-    def write(self, chat_id: str, data: str, meta: str) -> None:
+    def write(self, chat_id: str, data: str | bytes, meta: str) -> None:
         """Save a chat already checked and serialised (:func:`encode_chat`): its file, then its ``.meta``."""
         path = self._path(chat_id)
         ensure_private_dir(self.directory)
@@ -161,12 +204,12 @@ class ChatStore:
         except Exception:  # forgetting old chats must never make this save fail
             self.log.exception("Notebook Agent: could not forget old chats beyond max_chats")
 
-    def _write(self, path: Path, data: str) -> None:
+    def _write(self, path: Path, data: str | bytes) -> None:
         # Write then rename: a crash never leaves half a file.
         fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(data)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data if isinstance(data, bytes) else data.encode("utf-8"))
             os.chmod(tmp, 0o600)
             os.replace(tmp, path)
         except BaseException:
@@ -244,11 +287,18 @@ class ChatListHandler(_ChatHandler):
 
 class ChatHandler(_ChatHandler):
     @web.authenticated
-    def get(self, chat_id: str) -> None:
+    async def get(self, chat_id: str) -> None:
         try:
-            chat = self.store.get(chat_id)
-            if chat is not None:
-                body = json.dumps(chat, allow_nan=False)
+            path = self.store.file(chat_id)
+            if path is None:
+                return self._error(404, f"There is no chat {chat_id}.")
+            if path.stat().st_size > OFF_LOOP_CHAT_BYTES:
+                answer = await off_loop(chat_text_in_worker, path)
+                if isinstance(answer, Exception):
+                    raise answer
+                body = answer
+            else:
+                body = chat_text(path)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
         except OSError as error:
@@ -256,8 +306,6 @@ class ChatHandler(_ChatHandler):
         except ValueError as error:
             self.log.warning("Notebook Agent: the saved chat %s cannot be read: %s", chat_id, error)
             return self._error(404, f"The saved chat {chat_id} is damaged and cannot be loaded ({error}).")
-        if chat is None:
-            return self._error(404, f"There is no chat {chat_id}.")
         self.finish(body)
 
     @web.authenticated
@@ -268,7 +316,7 @@ class ChatHandler(_ChatHandler):
         try:
             self.store.check_id(chat_id)  # before a large body goes to the worker
             async with self.changes:
-                if len(body) > OFF_LOOP_BYTES:
+                if len(body) > OFF_LOOP_CHAT_BYTES:
                     data, meta = await off_loop(encode_chat, chat_id, body)
                 else:
                     data, meta = encode_chat(chat_id, body)

@@ -8,7 +8,7 @@ function of bytes in a worker process of its own, started on the first such body
 (one for the whole server: such bodies are rare, and each route's size cap bounds each). The model
 routes run :func:`.model_requests.prepare` there (checked, given the default model, scrubbed of
 secrets), a chat's PUT :func:`.chats.encode_chat` (parsed, checked, serialised). The function gets
-bytes and hands back text, never a parsed tree: unpickling one costs the loop nearly what parsing did.
+bytes and hands back text or bytes, never a parsed tree: unpickling one costs the loop nearly what parsing did.
 Where a process cannot be had, a thread does it.
 """
 
