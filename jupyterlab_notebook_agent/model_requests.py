@@ -3,7 +3,9 @@
 A request is checked (a JSON object, UTF-8, not absurdly nested, the basic field types of its
 route) before anything is forwarded, the server's default model is filled in when it names none,
 and every server-held secret in it is replaced by ``[redacted]``: a key a cell printed, that the
-agent read back (or that sits in the code around the cursor), never reaches a model provider.
+agent read back (or that sits in the code around the cursor), never reaches a model provider. A key the
+cursor cuts in two (inline completion's text before the cursor ends with its start, the text after begins
+with its rest: no part of the body holds it whole) is found at the cut: both halves become ``[redacted]``.
 
 Plain functions of bytes and text, with no server in them: :func:`prepare` runs in a worker process
 for a large body (``request_worker.py``), so that parsing and scanning it never holds the event loop.
@@ -12,10 +14,11 @@ for a large body (``request_worker.py``), so that parsing and scanning it never 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, NamedTuple
 
 from .json_input import BadInputError, json_type, parse_json_object
-from .redaction import matcher_for
+from .redaction import REDACTED, SecretMatcher, matcher_for
 
 #: The routes' names, as :func:`prepare` takes them.
 CHAT, COMPLETION = "chat", "completion"
@@ -47,6 +50,19 @@ MAX_COMPLETION_TOKENS = 4096
 #: The most stop sequences a completion may send (OpenAI's own limit).
 MAX_STOP_SEQUENCES = 4
 
+#: The markers at the cursor in the fill-in-the-middle prompts the client writes (``src/agent/completion/
+#: fim-format.ts``): ``<prefix>before<marker>after<middle>``, the text before the cursor right before the
+#: marker and the text after it right after (Qwen and CodeGemma, StarCoder, DeepSeek, Code Llama).
+_CURSOR_MARKERS = ("<|fim_suffix|>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", " <SUF>")
+#: Codestral writes the text after the cursor first: ``[SUFFIX]after[PREFIX]before``. The cursor joins the
+#: prompt's end to the start of what follows its first ``[SUFFIX]``.
+_SUFFIX_FIRST, _PREFIX_LAST = "[SUFFIX]", "[PREFIX]"
+_MARKERS = (*_CURSOR_MARKERS, _SUFFIX_FIRST, _PREFIX_LAST)
+_MARKER_SPLIT = re.compile("(" + "|".join(re.escape(m) for m in _MARKERS) + ")")
+_REDACTED_TEXT = REDACTED.decode()
+#: A prompt with more markers than this (the client writes one or two) is first looked at as a whole.
+_FEW_CUTS = 8
+
 
 class Prepared(NamedTuple):
     """A request made ready to forward, or why not."""
@@ -69,9 +85,124 @@ def prepare(route: str, body: bytes, default_model: str, secrets: tuple[str, ...
         payload = checked(route, body)
     except BadInputError as error:
         return Prepared(str(error), error.field, None, None, False)
+    made = ready(route, body, payload, default_model, matcher_for(secrets))
+    return made._replace(body=None) if made.body is body else made
+
+
+def ready(route: str, body: bytes, payload: dict[str, Any], default_model: str, matcher: SecretMatcher) -> Prepared:
+    """A request :func:`checked` (``payload``, parsed from ``body``; changed in place) given ``default_model``
+    when it names none and scrubbed of ``matcher``'s secrets; its body is ``body`` itself when nothing changed.
+
+    A completion's key cut by the cursor is taken out of the parsed text (:func:`_redact_cursor_cut`: escapes of
+    the body's JSON decoded), the body re-serialised only then; the whole secrets are taken out of the bytes.
+    """
+    cut = route == COMPLETION and _redact_cursor_cut(payload, matcher)
     sent, model = with_default_model(body, payload, default_model)
-    scrubbed = matcher_for(secrets).redact(sent)
-    return Prepared(None, None, None if scrubbed is body else scrubbed, model, scrubbed is not sent)
+    if cut and sent is body:
+        sent = json.dumps(payload).encode()
+    scrubbed = matcher.redact(sent)
+    return Prepared(None, None, scrubbed, model, cut or scrubbed is not sent)
+
+
+def _redact_cursor_cut(payload: dict[str, Any], matcher: SecretMatcher) -> bool:
+    """Take out of a completion request's text a secret the cursor cuts in two; whether there was one.
+
+    The client sends the text around the cursor in one of two shapes: ``prompt`` (before) and ``suffix``
+    (after), or a fill-in-the-middle ``prompt`` with the marker of the model's family at the cursor
+    (:data:`_CURSOR_MARKERS`, or Codestral's suffix-first order). Each such cut is looked at; a secret that
+    runs across one has its part on each side replaced by ``[redacted]``. A secret whole on one side is left
+    to the redaction of the body.
+    """
+    if not matcher:
+        return False
+    prompt = payload["prompt"]
+    text = _redact_fim_cuts(prompt, matcher)
+    suffix = payload.get("suffix")
+    if isinstance(suffix, str):
+        cut = _cut_secret(matcher, text, suffix)
+        if cut is not None:
+            text, payload["suffix"] = cut
+    if text is prompt and payload.get("suffix") is suffix:
+        return False
+    payload["prompt"] = text
+    return True
+
+
+def _redact_fim_cuts(prompt: str, matcher: SecretMatcher) -> str:
+    """``prompt`` with a secret cut at a fill-in-the-middle marker taken out; ``prompt`` itself when none is.
+
+    Each cursor marker is a cut (the one the client wrote is among them: a cell may hold more); Codestral's
+    prompt (``[SUFFIX]`` first) has one, its end joined to the start of the text after ``[SUFFIX]``. A prompt
+    with many markers is first looked at as a whole, without them: most such prompts hold no secret.
+    """
+    suffix_first = prompt.startswith(_SUFFIX_FIRST)
+    if not suffix_first and not any(marker in prompt for marker in _CURSOR_MARKERS):
+        return prompt
+    if sum(prompt.count(marker) for marker in _MARKERS) > _FEW_CUTS:
+        view = _MARKER_SPLIT.sub("", prompt)
+        if suffix_first:  # and Codestral's cut: the prompt's end, the start after [SUFFIX]
+            reach, start = matcher.look_behind, len(_SUFFIX_FIRST)
+            view += prompt[-reach:] + prompt[start : start + reach]
+        if not matcher.candidates(view.encode("utf-8", "surrogatepass")):
+            return prompt  # no secret in the text, across a cut or not
+    pieces = _split_at_markers(prompt)
+    last = len(pieces) - 1
+    cuts = [(index - 1, index + 1) for index in range(1, last, 2) if pieces[index] in _CURSOR_MARKERS]
+    if suffix_first and last > 2 and pieces[1] == _SUFFIX_FIRST:
+        cuts.append((last, 2))
+    changed = False
+    for before, after in cuts:
+        cut = _cut_secret(matcher, pieces[before], pieces[after])
+        if cut is not None:
+            pieces[before], pieces[after] = cut
+            changed = True
+    return "".join(pieces) if changed else prompt
+
+
+def _split_at_markers(prompt: str) -> list[str]:
+    """``prompt`` as text, marker, text, …, text (as :data:`_MARKER_SPLIT` splits it: ``str.find`` is faster)."""
+    found = []
+    for order, marker in enumerate(_MARKERS):
+        at = prompt.find(marker)
+        while at >= 0:
+            found.append((at, order, marker))
+            at = prompt.find(marker, at + len(marker))
+    found.sort()
+    pieces, end = [], 0
+    for at, _, marker in found:
+        if at >= end:  # not inside the marker before it
+            pieces += (prompt[end:at], marker)
+            end = at + len(marker)
+    pieces.append(prompt[end:])
+    return pieces
+
+
+def _cut_secret(matcher: SecretMatcher, before: str, after: str) -> tuple[str, str] | None:
+    """``before`` and ``after`` with a secret that runs from the one into the other taken out of both, each
+    part replaced by ``[redacted]``; None when no secret runs across.
+
+    Only the ends next to the cut are read (``look_behind``: the longest form a secret takes, escaped or not),
+    and a run of backslashes is kept whole (it decides what escapes what). One first look finds nothing in
+    most requests; the exact match runs only where it sees a secret.
+    """
+    if not before or not after:
+        return None
+    start = max(len(before) - matcher.look_behind, 0)
+    while start and before[start - 1] == "\\":
+        start -= 1
+    head = before[start:].encode("utf-8", "surrogatepass")
+    data = head + after[: matcher.look_behind].encode("utf-8", "surrogatepass")
+    candidates = matcher.candidates(data)
+    if not candidates:
+        return None
+    joint = len(head)
+    across = [(s, e) for s, e in matcher.spans(data, candidates=candidates) if s < joint < e]
+    if not across:
+        return None
+    [(first, end)] = across  # spans are merged: one at most runs across the joint
+    kept = len(data[:first].decode("utf-8", "surrogatepass"))
+    taken = len(data[joint:end].decode("utf-8", "surrogatepass"))
+    return before[: start + kept] + _REDACTED_TEXT, _REDACTED_TEXT + after[taken:]
 
 
 def _check_fields(payload: dict[str, Any], types: FieldTypes) -> None:

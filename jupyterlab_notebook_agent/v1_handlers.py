@@ -20,7 +20,7 @@ from tornado import web
 
 from .discovery import probe
 from .json_input import BadInputError
-from .model_requests import CHAT, COMPLETION, MAX_COMPLETION_TOKENS, Prepared, checked, with_default_model
+from .model_requests import CHAT, COMPLETION, MAX_COMPLETION_TOKENS, Prepared, checked, ready
 from .providers import Provider
 from .proxy_handler import _ProxyHandler
 from .proxy_target import Target
@@ -68,9 +68,7 @@ class _ModelRequestHandler(_ProxyHandler):
         target = self._select_target()
         if target is None:
             return
-        sent, model = with_default_model(body, payload, self.default_model_for(target))
-        scrubbed = target.matcher.redact(sent)
-        await self._send(target, Prepared(None, None, scrubbed, model, scrubbed is not sent))
+        await self._send(target, ready(self.route, body, payload, self.default_model_for(target), target.matcher))
 
     async def _post_large(self, body: bytes) -> None:
         """A body over :data:`.request_worker.OFF_LOOP_BYTES`: checked, completed and scrubbed in the worker."""
