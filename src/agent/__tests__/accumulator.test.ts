@@ -208,4 +208,103 @@ describe('TurnAccumulator', () => {
     second.add({ choices: [choice(0, { content: 'zero' })] });
     expect(second.result().text).toBe('one');
   });
+
+  // The server's proxy takes a key sent in pieces out of a stream by joining
+  // the string values of each field; a piece of another type must not join.
+  describe('joins only the strings the protocol sends (the proxy joins those)', () => {
+    const KEY = 'sk-proj-AbC123xyz-0123456789ABCDEF';
+    const HEX = '4f9a1c0e7b2d4a6f8e3c1b0a9d7e5f21';
+
+    it('ignores text and thinking that are not strings', () => {
+      const acc = new TurnAccumulator();
+      acc.add(delta({ content: 'x sk-proj-AbC1' }));
+      expect(acc.add(delta({ content: ['23xyz-0123456789ABCDEF'] }))).toBe('');
+      acc.add(delta({ content: 23 }));
+      acc.add(delta({ content: ' y' }));
+      acc.add(delta({ reasoning_content: 'sk-proj-AbC1' }));
+      acc.add(delta({ reasoning_content: ['23xyz-0123456789ABCDEF'] }));
+      acc.add(delta({ reasoning: 23 }, 'stop'));
+      const turn = acc.result();
+      expect(turn.text).toBe('x sk-proj-AbC1 y');
+      expect(turn.reasoning).toBe('sk-proj-AbC1');
+      expect(JSON.stringify(turn)).not.toContain(KEY);
+    });
+
+    it('ignores tool-call arguments that are a number, boolean or null', () => {
+      const acc = new TurnAccumulator();
+      acc.add(
+        delta({
+          tool_calls: [
+            { index: 0, id: 'a', function: { name: 'f', arguments: 4 } }
+          ]
+        })
+      );
+      acc.add(
+        delta({
+          tool_calls: [{ index: 0, function: { arguments: HEX.slice(1) } }]
+        })
+      );
+      for (const odd of [true, null, 7.5]) {
+        acc.add(
+          delta({ tool_calls: [{ index: 0, function: { arguments: odd } }] })
+        );
+      }
+      const [call] = acc.result().toolCalls;
+      expect(call.arguments).toBe(HEX.slice(1));
+      expect(call.arguments).not.toContain(HEX);
+    });
+
+    it('ignores a number after a finished call’s string arguments', () => {
+      const acc = new TurnAccumulator();
+      acc.add(
+        delta(
+          {
+            tool_calls: [
+              {
+                index: 0,
+                id: 'a',
+                function: { name: 'f', arguments: 'nbk-Zq8Xw2Lm5TpR-' }
+              }
+            ]
+          },
+          'tool_calls'
+        )
+      );
+      acc.add(
+        delta({ tool_calls: [{ index: 0, function: { arguments: 20250117 } }] })
+      );
+      const { toolCalls } = acc.result();
+      expect(toolCalls).toEqual([
+        { id: 'a', name: 'f', arguments: 'nbk-Zq8Xw2Lm5TpR-' }
+      ]);
+    });
+
+    it('ignores a legacy function_call’s arguments that are a number', () => {
+      const acc = new TurnAccumulator();
+      acc.add(delta({ function_call: { name: 'f', arguments: 4 } }));
+      acc.add(
+        delta({ function_call: { arguments: HEX.slice(1) } }, 'function_call')
+      );
+      expect(acc.result().toolCalls[0].arguments).toBe(HEX.slice(1));
+    });
+
+    it('still joins string arguments and takes an object as its JSON', () => {
+      const acc = new TurnAccumulator();
+      acc.add(
+        delta({
+          tool_calls: [
+            { index: 0, id: 'a', function: { name: 'f', arguments: '{"n": ' } },
+            { index: 1, id: 'b', function: { name: 'g', arguments: { n: 2 } } }
+          ]
+        })
+      );
+      acc.add(
+        delta({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] })
+      );
+      expect(acc.result().toolCalls.map(call => call.arguments)).toEqual([
+        '{"n": 1}',
+        '{"n":2}'
+      ]);
+    });
+  });
 });

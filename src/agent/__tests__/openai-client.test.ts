@@ -244,6 +244,103 @@ describe('OpenAIChatClient over HTTP', () => {
     expect(pieces).toEqual(['x sk-proj-A', ' y']);
   });
 
+  // The server's proxy takes a key streamed in pieces out by joining the
+  // string values of each field: a piece of another type must not join.
+  describe('joins only strings, as the proxy does', () => {
+    const KEY = 'sk-proj-AbC123xyz-0123456789ABCDEF';
+    const HEX = '4f9a1c0e7b2d4a6f8e3c1b0a9d7e5f21';
+    const event = (body: Record<string, unknown>) =>
+      `data: ${JSON.stringify(body)}\n\n`;
+    const chat = (delta: unknown, finish: string | null = null) =>
+      event({
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta, finish_reason: finish }]
+      });
+
+    it('a completion leaves out text that is not a string', async () => {
+      const text = (value: unknown) =>
+        event({
+          object: 'text_completion',
+          choices: [{ index: 0, text: value }]
+        });
+      await script([
+        {
+          sse:
+            text(['x sk-proj-AbC1']) +
+            text('23xyz-0123456789ABCDEF') +
+            text(7) +
+            text({ t: 'x' }) +
+            text(' y') +
+            'data: [DONE]\n\n'
+        }
+      ]);
+      const client = new OpenAIChatClient({ baseURL, model: 'm' });
+      const pieces: unknown[] = [];
+      for await (const piece of client.complete(
+        { prompt: 'x = ', maxTokens: 8, stop: [] },
+        new AbortController().signal
+      )) {
+        pieces.push(piece);
+      }
+      expect(pieces).toEqual(['23xyz-0123456789ABCDEF', ' y']);
+      expect(pieces.join('')).not.toContain(KEY);
+    });
+
+    it('a chat turn leaves out content and arguments that are not strings (an object’s arguments stay)', async () => {
+      const call = (
+        index: number,
+        fn: Record<string, unknown>,
+        id?: string
+      ) => ({
+        tool_calls: [{ index, ...(id ? { id } : {}), function: fn }]
+      });
+      await script([
+        {
+          sse:
+            chat({ content: 'x sk-proj-AbC1' }) +
+            chat({ content: ['23xyz-0123456789ABCDEF'] }) +
+            chat(call(0, { name: 'f', arguments: 4 }, 'a')) +
+            chat(call(0, { arguments: HEX.slice(1) })) +
+            chat(
+              call(1, { name: 'g', arguments: { n: 1 } }, 'b'),
+              'tool_calls'
+            ) +
+            'data: [DONE]\n\n'
+        },
+        {
+          sse:
+            chat({ function_call: { name: 'f', arguments: 4 } }) +
+            chat({ function_call: { arguments: HEX.slice(1) } }) +
+            'data: [DONE]\n\n'
+        },
+        {
+          sse:
+            chat(
+              call(0, { name: 'h', arguments: 'nbk-Zq8Xw2Lm5TpR-' }, 'c'),
+              'tool_calls'
+            ) +
+            chat(call(0, { arguments: 20250117 })) +
+            'data: [DONE]\n\n'
+        }
+      ]);
+      const client = new OpenAIChatClient({ baseURL, model: 'm' });
+      const first = await playTurn(client);
+      expect(first.text).toBe('x sk-proj-AbC1');
+      expect(first.toolCalls.map(c => [c.name, c.arguments])).toEqual([
+        ['f', HEX.slice(1)],
+        ['g', '{"n":1}']
+      ]);
+      const legacy = await playTurn(client);
+      expect(legacy.toolCalls[0].arguments).toBe(HEX.slice(1));
+      const late = await playTurn(client);
+      expect(late.toolCalls[0].arguments).toBe('nbk-Zq8Xw2Lm5TpR-');
+      for (const turn of [first, legacy, late]) {
+        expect(JSON.stringify(turn)).not.toContain(KEY);
+        expect(JSON.stringify(turn)).not.toContain(HEX);
+      }
+    });
+  });
+
   it('sends the temperature a request names, and none otherwise', async () => {
     await script([{ content: 'A.' }, { content: 'B.' }]);
     const client = new OpenAIChatClient({ baseURL, model: 'm' });

@@ -4,6 +4,8 @@ import {
   toTextProtocol
 } from '../loop/text-protocol-messages';
 import { extractCodeBlocks } from '../loop/code-blocks';
+import { TextProtocolClient } from '../loop/text-protocol-client';
+import type { IChatChunk, IModelClient } from '../model/types';
 import { AgentSession } from '../session';
 import { FakeNotebook } from '../testing/fake-notebook';
 import { ScriptedModel } from '../testing/scripted-model';
@@ -126,5 +128,42 @@ describe('text protocol for models without tool calling', () => {
       vision: false,
       contextTokens: 32768
     });
+  });
+
+  it('joins only string content, as the proxy that filters a key sent in pieces does', async () => {
+    const KEY = 'sk-proj-AbC123xyz-0123456789ABCDEF';
+    const sent: unknown[] = [
+      "```python\nkey = 'x sk-proj-AbC1",
+      ['23xyz-0123456789ABCDEF'],
+      23,
+      "'\n```"
+    ];
+    const inner: IModelClient = {
+      model: 'm',
+      async *streamChat() {
+        for (const content of sent) {
+          yield { choices: [{ index: 0, delta: { content } }] } as IChatChunk;
+        }
+      }
+    };
+    const client = new TextProtocolClient(inner);
+    for (const prefill of [undefined, '```python\n']) {
+      const chunks: IChatChunk[] = [];
+      for await (const chunk of client.streamChat(
+        { messages: [{ role: 'user', content: 'hi' }], tools: [], prefill },
+        new AbortController().signal
+      )) {
+        chunks.push(chunk);
+      }
+      const contents = chunks.map(c => c.choices?.[0]?.delta?.content ?? '');
+      expect(contents.every(c => typeof c === 'string')).toBe(true);
+      expect(contents.join('')).toBe("```python\nkey = 'x sk-proj-AbC1'\n```");
+      const [call] =
+        chunks[chunks.length - 1].choices?.[0]?.delta?.tool_calls ?? [];
+      expect(call.function?.arguments).toBe(
+        JSON.stringify({ source: "key = 'x sk-proj-AbC1'" })
+      );
+      expect(JSON.stringify(chunks)).not.toContain(KEY);
+    }
   });
 });

@@ -42,6 +42,11 @@ export async function suggest(
   let firstTextMs: number | null = null;
   try {
     for await (const piece of source.complete(built.request, enough.signal)) {
+      // A source's pieces are strings; anything else (an upstream's array)
+      // is dropped, not joined: the proxy's key filter joins only strings.
+      if (typeof piece !== 'string') {
+        continue;
+      }
       firstTextMs ??= now() - started;
       raw += piece;
       if (isWhole(raw, built.mode)) {

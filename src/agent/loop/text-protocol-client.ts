@@ -77,7 +77,10 @@ export class TextProtocolClient implements IModelClient {
     const followed = new FollowedChoice();
     for await (const chunk of inner) {
       for (const choice of followed.pick(chunk.choices)) {
-        let content = choice.delta?.content;
+        // Strings only: the proxy's filter joins only strings to find a key
+        // sent in pieces; an array would join as its item.
+        const sent: unknown = choice.delta?.content;
+        let content = typeof sent === 'string' ? sent : '';
         if (content && first && prefill) {
           first = false;
           // llama-server repeats the prefill in its first delta; a server

@@ -189,12 +189,22 @@ function fragment(delta: IToolCallDelta): IFragment {
   };
 }
 
-/** Arguments as JSON text: some servers send the object itself. */
+/**
+ * Arguments as JSON text: a string as sent; an object (Ollama sends the
+ * object itself) as its JSON, which begins and ends with a brace. Anything
+ * else is dropped, not stringified: the proxy's filter joins only strings to
+ * find a key sent in pieces, so `4` then `"f9a1…"` would rebuild one it
+ * never saw whole.
+ */
 function text(args: ToolArgumentsDelta | undefined): string {
-  if (args === null || args === undefined) {
-    return '';
+  if (typeof args === 'string') {
+    return args;
   }
-  return typeof args === 'string' ? args : JSON.stringify(args);
+  return isObject(args) ? JSON.stringify(args) : '';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function merge(call: IPendingCall, part: IFragment): void {

@@ -253,8 +253,11 @@ export class OpenAIChatClient implements IModelClient, ICompletionSource {
       const followed = new FollowedChoice();
       for await (const chunk of stream) {
         for (const choice of followed.pick(chunk.choices)) {
-          if (choice.text) {
-            yield choice.text;
+          // Strings only: the proxy's filter joins only strings to find a
+          // key sent in pieces; `["sk-…"]` would join as its item.
+          const text: unknown = choice.text;
+          if (typeof text === 'string' && text) {
+            yield text;
           }
         }
       }

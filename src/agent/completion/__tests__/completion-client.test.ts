@@ -158,4 +158,26 @@ describe('completions over HTTP', () => {
       'sk-test-completion-key-2f9d1c'
     );
   });
+
+  it('a suggestion joins only string text, as the proxy that filters a key sent in pieces does', async () => {
+    const text = (value: unknown) =>
+      `data: ${JSON.stringify({ object: 'text_completion', choices: [{ index: 0, text: value }] })}\n\n`;
+    await server.script([
+      {
+        sse:
+          text(['x sk-proj-AbC1']) +
+          text('23xyz-0123456789ABCDEF') +
+          text(' y') +
+          'data: [DONE]\n\n'
+      }
+    ]);
+    const result = await suggest(
+      client(),
+      { before: 'key = ', after: '', cellsAbove: [] },
+      { maxTokens: 64 },
+      new AbortController().signal
+    );
+    expect(result.raw).toBe('23xyz-0123456789ABCDEF y');
+    expect(result.raw).not.toContain('sk-proj-AbC123xyz-0123456789ABCDEF');
+  });
 });

@@ -103,4 +103,20 @@ describe('one suggestion', () => {
     expect(source.sent).toBe(2);
     expect(source.requests[0].stop).toContain('\n# Out:');
   });
+
+  it('joins only string pieces (the proxy that filters a key sent in pieces joins strings)', async () => {
+    const source = new ScriptedSource('qwen2.5-coder', [
+      'x sk-proj-AbC1',
+      ['23xyz-0123456789ABCDEF'] as unknown as string,
+      23 as unknown as string,
+      ' y'
+    ]);
+    const result = await suggest(
+      source,
+      cursor,
+      { maxTokens: 32 },
+      new AbortController().signal
+    );
+    expect(result.raw).toBe('x sk-proj-AbC1 y');
+  });
 });
