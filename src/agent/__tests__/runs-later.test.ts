@@ -149,6 +149,9 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['pixi.lock', /pixi reads it/],
   ['pylock.toml', /\(uv, PDM\) reads it/],
   ['proj/pylock.dev.toml', /\(uv, PDM\) reads it/],
+  // Asked unless everything may run until the third re-check (2026-12-08):
+  // uv, Poetry, PDM, pixi and Hatch read their index from it at any install.
+  ['pyproject.toml', /pip runs the build code it names/],
   // Refused as hidden by the file tools first; the rule names them too.
   ['.bashrc', /hidden files configure programs/],
   ['.ipython/profile_default/startup/x.py', /hidden files/],
@@ -159,6 +162,10 @@ const ALWAYS: Array<[string, RegExp]> = [
   ['.config/pip/pip.conf', /hidden files/],
   ['.pip/pip.conf', /hidden files/]
 ];
+
+/** The reason for Python code that no narrower rule names. */
+const PYTHON_CODE =
+  /^a kernel can import it: Python code here runs next to a notebook, in a package/;
 
 /** Asked in every mode but run-everything. */
 const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
@@ -199,7 +206,6 @@ const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
   ['conftest.py', /pytest runs it when tests run in this folder/],
   ['tests/conftest.py', /pytest runs it/],
   ['pkg/setup.py', /pip runs the build code it holds/],
-  ['pyproject.toml', /pip runs the build code it names/],
   // setuptools reads setup.cfg when pip installs the folder (its cmdclass
   // and setup_requires name code and indexes); pytest's ini files name the
   // plugins it imports, as a conftest.py would.
@@ -211,24 +217,37 @@ const UNLESS_RUN_EVERYTHING: Array<[string, RegExp]> = [
   ['tests/pytest.toml', /pytest imports the plugins it names/],
   // Namespace packages (PEP 420 or pkgutil-style) assemble their modules
   // from every sys.path folder in order: a folder next to the notebook named
-  // like one comes before the installed modules (the same review).
-  [
-    'analysis/mpl_toolkits/mplot3d.py',
-    /^mpl_toolkits is a namespace package, assembled from every folder named mpl_toolkits on sys.path: a notebook next to this mpl_toolkits\/ folder can import mpl_toolkits's modules from it in place of the installed ones$/
-  ],
-  ['analysis/google/protobuf/__init__.py', /^google is a namespace package/],
-  ['analysis/google/protobuf/message.pyc', /^google is a namespace package/],
-  ['analysis/nvidia/cudnn/lib/libcudnn.so.9', /^nvidia is a namespace package/],
-  ['analysis/azure/core/__init__.py', /^azure is a namespace package/],
-  ['analysis/jaraco/functools.py', /^jaraco is a namespace package/],
-  ['analysis/sphinxcontrib/jsmath/x.py', /^sphinxcontrib is a namespace/],
-  ['analysis/backports/tarfile/__init__.py', /^backports is a namespace/],
-  ['analysis/zope/interface/__init__.py', /^zope is a namespace package/],
-  ['analysis/opentelemetry/trace.py', /^opentelemetry is a namespace/],
-  [
-    'google/protobuf/__init__.py',
-    /^google is a namespace package.*: Python started in the server root can import google's modules/
-  ]
+  // like one comes before the installed modules (the same review). Since
+  // the third re-check (2026-12-08), as any Python code: the list of their
+  // names is gone.
+  ['analysis/mpl_toolkits/mplot3d.py', PYTHON_CODE],
+  ['analysis/google/protobuf/__init__.py', PYTHON_CODE],
+  ['analysis/google/protobuf/message.pyc', PYTHON_CODE],
+  ['analysis/nvidia/cudnn/lib/libcudnn.so.9', PYTHON_CODE],
+  ['analysis/azure/core/__init__.py', PYTHON_CODE],
+  ['analysis/jaraco/functools.py', PYTHON_CODE],
+  ['analysis/sphinxcontrib/jsmath/x.py', PYTHON_CODE],
+  ['analysis/backports/tarfile/__init__.py', PYTHON_CODE],
+  ['analysis/zope/interface/__init__.py', PYTHON_CODE],
+  ['analysis/opentelemetry/trace.py', PYTHON_CODE],
+  ['google/protobuf/__init__.py', PYTHON_CODE],
+  // Ordinary files until the third re-check (2026-12-08): any Python code
+  // under the root asks now, wherever it lies (next to another notebook, in
+  // a package, as an optional module a library imports when it is there).
+  ['helpers/clean.py', PYTHON_CODE],
+  ['analysis/helpers/clean.py', PYTHON_CODE],
+  ['analysis/helpers/sub/__init__.py', PYTHON_CODE],
+  ['analysis/pandas/core.py', PYTHON_CODE],
+  ['helpers/config.py', PYTHON_CODE],
+  ['analysis/helpers/my_config.py', PYTHON_CODE],
+  ['data/startup.py', PYTHON_CODE],
+  ['helpers/libfast.so', PYTHON_CODE],
+  ['analysis/my.module.py', PYTHON_CODE],
+  ['src/model.py', PYTHON_CODE],
+  ['analysis/helpers/google/protobuf/__init__.py', PYTHON_CODE],
+  ['helpers/mpl_toolkits/mplot3d.py', PYTHON_CODE],
+  ['analysis/googleapi/client.py', PYTHON_CODE],
+  ['analysis/numpy/core.py', PYTHON_CODE]
 ];
 
 /** Created as before: an edit, no question in the default mode. */
@@ -237,10 +256,6 @@ const ORDINARY = [
   'notes.md',
   'analysis/notes.md',
   'analysis/results.json',
-  'helpers/clean.py',
-  'analysis/helpers/clean.py',
-  'analysis/helpers/sub/__init__.py',
-  'analysis/pandas/core.py',
   'report.txt',
   'binary/data.csv',
   'lib/readme.md',
@@ -249,35 +264,23 @@ const ORDINARY = [
   'requirements.txt',
   'analysis/requirements-dev.txt',
   'environment.yml',
-  'helpers/config.py',
-  'analysis/helpers/my_config.py',
   'settings/app.conf',
   'notes/pip.md',
   'conda_notes.md',
   'kernels/matmul.cu',
   'kernels/notes.md',
   'profiles/user.csv',
-  'data/startup.py',
   'custom/style.css',
   'etc/readme.md',
   'analysis/pycache_notes.txt',
   // Near the names the re-check added, and ordinary.
-  'helpers/libfast.so',
   'analysis/archive.zip',
   'data/python_notes.zip',
-  'analysis/my.module.py',
   'notes/matplotlib.md',
   'analysis/matplotlibrc.md',
   'analysis/pixi_notes.toml',
   'docs/poetry.md',
-  // Near the names the 2026-12-07 review added, and ordinary: nested modules
-  // are ordinary work unless under a namespace package's name next to the
-  // notebook or in the root.
-  'src/model.py',
-  'analysis/helpers/google/protobuf/__init__.py',
-  'helpers/mpl_toolkits/mplot3d.py',
-  'analysis/googleapi/client.py',
-  'analysis/numpy/core.py',
+  // Near the names the 2026-12-07 review added, and ordinary.
   'notes/uv.lock.md',
   'analysis/pylock-notes.toml',
   'analysis/pytest_notes.toml',
@@ -319,23 +322,26 @@ describe('runsLater', () => {
 });
 
 describe('namespace packages next to the notebook (an outside review, 2026-12-07)', () => {
-  it.each([
-    ['proj/mpl_toolkits/mplot3d.py', 'mpl_toolkits'],
-    ['proj/google/protobuf/__init__.py', 'google']
-  ])(
-    '%s (notebook proj/analysis.ipynb) asks unless everything may run, naming %s',
-    (path, name) => {
+  it.each(['proj/mpl_toolkits/mplot3d.py', 'proj/google/protobuf/__init__.py'])(
+    '%s (notebook proj/analysis.ipynb) asks unless everything may run',
+    path => {
       const later = runsLater(path, 'proj/analysis.ipynb');
       expect(later?.always).toBe(false);
-      expect(later?.reason).toContain(`${name} is a namespace package`);
+      expect(later?.reason).toMatch(PYTHON_CODE);
     }
   );
 
-  it('a nested module elsewhere is ordinary work', () => {
-    expect(runsLater('proj/helpers/clean.py', 'proj/analysis.ipynb')).toBe(
-      null
+  // Ordinary work until the third re-check (2026-12-08): Python code asks
+  // wherever it lies; data does not.
+  it('a nested module elsewhere asks too; data there does not', () => {
+    expect(runsLater('proj/helpers/clean.py', 'proj/analysis.ipynb')).toEqual({
+      reason: expect.stringMatching(PYTHON_CODE),
+      always: false
+    });
+    expect(runsLater('other/google/x.py', 'proj/analysis.ipynb')?.always).toBe(
+      false
     );
-    expect(runsLater('other/google/x.py', 'proj/analysis.ipynb')).toBe(null);
+    expect(runsLater('proj/google/x.json', 'proj/analysis.ipynb')).toBe(null);
   });
 });
 
@@ -494,6 +500,193 @@ describe('write_file and files that run later', () => {
       /^Refused: creating venv\/lib\/python3\.11\/site-packages\/a\.pth needs the user's approval: /
     );
     expect(notebook.files.size).toBe(0);
-    expect((await call('helpers/ok.py')).ok).toBe(true);
+    // Python code anywhere asks since the third re-check (2026-12-08).
+    expect((await call('helpers/ok.py')).ok).toBe(false);
+    expect((await call('helpers/ok.csv')).ok).toBe(true);
+  });
+});
+
+/**
+ * A third outside re-check (2026-12-08) created these with no question and
+ * then watched them run: the Jupyter server rendered a template from its
+ * folder at File > Save and Export As, `git status` ran a non-hidden
+ * repository's fsmonitor command, a kernel imported modules from folders
+ * the list of names did not cover, `%matplotlib inline` and `python -m
+ * pytest` imported what a `*.dist-info` next to the notebook named, and
+ * uv read its index from a pyproject.toml in "run everything".
+ */
+describe('the third outside re-check (2026-12-08)', () => {
+  const NB = 'proj/analysis.ipynb';
+  const verdict = (path: string, notebook = NB) => runsLater(path, notebook);
+
+  it.each([
+    // nbconvert looks for `<template>/` in the server's folder (the root) first.
+    'lab/index.html.j2',
+    'lab/base.html.j2',
+    'classic/index.html.j2',
+    'markdown/index.md.j2',
+    'python/index.py.j2',
+    'script/script.j2',
+    'latex/index.tex.j2',
+    'rst/index.rst.j2',
+    'asciidoc/index.asciidoc.j2',
+    'reveal/index.html.j2',
+    'webpdf/index.pdf.j2',
+    'base/display_priority.j2',
+    'basic/index.html.tpl',
+    'compatibility/full.tpl',
+    'proj/lab/index.html.j2',
+    'templates/page.jinja',
+    'site/page.html.jinja2',
+    'lab/conf.json',
+    'mine/conf.json',
+    'xdg/jupyter/nbconvert/templates/mine/conf.json'
+  ])('%s (an nbconvert template) asks in every mode', path => {
+    expect(verdict(path)).toEqual({
+      reason: expect.stringMatching(
+        /^the Jupyter server renders nbconvert templates from its folder when a notebook is exported/
+      ),
+      always: true
+    });
+  });
+
+  it.each([
+    'proj/HEAD',
+    'proj/config',
+    'HEAD',
+    'config',
+    'repo/Config',
+    'proj/commondir',
+    'proj/gitdir',
+    'proj/packed-refs',
+    'backup.git/hooks/post-receive',
+    'proj/hooks/pre-commit',
+    'proj/hooks/fsmonitor-watchman'
+  ])(
+    '%s (what makes or configures a git repository) asks in every mode',
+    path => {
+      expect(verdict(path)).toEqual({
+        reason: expect.stringMatching(
+          /^git takes a folder with HEAD, objects\/ and refs\/ for a repository/
+        ),
+        always: true
+      });
+    }
+  );
+
+  it.each([
+    // IPython's traceback formatting imports astroid.nodes when it is there.
+    'proj/astroid/nodes.py',
+    // Next to another notebook of the user's (reports/monthly.ipynb).
+    'reports/pandas.py',
+    // A package wins over the user's module of the same name beside it.
+    'proj/utils/helpers/__init__.py',
+    'proj/utils/helpers/core.py',
+    'deep/er/module.pyw',
+    'deep/er/module.pyc',
+    'deep/er/fast.cpython-311-x86_64-linux-gnu.so',
+    'deep/er/fast.pyd',
+    'other/nvidia/cublas/lib/libcublas.so.12',
+    'other/google/protobuf/message.py',
+    'other/lib/libfast.dylib',
+    'other/bin-win/fast.dll',
+    // Not importable by name, still Python code (runpy, `%run`, a loader).
+    'proj/my.module.py'
+  ])('%s (Python code anywhere) asks unless everything may run', path => {
+    expect(verdict(path)).toEqual({
+      reason: expect.any(String),
+      always: false
+    });
+  });
+
+  it.each([
+    'proj/matplotlib_inline-99.0.dist-info/METADATA',
+    'proj/matplotlib_inline-99.0.dist-info/entry_points.txt',
+    'proj/evil-1.0.dist-info/entry_points.txt',
+    'proj/evil-1.0.dist-info/RECORD',
+    'proj/evil.egg-info/entry_points.txt',
+    'proj/evil.egg-info/PKG-INFO',
+    'proj/evil.egg-link',
+    'reports/entry_points.txt',
+    'Evil-1.0.DIST-INFO/METADATA'
+  ])('%s (package metadata) asks unless everything may run', path => {
+    expect(verdict(path)).toEqual({
+      reason: expect.stringMatching(
+        /^Python reads package metadata from the folders it imports from: the entry points it names are imported/
+      ),
+      always: false
+    });
+  });
+
+  it.each(['pyproject.toml', 'proj/pyproject.toml', 'deep/er/PyProject.toml'])(
+    "%s (uv's, Poetry's, PDM's, pixi's and Hatch's configuration) asks in every mode",
+    path => {
+      expect(verdict(path)).toEqual({
+        reason: expect.stringMatching(
+          /^installers \(uv, Poetry, PDM, pixi, Hatch\) read the index and the commands it names/
+        ),
+        always: true
+      });
+    }
+  );
+
+  it('setup.cfg, which pip reads no index from, still asks unless everything may run', () => {
+    expect(verdict('proj/setup.cfg')?.always).toBe(false);
+  });
+
+  it.each([
+    // Windows drops trailing dots and spaces, and writes `name::$DATA` to
+    // `name`; it matches names in any case.
+    ['venv/pip.ini.', 'venv/pip.ini'],
+    ['venv/pip.ini ', 'venv/pip.ini'],
+    ['venv/pip.ini . .', 'venv/pip.ini'],
+    ['venv/pip.ini::$DATA', 'venv/pip.ini'],
+    ['venv/pip.ini:x', 'venv/pip.ini'],
+    ['sitecustomize.py.', 'sitecustomize.py'],
+    ['proj/requests.py ', 'proj/requests.py'],
+    [
+      'venv./lib/python3.11/site-packages/x.py',
+      'venv/lib/python3.11/site-packages/x.py'
+    ],
+    ['proj/HEAD.', 'proj/HEAD'],
+    ['lab/index.html.j2::$DATA', 'lab/index.html.j2'],
+    ['env/scripts/pip.bat', 'env/Scripts/pip.bat'],
+    ['venv/SCRIPTS/pip.bat', 'venv/Scripts/pip.bat'],
+    ['venv/scripts/Activate.ps1', 'venv/Scripts/Activate.ps1'],
+    ['env/scripts/jupyter-script.py', 'env/Scripts/jupyter-script.py'],
+    ['env/Lib/os.py', 'env/lib/os.py'],
+    ['env/Lib/Site-Packages/x.py', 'env/lib/site-packages/x.py']
+  ])('%s asks as %s does', (path, plain) => {
+    const later = verdict(path);
+    expect(later).not.toBeNull();
+    expect(later).toEqual(verdict(plain));
+  });
+
+  it('a name is judged as given too: on Linux `x:y.py` is Python code', () => {
+    expect(verdict('proj/x:y.py')?.always).toBe(false);
+    expect(verdict('notes/a.txt:b.py')?.always).toBe(false);
+  });
+
+  it.each([
+    // Data under a namespace package's name is no code.
+    'proj/google/protobuf/descriptor.proto',
+    'analysis/google/data.json',
+    // A user's own scripts/ folder: only what Windows runs from an
+    // environment's Scripts/ asks there.
+    'scripts/run.sh',
+    'scripts/README.md',
+    // React's hooks, not git's.
+    'src/hooks/useData.ts',
+    'proj/hooks/pre-commit.md',
+    // Named like git's files, with an extension.
+    'config.yaml',
+    'proj/config.json',
+    'notes/HEAD.md',
+    'templates/page.html',
+    'proj/sub/conf.json',
+    'proj/METADATA',
+    'proj/dist-info.txt'
+  ])('%s stays ordinary', path => {
+    expect(verdict(path)).toBeNull();
   });
 });

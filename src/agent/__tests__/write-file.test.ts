@@ -57,21 +57,18 @@ function run(
 }
 
 describe('write_file', () => {
+  // A new file that is not code (Python code anywhere asks since the third
+  // outside re-check, 2026-12-08: runs-later.test.ts).
   it('creates a new file without asking in the default mode', async () => {
     const notebook = new FakeNotebook();
     const { done, requests, tools } = run(
-      [
-        write('helpers/clean.py', 'def clean(x):\n    return x\n'),
-        { text: 'ok' }
-      ],
+      [write('notes/plan.md', '# Plan\n\n1. clean\n'), { text: 'ok' }],
       notebook
     );
     await done;
     expect(requests).toHaveLength(0);
-    expect(notebook.files.get('helpers/clean.py')).toBe(
-      'def clean(x):\n    return x\n'
-    );
-    expect(tools()[0]).toMatch(/^Created helpers\/clean\.py \(/);
+    expect(notebook.files.get('notes/plan.md')).toBe('# Plan\n\n1. clean\n');
+    expect(tools()[0]).toMatch(/^Created notes\/plan\.md \(/);
   });
 
   it('asks before creating a module a notebook would import instead of a library, saying why', async () => {

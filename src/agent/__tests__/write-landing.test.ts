@@ -18,6 +18,9 @@ import { judgeLanding, type IRealPlaces } from '../tools/write-landing';
 const NEXT_TO_NOTEBOOK =
   'a notebook in this folder imports it before the library of the same name';
 
+/** Python code that no narrower rule names (tools/runs-later.ts). */
+const PYTHON_CODE = runsLater('deep/er/module.py', 'n.ipynb')!.reason;
+
 describe('judgeLanding', () => {
   const judge = (
     path: string,
@@ -58,16 +61,18 @@ describe('judgeLanding', () => {
 
   it('a link to an ordinary place, or a name that already asks as much, is judged by its name', () => {
     expect(judge('data-link/new.csv', 'data/new.csv')).toEqual({ later: null });
+    // Python code asks wherever it lies since the third re-check
+    // (2026-12-08): the name and its real place ask alike.
     expect(judge('helpers/clean.py', 'lib2/clean.py')).toEqual({
-      later: null
+      later: { reason: PYTHON_CODE, always: false }
     });
     // The name asks in every mode already: the card says why.
     expect(judge('venvlink/pip.conf', 'venv/pip.conf')).toEqual({
       later: runsLater('venvlink/pip.conf', 'proj/analysis.ipynb')
     });
-    // Where the notebook is not, a module is an ordinary file.
+    // Where the notebook is not, a module asks as any Python code does.
     expect(judge('helpers/requests.py', 'proj/requests.py', 'n.ipynb')).toEqual(
-      { later: null }
+      { later: { reason: PYTHON_CODE, always: false } }
     );
     // Nothing known about the real place: the name alone.
     expect(judge('proj/requests.py', null)).toEqual({
@@ -93,7 +98,27 @@ describe('judgeLanding', () => {
         'nblink/analysis.ipynb',
         null
       )
-    ).toEqual({ later: null });
+    ).toEqual({ later: { reason: PYTHON_CODE, always: false } });
+  });
+
+  // The third re-check (2026-12-08): with any Python code asking, the name
+  // and its real place ask alike; the card must still say what the real
+  // place does.
+  it('refuses a name that asks as much as its real place, but for another reason', () => {
+    const landing = judge('helpers/requests.py', 'proj/requests.py');
+    expect(landing).toMatchObject({
+      refused: expect.stringContaining(
+        'leads through a link to proj/requests.py, and a notebook in this folder imports it'
+      ),
+      later: { reason: NEXT_TO_NOTEBOOK, always: false }
+    });
+    expect(
+      runsLater('helpers/requests.py', 'proj/analysis.ipynb')?.always
+    ).toBe(false);
+    expect(judge('notes/AGENTS.md', 'venv/bin/python3')).toMatchObject({
+      refused: expect.stringMatching(/bin\/ folder run in place of commands/),
+      later: { always: true }
+    });
   });
 });
 

@@ -10,42 +10,69 @@
  *   environment, the Jupyter server's own included), what the interpreter
  *   reads at start (`pyvenv.cfg`, `._pth`, `__pycache__/`), anything in an
  *   installed environment (`site-packages`, a venv's `lib/pythonX.Y`, its
- *   `bin/`, conda's `conda-meta/` and `etc/conda/`, the standard library's
- *   `pythonXY.zip`), the installers' own configuration (`pip.conf`/`pip.ini`,
- *   `condarc`, `uv.toml`, `npmrc`, the project files of PDM, Poetry,
- *   Pipenv, pixi and Hatch, and the lock files that fix what `uv sync`,
- *   `poetry install`, `pdm install`, `pixi install` or a PEP 751
- *   `pylock.toml` install fetches: the next install the user approves, whose
- *   card shows package names only, asks the index or URLs they name),
- *   Jupyter's and IPython's configuration, profiles, kernel specs and startup
- *   files, JupyterLab extensions and settings (user settings, overrides,
- *   page_config: the agent's own approval mode is one of them),
- *   `AGENTS.md` (read into every later run's prompt) and `mcp.json` (its
- *   commands run at the next listing);
+ *   `bin/` or `Scripts/`, conda's `conda-meta/` and `etc/conda/`, the
+ *   standard library's `pythonXY.zip`), the installers' own configuration
+ *   (`pip.conf`/`pip.ini`, `condarc`, `uv.toml`, `npmrc`, `pyproject.toml`
+ *   (uv's, Poetry's, PDM's, pixi's and Hatch's tables name the index and
+ *   commands), the project files of PDM, Poetry, Pipenv, pixi and Hatch,
+ *   and the lock files that fix what `uv sync`, `poetry install`, `pdm
+ *   install`, `pixi install` or a PEP 751 `pylock.toml` install fetches:
+ *   the next install the user approves, whose card shows package names
+ *   only, asks the index or URLs they name), Jupyter's and IPython's
+ *   configuration, profiles, kernel specs and startup files, JupyterLab
+ *   extensions and settings (user settings, overrides, page_config: the
+ *   agent's own approval mode is one of them), nbconvert's templates (Jinja
+ *   files anywhere, a template folder's `conf.json`: the Jupyter server
+ *   renders them at File > Save and Export As, and a template runs any
+ *   code there), what makes a folder a git repository or configures one
+ *   (`HEAD`, `config`, `commondir`, a hook: git runs the commands a config
+ *   names, `core.fsmonitor` at every `git status`), `AGENTS.md` (read into
+ *   every later run's prompt) and `mcp.json` (its commands run at the next
+ *   listing);
  * - otherwise (asked in every mode but "run everything", where the agent
- *   may run any code in the kernel anyway): Python files that a plain
- *   `import` picks up before the library of the same name (next to the
- *   notebook, the kernel's first `sys.path` entry, or in the server root),
- *   any file under a folder there named like a namespace package
- *   (`google/`, `mpl_toolkits/`: {@link NAMESPACE_PACKAGES}), whose modules
- *   load from the first `sys.path` folder that has them,
+ *   may run any code in the kernel anyway): Python code — any `.py`,
+ *   `.pyw`, `.pyc`, extension module (`.so`, `.pyd`) or native library
+ *   (`libx.so.9`, `.dylib`, `.dll`) anywhere under the root. A kernel
+ *   imports from its notebook's folder first, and every folder holds, or
+ *   may later hold, some notebook; a package folder wins over a module of
+ *   the same name (`utils/helpers/__init__.py` over `utils/helpers.py`); a
+ *   namespace package (`google/`, `mpl_toolkits/`) takes its modules from
+ *   every `sys.path` folder; and libraries import optional modules when
+ *   they are there (IPython's tracebacks `astroid.nodes`). No list of
+ *   names keeps up with that, so the rule is structural. Besides code:
+ *   package metadata (anything in a `*.dist-info/` or `*.egg-info/`
+ *   folder, `*.egg-link`, `entry_points.txt`: `importlib.metadata` takes
+ *   the first distribution of a name on `sys.path`, and the entry points
+ *   it names are imported by matplotlib's backends and pytest's plugins),
  *   and the files that common tools find and run by themselves
- *   (`conftest.py` for pytest, `setup.py` and `pyproject.toml` for pip,
- *   `matplotlibrc` for matplotlib, whose backend line imports a module).
+ *   (`conftest.py` for pytest, `setup.py` and `setup.cfg` for pip,
+ *   pytest's ini files, `matplotlibrc` for matplotlib, whose backend line
+ *   imports a module).
  *
- * `pyproject.toml` is in: its build-system table can point pip at code in
- * the folder (`backend-path`), and pytest reads plugins from it; so are
- * `setup.cfg` (setuptools' `cmdclass` and `setup_requires`) and pytest's
+ * `setup.cfg` is in because setuptools reads its `cmdclass` and
+ * `setup_requires` when this folder is built (not at other installs: pip
+ * reads no index from it, so it is not an `always` name); so are pytest's
  * ini files, `pytest.toml` (pytest 9) among them (`-p plugin` in `addopts`
  * imports a module, as a conftest.py would run). Files that a tool reads
  * only when the user names them (`requirements.txt`, `environment.yml`,
- * `noxfile.py`, `Makefile`) are not. The installers' and Jupyter's file
- * names ask wherever they lie: where an environment or a configuration
+ * `Makefile`) are not. The installers', Jupyter's and git's file names ask
+ * wherever they lie: where an environment, a repository or a configuration
  * folder is (`$VIRTUAL_ENV`, `$CONDA_PREFIX`, `$XDG_CONFIG_HOME`,
- * `$JUPYTER_CONFIG_DIR`, `$IPYTHONDIR`) is not known here, and older IPython and jupyter_core read theirs from the
- * working folder. Hidden paths (`.bashrc`, `.condarc`, `.pypirc`, `.npmrc`,
- * `.ipython/`, `.jupyter/`, `.git/hooks`) are refused by the file tools
- * before this rule is read; it still names them, so the rule holds alone.
+ * `$JUPYTER_CONFIG_DIR`, `$IPYTHONDIR`) is not known here, and older
+ * IPython and jupyter_core read theirs from the working folder. Hidden
+ * paths (`.bashrc`, `.condarc`, `.pypirc`, `.npmrc`, `.ipython/`,
+ * `.jupyter/`, `.git/`) are refused by the file tools before this rule is
+ * read; it still names them, so the rule holds alone.
+ *
+ * Windows reaches one file by more names than Linux: it drops trailing dots
+ * and spaces from each name (`pip.ini.`, `sitecustomize.py `), writes
+ * `pip.ini::$DATA` to `pip.ini` (an NTFS stream; `pip.ini:x` to a stream
+ * of it), and matches names in any case. A path is judged as given and in
+ * that form, the stronger verdict kept, and folder names match in any case
+ * (`venv/SCRIPTS/`, `env/Lib/Site-Packages/`): `Scripts/`, as Windows'
+ * environments spell it, asks for anything in it, and in another case for
+ * what Windows runs from there (`pip.bat`, `Activate.ps1`), so that a
+ * user's own `scripts/` folder stays ordinary.
  *
  * Pure: paths only (relative to the server root, "/"-separated), no reads.
  * A folder that is a link (`helpers` → `proj`) is not seen here; the
@@ -76,8 +103,23 @@ function moduleOf(name: string): string | null {
   return PYTHON_MODULE.exec(name)?.[1] ?? null;
 }
 
+/**
+ * Code a Python process may load, whatever the rest of its name: source,
+ * byte code, extension modules, and native libraries (`libcudnn.so.9`,
+ * which torch loads from `nvidia/<library>/lib/` of any `sys.path` folder;
+ * `.dylib`, `.dll`).
+ */
+const PYTHON_CODE = /\.(py|pyw|pyc|pyd|so(\.\d+)*|dylib|dll)$/i;
+
 /** Programs Windows' shell finds in the current folder before those on PATH. */
 const WINDOWS_COMMAND = /\.(bat|cmd|exe|com)$/i;
+
+/**
+ * What runs from a Windows environment's `Scripts/` folder: its commands
+ * (`pip.exe`, `activate.bat`, `Activate.ps1`) and the scripts that conda's
+ * launchers run (`jupyter.exe` runs `jupyter-script.py`).
+ */
+const SCRIPTS_COMMAND = /(\.(bat|cmd|exe|com|ps1)|-script\.pyw?)$/i;
 
 /**
  * `jupyter_server_config.py`, `ipython_kernel_config.json`, `jupyter_config.py`,
@@ -88,6 +130,24 @@ const JUPYTER_CONFIG =
 
 /** Where IPython keeps startup files of a profile. */
 const PROFILE = /^profile_/i;
+
+/**
+ * Jinja templates: nbconvert's (`index.html.j2`, and 5.x's `.tpl`), and
+ * whatever else renders them (`.jinja`, `.jinja2`).
+ */
+const JINJA_TEMPLATE = /\.(j2|tpl|jinja2?)$/i;
+
+/**
+ * The files that make a folder a git repository or point git elsewhere
+ * (git takes a folder with a valid `HEAD`, `objects/` and `refs/` for one,
+ * `commondir` standing for the last two), and its configuration (`config`:
+ * `core.fsmonitor`, `core.hooksPath`, aliases and filters run commands).
+ */
+const GIT_FILE = /^(head|config|commondir|gitdir|packed-refs)$/;
+
+/** The hooks git runs from a repository's `hooks/` folder, by name. */
+const GIT_HOOK =
+  /^(applypatch-msg|pre-applypatch|post-applypatch|pre-commit|pre-merge-commit|prepare-commit-msg|commit-msg|post-commit|pre-rebase|post-checkout|post-merge|pre-push|pre-receive|update|proc-receive|post-receive|post-update|reference-transaction|push-to-checkout|pre-auto-gc|post-rewrite|sendemail-validate|fsmonitor-watchman|p4-changelist|p4-prepare-changelist|p4-post-changelist|p4-pre-submit|post-index-change)$/;
 
 /**
  * The installers' configuration files, by name: pip's (`pip.conf`, on
@@ -123,70 +183,6 @@ const INSTALLER_CONFIG: Array<[RegExp, string]> = [
   [/^pylock(\.[^./]+)?\.toml$/, 'an installer (uv, PDM)']
 ];
 
-/**
- * Top-level names of well-known namespace packages. A namespace package
- * has no single folder: a PEP 420 one (no `__init__.py`) loads each module
- * from the first `sys.path` folder that has it, so a `google/protobuf/` or
- * `mpl_toolkits/mplot3d.py` next to the notebook (the kernel's first
- * `sys.path` entry) is what `import google.protobuf` or `from
- * mpl_toolkits.mplot3d import Axes3D` loads, before the installed one; a
- * pkgutil-style one (`extend_path` in its `__init__.py`) adds that folder
- * after its own, and the modules it lacks load from there. A regular
- * package (numpy, with its `__init__.py` in site-packages) is not shadowed
- * this way: it wins over namespace portions, so nested folders named like
- * it are ordinary work. The rule is pure and cannot ask the
- * kernel which names are namespace packages in its environment, hence a
- * list. Checked (2026-12-06) by looking for `<name>/__init__.py` in the
- * installed or PyPI wheels (`pip download --no-deps`): none in protobuf
- * 7.36 and googleapis-common-protos 1.76 (google), matplotlib 3.11
- * (mpl_toolkits), azure-core 1.41 (azure), jaraco.functools 4.6 (jaraco),
- * sphinxcontrib-jsmath 2.0 (sphinxcontrib), zope.interface 8.7 (zope),
- * nvidia-nvtx-cu12 12.9 (nvidia; torch also looks for CUDA libraries in
- * `nvidia/<library>/lib/` of every `sys.path` folder), opentelemetry-api 1.45
- * (opentelemetry); backports.tarfile 1.2's is pkgutil's `extend_path`
- * (backports).
- */
-const NAMESPACE_PACKAGES: ReadonlySet<string> = new Set([
-  'google',
-  'mpl_toolkits',
-  'azure',
-  'jaraco',
-  'sphinxcontrib',
-  'backports',
-  'zope',
-  'nvidia',
-  'opentelemetry'
-]);
-
-/**
- * The namespace package a file is under, next to the notebook or in the
- * root: the first folder below that place, when it is one of
- * {@link NAMESPACE_PACKAGES}; null otherwise. `nearNotebook`: whether that
- * place is the notebook's folder (else the root).
- */
-function namespaceOf(
-  place: IPlace
-): { name: string; nearNotebook: boolean } | null {
-  const bases: Array<[string, boolean]> = [
-    ...place.notebookFolders.map((folder): [string, boolean] => [folder, true]),
-    ['', false]
-  ];
-  for (const [base, nearNotebook] of bases) {
-    const baseParts = base ? base.split('/') : [];
-    const first = place.folders[baseParts.length];
-    if (
-      first !== undefined &&
-      baseParts.every((part, i) => place.folders[i] === part) &&
-      // Lower case: a case-insensitive file system (macOS, Windows) imports
-      // a `Google/` folder as `google`.
-      NAMESPACE_PACKAGES.has(first.toLowerCase())
-    ) {
-      return { name: first.toLowerCase(), nearNotebook };
-    }
-  }
-  return null;
-}
-
 /** A venv's or conda's library folder, e.g. `lib/python3.11`. */
 const PYTHON_LIB = /^python\d+(\.\d+)*t?$/i;
 
@@ -204,11 +200,8 @@ interface IPlace {
   notebookFolders: readonly string[];
 }
 
-/** A rule: the paths it names, and why they act later (maybe naming what the path holds). */
-type Rule = [
-  test: (place: IPlace) => boolean,
-  reason: string | ((place: IPlace) => string)
-];
+/** A rule: the paths it names, and why they act later. */
+type Rule = [test: (place: IPlace) => boolean, reason: string];
 
 /** Whether a folder named like `test` is in the path, with the one before it named like `before`. */
 function nested(place: IPlace, before: RegExp, test: RegExp): boolean {
@@ -219,6 +212,10 @@ function nested(place: IPlace, before: RegExp, test: RegExp): boolean {
 
 const inFolder = (place: IPlace, test: RegExp) =>
   place.folders.some(f => test.test(f));
+
+/** The name of the folder the file is in ("" in the root). */
+const parentOf = (place: IPlace) =>
+  place.folders[place.folders.length - 1] ?? '';
 
 /** Asked in every mode: they act outside the kernel, or in every later run. */
 const ALWAYS: Rule[] = [
@@ -241,6 +238,13 @@ const ALWAYS: Rule[] = [
       (installer === 'conda' && inFolder(p, /^condarc\.d$/i)),
     `${installer} reads it as its configuration at every install: the index and the packages it names are what the next install fetches`
   ]),
+  [
+    // `[tool.uv]` (index-url, extra-index-url, sources), `[[tool.poetry.source]]`,
+    // `[[tool.pdm.source]]`, `[tool.pixi]`, `[tool.hatch.envs]`: read by
+    // those installers in this folder and below, at any install.
+    p => p.name === 'pyproject.toml',
+    'installers (uv, Poetry, PDM, pixi, Hatch) read the index and the commands it names at every install in this folder and below, and pip runs the build code it names when this folder is installed'
+  ],
   [
     p => /^(pydistutils|distutils)\.cfg$/.test(p.name),
     'setuptools reads it when pip builds a package, with the index it names'
@@ -290,7 +294,13 @@ const ALWAYS: Rule[] = [
     'shells run the scripts in it at every login'
   ],
   [
-    p => inFolder(p, /^([bB][iI][nN]|Scripts)$/),
+    // `bin/` in any case; `Scripts/` as Windows' environments spell it, and
+    // in any other case (Windows matches names in any case) for what runs
+    // from there, so that a user's own `scripts/` folder stays ordinary.
+    p =>
+      inFolder(p, /^bin$/i) ||
+      inFolder(p, /^Scripts$/) ||
+      (inFolder(p, /^scripts$/i) && SCRIPTS_COMMAND.test(p.name)),
     'programs in a bin/ folder run in place of commands of the same name (python, pip, jupyter)'
   ],
   [
@@ -317,7 +327,7 @@ const ALWAYS: Rule[] = [
     p =>
       nested(p, /^lab$/i, /^user-settings$/i) ||
       p.name.endsWith('.jupyterlab-settings') ||
-      (/^settings$/i.test(p.folders[p.folders.length - 1] ?? '') &&
+      (/^settings$/i.test(parentOf(p)) &&
         /^(overrides|page_config)\.json5?$/.test(p.name)) ||
       nested(p, /^settings$/i, /^overrides\.d$/i),
     "JupyterLab loads these settings (the agent's own approval mode among them) at its next start"
@@ -331,14 +341,32 @@ const ALWAYS: Rule[] = [
     'Jupyter reads it at its next start (a kernel spec names the command that starts a kernel)'
   ],
   [
-    p =>
-      /^custom\.(js|css)$/.test(p.name) &&
-      /^custom$/i.test(p.folders[p.folders.length - 1] ?? ''),
+    p => /^custom\.(js|css)$/.test(p.name) && /^custom$/i.test(parentOf(p)),
     "Jupyter's page loads it at its next start, when it lies in Jupyter's configuration folder"
   ],
   [
     p => inFolder(p, /^(lab|nb)extensions$/i),
     'JupyterLab loads extensions into the page at its next start'
+  ],
+  [
+    // nbconvert looks for a template `<name>/` in the server's working
+    // folder (the root: `extra_template_basedirs`) before its own, and in
+    // `nbconvert/templates/` of Jupyter's data folders; Jinja2 is not
+    // sandboxed there, and a template folder's conf.json names
+    // preprocessors, which nbconvert imports.
+    p =>
+      JINJA_TEMPLATE.test(p.name) ||
+      (p.name === 'conf.json' &&
+        (p.folders.length === 1 || nested(p, /^nbconvert$/i, /^templates$/i))),
+    'the Jupyter server renders nbconvert templates from its folder when a notebook is exported (File > Save and Export As, Download), and a template runs any code there'
+  ],
+  [
+    // Not hidden: a folder with HEAD, objects/ and refs/ is a repository to
+    // git run there (or below), which runs the commands its config names.
+    p =>
+      GIT_FILE.test(p.name) ||
+      (/^hooks$/i.test(parentOf(p)) && GIT_HOOK.test(p.name)),
+    'git takes a folder with HEAD, objects/ and refs/ for a repository, and runs the commands its config or hooks name (core.fsmonitor at every git status)'
   ]
 ];
 
@@ -353,7 +381,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'pip runs the build code it holds when this folder is installed'
   ],
   [
-    p => p.name === 'pyproject.toml' || p.name === 'setup.cfg',
+    p => p.name === 'setup.cfg',
     'pip runs the build code it names when this folder is installed'
   ],
   [
@@ -365,6 +393,17 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     // `backend: module://name` line imports that module.
     p => p.name === 'matplotlibrc',
     'matplotlib reads it when a notebook imports it, and imports the backend module it names'
+  ],
+  [
+    // importlib.metadata finds distributions in every sys.path folder, the
+    // notebook's first, and keeps the first of a name: `%matplotlib inline`
+    // imports the backend a `matplotlib_inline-*.dist-info` here names,
+    // `python -m pytest` the plugins of any `[pytest11]` here.
+    p =>
+      inFolder(p, /\.(dist|egg)-info$/i) ||
+      p.name.endsWith('.egg-link') ||
+      p.name === 'entry_points.txt',
+    'Python reads package metadata from the folders it imports from: the entry points it names are imported by the tools that look them up (matplotlib backends, pytest plugins), in place of the installed packages'
   ],
   [
     p => p.notebookFolders.includes(p.folder) && moduleOf(p.name) !== null,
@@ -385,18 +424,13 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
     'it makes its folder a package that Python started in the server root imports before the library of the same name'
   ],
   [
-    // Any file, not only modules: a namespace package's resources and
-    // libraries are found through its folders too.
-    p => namespaceOf(p) !== null,
-    p => {
-      const { name, nearNotebook } = namespaceOf(p)!;
-      return (
-        `${name} is a namespace package, assembled from every folder named ${name} on sys.path: ` +
-        (nearNotebook
-          ? `a notebook next to this ${name}/ folder can import ${name}'s modules from it in place of the installed ones`
-          : `Python started in the server root can import ${name}'s modules from this ${name}/ folder in place of the installed ones`)
-      );
-    }
+    // Anywhere else: next to another notebook (each kernel imports from its
+    // own folder first), in a package (a package folder wins over a module
+    // of the same name), in a namespace package's folder (`google/`,
+    // `mpl_toolkits/`, `nvidia/<library>/lib/`), or a module a library
+    // imports only when it is there.
+    p => PYTHON_CODE.test(p.name),
+    'a kernel can import it: Python code here runs next to a notebook, in a package, or as a module or library that another library looks for, in place of the code of that name'
   ],
   [
     p =>
@@ -409,7 +443,7 @@ const UNLESS_RUN_EVERYTHING: Rule[] = [
 /**
  * Whether a new file at `path` (relative to the server root) would run or
  * steer later, and why; null for an ordinary file (`data.csv`, `notes.md`,
- * `helpers/clean.py`). `notebookPath`: the open notebook's path, whose
+ * `helpers/clean.txt`). `notebookPath`: the open notebook's path, whose
  * folder is the kernel's first import path.
  */
 export function runsLater(
@@ -422,13 +456,32 @@ export function runsLater(
 /**
  * {@link runsLater} with the notebook's folder given, maybe more than one
  * name for it (`link/` as the notebook is named, `proj/` where the link
- * leads): a module next to any of them is next to the notebook.
+ * leads): a module next to any of them is next to the notebook. The path
+ * is judged as given and as Windows reads it (trailing dots and spaces
+ * dropped, an NTFS stream cut off), the stronger verdict kept.
  */
 export function runsLaterNear(
   path: string,
   notebookFolders: readonly string[]
 ): IRunsLater | null {
   const parts = segments(path);
+  const asGiven = judge(parts, notebookFolders.map(segments));
+  const windowsParts = parts.map(windowsName);
+  if (windowsParts.every((part, i) => part === parts[i])) {
+    return asGiven;
+  }
+  const onWindows = judge(
+    windowsParts,
+    notebookFolders.map(folder => segments(folder).map(windowsName))
+  );
+  return askRank(onWindows) > askRank(asGiven) ? onWindows : asGiven;
+}
+
+/** The verdict for a path's parts, with the notebook's folders' parts. */
+function judge(
+  parts: string[],
+  notebookFolders: string[][]
+): IRunsLater | null {
   if (!parts.length) {
     return null;
   }
@@ -437,7 +490,7 @@ export function runsLaterNear(
     folders,
     name: parts[parts.length - 1].toLowerCase(),
     folder: folders.join('/'),
-    notebookFolders: notebookFolders.map(folder => segments(folder).join('/'))
+    notebookFolders: notebookFolders.map(folder => folder.join('/'))
   };
   for (const [rules, always] of [
     [ALWAYS, true],
@@ -445,14 +498,21 @@ export function runsLaterNear(
   ] as const) {
     const rule = rules.find(([test]) => test(place));
     if (rule) {
-      const [, reason] = rule;
-      return {
-        reason: typeof reason === 'string' ? reason : reason(place),
-        always
-      };
+      return { reason: rule[1], always };
     }
   }
   return null;
+}
+
+/**
+ * A name as Windows resolves it: an NTFS stream cut off (`pip.ini::$DATA`
+ * is `pip.ini`; `pip.ini:x` is a stream of it), then trailing dots and
+ * spaces dropped (`pip.ini.`, `pip.ini `). `..` and names of dots alone are
+ * kept as they are.
+ */
+function windowsName(part: string): string {
+  const name = part.replace(/:.*$/s, '').replace(/[. ]+$/, '');
+  return name === '' ? part : name;
 }
 
 /** How strongly a verdict asks: not at all, unless everything may run, always. */

@@ -10,9 +10,12 @@
  * is judged on the name given and on its real place, each against the
  * notebook's folder as named and as it really is:
  *
- * - the real place asks more than the name shows: refused, naming the real
- *   place, so that the agent writes it there and the card says why (the
- *   user never approves one path that writes another);
+ * - the real place asks more than the name shows, or as much for another
+ *   reason (any Python code asks, but a module that a link leads next to
+ *   the notebook is imported in place of the library of its name):
+ *   refused, naming the real place, so that the agent writes it there and
+ *   the card says why (the user never approves one path that writes
+ *   another);
  * - otherwise the name's verdict stands (it already counts the notebook's
  *   real folder).
  *
@@ -91,7 +94,12 @@ export function judgeLanding(places: IWritePlaces): Landing {
     return { later: asNamed };
   }
   const atReal = runsLaterNear(real, folders);
-  if (atReal && askRank(atReal) > askRank(asNamed)) {
+  if (
+    atReal &&
+    (askRank(atReal) > askRank(asNamed) ||
+      (askRank(atReal) === askRank(asNamed) &&
+        atReal.reason !== asNamed?.reason))
+  ) {
     return { refused: linkRefusal(places.path, real, atReal), later: atReal };
   }
   return { later: asNamed };
