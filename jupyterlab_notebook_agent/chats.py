@@ -277,28 +277,34 @@ class _ChatHandler(AuthorizedRoute, OutboundFilter, APIHandler):
 
 class ChatListHandler(_ChatHandler):
     @web.authenticated
-    def get(self) -> None:
+    async def get(self) -> None:
         try:
             notebook = query_text(self, "notebook")
         except BadInputError as error:
             return self._error(400, str(error), error.field)
-        self.finish(json.dumps({"chats": self.store.list(notebook)}, allow_nan=False))
+        # After the changes that came before it (see ChatHandler.get).
+        async with self.changes:
+            chats = self.store.list(notebook)
+        self.finish(json.dumps({"chats": chats}, allow_nan=False))
 
 
 class ChatHandler(_ChatHandler):
     @web.authenticated
     async def get(self, chat_id: str) -> None:
         try:
-            path = self.store.file(chat_id)
-            if path is None:
-                return self._error(404, f"There is no chat {chat_id}.")
-            if path.stat().st_size > OFF_LOOP_CHAT_BYTES:
-                answer = await off_loop(chat_text_in_worker, path)
-                if isinstance(answer, Exception):
-                    raise answer
-                body = answer
-            else:
-                body = chat_text(path)
+            # A read waits for the changes that came before it: a save of a large chat is still in the worker when
+            # a reload asks for the chats (the page saved, then reloaded), and the old chat would come back.
+            async with self.changes:
+                path = self.store.file(chat_id)
+                if path is None:
+                    return self._error(404, f"There is no chat {chat_id}.")
+                if path.stat().st_size > OFF_LOOP_CHAT_BYTES:
+                    answer = await off_loop(chat_text_in_worker, path)
+                    if isinstance(answer, Exception):
+                        raise answer
+                    body = answer
+                else:
+                    body = chat_text(path)
         except BadInputError as error:
             return self._error(400, str(error), error.field)
         except OSError as error:

@@ -205,3 +205,32 @@ async def test_a_disk_error_in_the_worker_is_answered_as_on_the_loop_and_keeps_t
     in_worker = await jp_fetch(CHATS, "folder", raise_error=False)
     assert (in_worker.code, in_worker.body) == (on_loop.code, on_loop.body)
     assert len(sent) == 2 and request_worker._pool is worker is not None
+
+
+async def test_a_read_waits_for_a_save_still_in_the_worker(jp_fetch, monkeypatch):
+    """A page saves a long chat and reloads: the save is still in the worker when the reload asks for the chats. The
+    list and the chat must be the saved ones (they were the old ones: the security UI test's reload restored the
+    chat before the last)."""
+    import asyncio
+
+    real_off_loop = chats.off_loop
+    in_worker = asyncio.Event()
+
+    async def slow_off_loop(function, *args):
+        if function is chats.encode_chat:
+            in_worker.set()
+            await asyncio.sleep(0.5)  # a worker still starting, or busy
+        return await real_off_loop(function, *args)
+
+    monkeypatch.setattr(chats, "off_loop", slow_off_loop)
+    old = json.dumps({"title": "Old", "notebook": "nb.ipynb", "updated": 1}).encode()
+    assert (await jp_fetch(CHATS, "reloaded", method="PUT", body=old)).code == 200
+    new = json.loads(zeros_chat(300 * KIB, title="New"))
+    new.update(notebook="nb.ipynb", updated=2)
+    saving = asyncio.ensure_future(jp_fetch(CHATS, "reloaded", method="PUT", body=json.dumps(new)))
+    await asyncio.wait_for(in_worker.wait(), 30)
+    listed = json.loads((await jp_fetch(CHATS, params={"notebook": "nb.ipynb"})).body)["chats"]
+    got = json.loads((await jp_fetch(CHATS, "reloaded")).body)
+    assert (await saving).code == 200
+    assert [c["title"] for c in listed if c["id"] == "reloaded"] == ["New"], listed
+    assert got["title"] == "New"
