@@ -55,6 +55,15 @@ test('a real model suggests the next cell and the rest of a line; Tab accepts; t
   });
 
   await page.notebook.createNew('completion.ipynb');
+  // A kernel ignores execute requests sent before its start-up completes
+  // (jupyterlab#15420): the first Shift+Enter was lost once, and the second
+  // cell ran without `numbers`. Wait for it to be idle.
+  await page.waitForFunction(() => {
+    const panel = window.jupyterapp.shell.currentWidget as unknown as {
+      sessionContext?: { session?: { kernel?: { status: string } | null } };
+    } | null;
+    return panel?.sessionContext?.session?.kernel?.status === 'idle';
+  });
   const cells = page.locator('.jp-Notebook .jp-Cell');
   const ghost = (index: number) => cells.nth(index).locator('.jp-GhostText');
 
@@ -63,6 +72,9 @@ test('a real model suggests the next cell and the rest of a line; Tab accepts; t
   await page.keyboard.type('numbers = [3, 1, 4, 1, 5, 9, 2, 6]');
   await page.keyboard.press('Shift+Enter');
   await expect(cells).toHaveCount(2);
+  await expect(cells.nth(0).locator('.jp-InputPrompt')).toHaveText('[1]:', {
+    timeout: 60000
+  });
 
   // The next cell is suggested there, as ghost text; nothing is inserted or run.
   await expect(ghost(1)).toBeVisible({ timeout: SUGGESTION_MS });
