@@ -13,7 +13,7 @@ import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
 import { freePort } from './free-port';
-import { retryingFetch } from './retrying-fetch';
+import { retryingFetch, SignalKeepingRequest } from './retrying-fetch';
 
 /**
  * How long a private server gets to answer: 2-3 s when the machine is
@@ -263,7 +263,8 @@ export namespace JupyterServerProcess {
    * Connection settings for @jupyterlab/services in Node: the `ws` package
    * for WebSockets (Node 20 has none built in) and Node's fetch, which
    * sends a repeatable request once more when its kept-alive connection
-   * was already closed (./retrying-fetch.ts).
+   * was already closed, and whose Stop still reaches a request after a
+   * garbage collection (./retrying-fetch.ts).
    */
   export function makeNodeSettings(
     baseUrl: string,
@@ -279,7 +280,7 @@ export namespace JupyterServerProcess {
       WebSocket:
         WebSocket as unknown as ServerConnection.ISettings['WebSocket'],
       fetch: retryingFetch,
-      Request,
+      Request: SignalKeepingRequest,
       Headers
     });
   }
