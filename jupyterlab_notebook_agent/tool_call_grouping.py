@@ -5,7 +5,7 @@ in pieces. It must join the same fragments the browser joins, or a key cut betwe
 browser puts in one call passes the look: a server that sends every call at index 0 told apart by its ``id``
 (Ollama), or a fragment without an index after such a call. So this is the rule of
 ``src/agent/model/accumulator.ts`` (``_addToolCall``, ``startsNewCall``, ``merge``), step for step; the two are
-held together by ``tests/fixtures/tool-call-grouping.json``, which both test suites play.
+held together by ``tests/tool_call_cases.json``, which both test suites play.
 """
 
 from __future__ import annotations
@@ -98,13 +98,28 @@ def _starts_new_call(call: PendingCall, part: PendingCall, indexed: bool) -> boo
     """Whether a fragment that carries an id or name begins another call (``startsNewCall``)."""
     if part.id == "" and part.name == "":
         return False  # a bare argument fragment always continues
-    if part.name != "" and call.name != "" and part.name != call.name:
+    if part.name != "" and call.name != "" and not _same(part.name, call.name):
         return True
+    if part.id != "" and _same(part.id, call.id):
+        # Nothing below can say yes to the call's own id; answered before the parse, which would cost
+        # O(n) per fragment, O(n^2) a call, with llama.cpp repeating id and name on every fragment.
+        return False
     if not _complete(call):
         return False  # ids alone split only finished calls
-    if part.id != "" and call.id != "" and part.id != call.id:
+    if part.id != "" and call.id != "":
         return True  # Ollama: every call at index 0, told apart by its id
-    return not indexed and part.name != "" and not (part.id != "" and part.id == call.id)
+    return not indexed and part.name != ""
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JavaScript's ``a === b`` for JSON values: ``true`` is not ``1``, and two arrays or objects never are."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if _is_number(a) or _is_number(b):
+        return _is_number(a) and _is_number(b) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    return a is b
 
 
 def _complete(call: PendingCall) -> bool:

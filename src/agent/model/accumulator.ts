@@ -230,17 +230,22 @@ function startsNewCall(
   if (part.name && call.name && part.name !== call.name) {
     return true; // no server renames a call part-way
   }
+  if (part.id && part.id === call.id) {
+    // Nothing below can say yes to the call's own id; answered before the
+    // parse, which would cost O(n) per fragment, O(n^2) a call, with
+    // llama.cpp repeating the id and name on every fragment.
+    return false;
+  }
   // Ids alone only split finished calls: some servers send a new random id
   // with every fragment of one call.
   if (!isComplete(call)) {
     return false;
   }
-  if (part.id && call.id && part.id !== call.id) {
+  if (part.id && call.id) {
     return true; // Ollama: every call at index 0, told apart by its id
   }
-  // Without indexes a name after a finished call starts the next call,
-  // unless the same id comes with it (llama.cpp-style repetition).
-  return !indexed && part.name !== '' && !(part.id && part.id === call.id);
+  // Without indexes a name after a finished call starts the next call.
+  return !indexed && part.name !== '';
 }
 
 /** A call with a name and arguments that already parse as JSON. */
