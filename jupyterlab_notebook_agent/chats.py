@@ -117,15 +117,11 @@ def chat_text(path: Path) -> str:
     return json.dumps(_load(path), allow_nan=False)
 
 
-def chat_text_in_worker(path: Path) -> bytes | OSError | RuntimeError:
+def chat_text_in_worker(path: Path) -> bytes:
     """:func:`chat_text` as the request worker runs it, encoded there (the same bytes the handler would send:
-    the text is ASCII; bytes cost the loop a copy, text a decode and an encode). An OSError or RuntimeError it
-    raises is handed back, not raised (:func:`.request_worker.off_loop` takes those, raised, for a failure of
-    the worker itself)."""
+    the text is ASCII; bytes cost the loop a copy, text a decode and an encode)."""
     try:
         return chat_text(path).encode("utf-8")
-    except (OSError, RuntimeError) as error:
-        return error
     except ValueError as error:
         # Only the message: a JSONDecodeError pickles the whole document, sent back from the worker for nothing.
         raise ValueError(str(error)) from None
@@ -299,10 +295,7 @@ class ChatHandler(_ChatHandler):
                 if path is None:
                     return self._error(404, f"There is no chat {chat_id}.")
                 if path.stat().st_size > OFF_LOOP_CHAT_BYTES:
-                    answer = await off_loop(chat_text_in_worker, path)
-                    if isinstance(answer, Exception):
-                        raise answer
-                    body = answer
+                    body = await off_loop(chat_text_in_worker, path)
                 else:
                     body = chat_text(path)
         except BadInputError as error:

@@ -45,16 +45,30 @@ def _worker() -> ProcessPoolExecutor:
 async def off_loop(function: Callable[..., _T], *args: object) -> _T:
     """``function(*args)`` in the worker process (in a thread where none can be had).
 
-    ``function`` is a module-level function (the worker imports it by name); what it raises is raised here.
+    ``function`` is a module-level function (the worker imports it by name); what it raises is raised here, and
+    is never taken for a failure of the worker: an ``OSError`` of its own (a file it cannot read) or a
+    ``RecursionError`` is not run again in a thread, and the worker is kept.
     """
     global _pool
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(_worker(), function, *args)
+        raised, value = await loop.run_in_executor(_worker(), _call, function, args)
     except (BrokenProcessPool, OSError, RuntimeError) as error:  # killed, or no process to be had: a thread
         log.warning("Notebook Agent: the request worker process failed (%s); working in a thread", error)
         _pool = None
         return await asyncio.to_thread(function, *args)
+    if raised is not None:
+        raise raised
+    return value
+
+
+def _call(function: Callable[..., _T], args: tuple[object, ...]) -> tuple[Exception | None, _T | None]:
+    """In the worker: ``function(*args)``, with what it raised handed back as a value, apart from what the pool
+    itself raises when it fails (both would arrive as one exception otherwise)."""
+    try:
+        return None, function(*args)
+    except Exception as error:  # noqa: BLE001 (every error is the caller's to see, raised by off_loop)
+        return error, None
 
 
 async def prepare_off_loop(route: str, body: bytes, default_model: str, secrets: tuple[str, ...]) -> Prepared:
