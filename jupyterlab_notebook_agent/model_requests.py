@@ -6,8 +6,9 @@ and every server-held secret in it is replaced by ``[redacted]``: a key a cell p
 agent read back (or that sits in the code around the cursor), never reaches a model provider. A key the
 cursor cuts in two (inline completion's text before the cursor ends with its start, the text after begins
 with its rest: no part of the body holds it whole) is found at the cut: both halves become ``[redacted]``.
-A part of a key left at an edge of the text sent (cut by the window's edge, or by the cursor where nothing
-after it is sent) becomes ``[redacted]`` too (``secret_parts.py``).
+A part of a key left at an edge of the text sent (cut by the window's edge or by the cursor) becomes
+``[redacted]`` too, and a secret of several lines in a Markdown cell above, as the client comments it
+(``secret_parts.py``).
 
 Plain functions of bytes and text, with no server in them: :func:`prepare` runs in a worker process
 for a large body (``request_worker.py``), so that parsing and scanning it never holds the event loop.
@@ -21,7 +22,7 @@ from typing import Any, NamedTuple
 
 from .json_input import BadInputError, json_type, parse_json_object
 from .redaction import REDACTED, SecretMatcher, matcher_for
-from .secret_parts import SecretParts, parts_for
+from .secret_parts import parts_for
 
 #: The routes' names, as :func:`prepare` takes them.
 CHAT, COMPLETION = "chat", "completion"
@@ -62,11 +63,14 @@ _CURSOR_MARKERS = ("<|fim_suffix|>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c
 _SUFFIX_FIRST, _PREFIX_LAST = "[SUFFIX]", "[PREFIX]"
 _MARKERS = (*_CURSOR_MARKERS, _SUFFIX_FIRST, _PREFIX_LAST)
 _MARKER_SPLIT = re.compile("(" + "|".join(re.escape(m) for m in _MARKERS) + ")")
-#: The markers a piece of the window starts after (the text before the cursor begins there) and those it ends
-#: before (the text after the cursor ends there), in those formats.
-_OPENING = ("<|fim_prefix|>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE> ", _PREFIX_LAST)
-_CLOSING = ("<|fim_middle|>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", " <MID>", _PREFIX_LAST)
-_FIM_SPLIT = re.compile("(" + "|".join(re.escape(m) for m in dict.fromkeys((*_MARKERS, *_OPENING, *_CLOSING))) + ")")
+#: Every marker of those formats, the cursor's and those around the window: the text between two (or a marker and
+#: the prompt's start or end) is one piece of the window, with an edge at each end.
+_FIM_MARKERS = (
+    *_MARKERS,
+    *("<|fim_prefix|>", "<|fim_middle|>", "<fim_prefix>", "<fim_middle>", "<PRE> ", " <MID>"),
+    *("<\uff5cfim\u2581begin\uff5c>", "<\uff5cfim\u2581end\uff5c>"),
+)
+_FIM_SPLIT = re.compile("(" + "|".join(re.escape(m) for m in _FIM_MARKERS) + ")")
 _REDACTED_TEXT = REDACTED.decode()
 #: A prompt with more markers than this (the client writes one or two) is first looked at as a whole.
 _FEW_CUTS = 8
@@ -140,47 +144,28 @@ def _redact_cursor_cut(payload: dict[str, Any], matcher: SecretMatcher) -> bool:
 def _redact_edge_parts(payload: dict[str, Any], matcher: SecretMatcher) -> bool:
     """Take out of a completion request's text the part of a secret left at an edge; whether there was one.
 
-    The edges are where the window of the cell the client sends starts and ends: the start of ``prompt`` or
-    of the text after a marker that opens the text before the cursor, the end of ``suffix`` or of the text
-    before a marker that closes the text after it, and the end of ``prompt`` where nothing after the cursor
-    is sent (no ``suffix``, no such marker). The cursor itself is no edge where both sides are sent
-    (:func:`_redact_cursor_cut` joins them: a key's start before it and other text after it is no key). A
-    part is what :class:`.secret_parts.SecretParts` finds; it becomes ``[redacted]``.
+    Each piece of the window is looked at, ``suffix`` and the text between the markers of ``prompt``: each
+    starts and ends at an edge (the window's, or the cursor, which a typed key's rest never follows). Run after
+    :func:`_redact_cursor_cut`, which took out a key whole across the cursor. A part is what
+    :class:`.secret_parts.SecretParts` finds; it becomes ``[redacted]``.
     """
     parts = parts_for(frozenset(matcher.secrets)) if matcher else None
     if not parts:
         return False
-    prompt, suffix = payload["prompt"], payload.get("suffix")
-    pieces = _FIM_SPLIT.split(prompt)
-    last = len(pieces) - 1
-    # The prompt's end is the cursor's place when the text after it comes in ``suffix`` or first (Codestral).
-    cursor_at_end = isinstance(suffix, str) or prompt.startswith(_SUFFIX_FIRST)
     changed = False
+    pieces = _FIM_SPLIT.split(payload["prompt"])
     for index in range(0, len(pieces), 2):  # the text between the markers
-        opened = index == 0 or pieces[index - 1] in _OPENING
-        closed = pieces[index + 1] in _CLOSING if index < last else not cursor_at_end
-        edged = _without_edge_parts(pieces[index], parts, opened, closed)
+        edged = parts.at_edges(pieces[index])
         if edged is not pieces[index]:
             pieces[index], changed = edged, True
     if changed:
         payload["prompt"] = "".join(pieces)
+    suffix = payload.get("suffix")
     if isinstance(suffix, str):
-        edged = _without_edge_parts(suffix, parts, False, True)
+        edged = parts.at_edges(suffix)
         if edged is not suffix:
             payload["suffix"], changed = edged, True
     return changed
-
-
-def _without_edge_parts(text: str, parts: SecretParts, start: bool, end: bool) -> str:
-    """``text`` with a part of a secret at its end (``end``) and at its start (``start``) replaced; ``text``
-    itself when none is."""
-    cut = parts.start_at_end(text) if end else 0
-    if cut:
-        text = text[: len(text) - cut] + _REDACTED_TEXT
-    cut = parts.rest_at_start(text) if start else 0
-    if cut:
-        text = _REDACTED_TEXT + text[cut:]
-    return text
 
 
 def _redact_fim_cuts(prompt: str, matcher: SecretMatcher) -> str:

@@ -3,14 +3,17 @@
 The client sends a window of the cell around the cursor (``src/agent/completion/fim-prompt.ts``: 4000
 characters before it, 1000 after) and, for a model family it has no fill-in-the-middle format for, nothing
 after the cursor. A key the window's start cuts leaves its rest at the start of the text sent; one its end cuts,
-or the cursor where nothing follows, leaves its start at the end. No part of the request holds the key whole,
-so the redaction of whole secrets passed such a part (reported as left open by the third re-check of #35).
+or the cursor (a key being typed: its closing quote or the line's end after it), leaves its start at the end; a
+secret longer than the text (a PEM, the cursor inside it) leaves a piece of its middle as the whole text. No part
+of the request holds the key whole, so the redaction of whole secrets passed such a part (reported as left open
+by the third re-check of #35; a reviewer of the first fix found the cursor cases and the Markdown one).
 :func:`.model_requests.prepare` now takes the part out (``secret_parts.py``); the last test sends one through a
 real Jupyter server to the scripted model server, which records what it received.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 
@@ -20,15 +23,25 @@ from leak_check import leaked
 from test_request_split_secret import AFTER, BEFORE, FIM, KEY, SECRETS, completion, forwarded, no_piece_of
 
 from jupyterlab_notebook_agent.model_requests import COMPLETION, prepare
-from jupyterlab_notebook_agent.secret_parts import SecretParts, least_part
+from jupyterlab_notebook_agent.secret_parts import SecretParts, least_part, public_ends
 
-#: Where an edge cuts the key: six characters left on the edge's side, the middle, one character short of whole.
-EDGE_CUTS = [6, len(KEY) // 2, len(KEY) - 1]
+#: Where an edge cuts the key: sixteen characters left on the edge's side (its public "sk-proj-" and a part's
+#: least of its own, eight), the middle, one character short of whole.
+EDGE_CUTS = [16, len(KEY) // 2 + 1, len(KEY) - 1]
+#: The fewest characters of the key's start that count: its public prefix "sk-proj-" and eight of its own.
+LEAST_START = public_ends(KEY)[0] + least_part(KEY)
 
-#: A multi-line secret (a PEM's shape), written in a cell as a string literal: its line ends as ``\n``.
 #: The end of the second secret (AWS's example), as the window's start may leave it.
 SLASHED_REST = SECRETS[1][-15:]
+#: A multi-line secret (a PEM's shape), written in a cell as a string literal: its line ends as ``\n``.
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
+#: A PEM longer than the window after the cursor (1704 characters: 1216 random bytes in 64-character lines).
+_PEM_BODY = base64.b64encode(random.Random(50).randbytes(1216)).decode()
+LONG_PEM = (
+    "-----BEGIN PRIVATE KEY-----\n"
+    + "\n".join(_PEM_BODY[i : i + 64] for i in range(0, len(_PEM_BODY), 64))
+    + "\n-----END PRIVATE KEY-----\n"
+)
 
 
 # -- the fields' shape: prompt (before the cursor) and suffix (after) ---------------------------
@@ -58,27 +71,46 @@ def test_with_nothing_sent_after_the_cursor_the_start_of_a_key_before_it_goes_ou
 
 
 def test_a_key_typed_one_character_at_a_time_never_goes_out_in_part():
-    """Each keystroke asks for a suggestion: every prefix of the key from a part's length on is redacted."""
-    for typed in range(least_part(KEY), len(KEY) + 1):
+    """Each keystroke asks for a suggestion: every start of the key from eight characters of its own is redacted,
+    and fewer go out as they are."""
+    assert LEAST_START == 16
+    for typed in range(LEAST_START - 8, LEAST_START):
+        assert prepare(COMPLETION, completion(prompt=BEFORE + KEY[:typed]), "", SECRETS).body is None, typed
+    for typed in range(LEAST_START, len(KEY) + 1):
         prepared = prepare(COMPLETION, completion(prompt=BEFORE + KEY[:typed]), "", SECRETS)
         sent = json.loads(prepared.body)["prompt"]
         assert sent == BEFORE + "[redacted]", typed
 
 
 def test_fewer_characters_than_a_part_are_left_as_they_are():
-    body = completion(prompt=KEY[-5:] + "\n" + BEFORE + KEY[:5])
+    body = completion(prompt=KEY[-7:] + "\n" + BEFORE + KEY[:7])
     assert prepare(COMPLETION, body, "", SECRETS).body is None
 
 
-def test_a_part_at_the_cursor_is_no_edge_when_the_text_after_it_is_sent():
-    # The start of a key before the cursor and other text after it: the user's own, different key.
-    body = completion(prompt=BEFORE + KEY[:20], suffix="other-text')\n")
-    assert prepare(COMPLETION, body, "", SECRETS).body is None
+@pytest.mark.parametrize("after", ["", "'", "')\n", "\nprint(1)\n", "other-text')\n"])
+def test_the_start_of_a_key_before_the_cursor_goes_out_redacted_whatever_follows(after):
+    """A key being typed: at the cell's end (nothing after), before its closing quote, or at a line's end."""
+    sent = forwarded(completion(prompt=BEFORE + KEY[:20], suffix=after))
+    assert sent["prompt"] == BEFORE + "[redacted]" and sent["suffix"] == after
+
+
+@pytest.mark.parametrize("family", sorted(FIM))
+@pytest.mark.parametrize("after", ["", "')\n"])
+def test_the_start_of_a_key_at_the_cursor_of_a_fim_prompt_goes_out_redacted(family, after):
+    write = FIM[family]
+    sent = forwarded(completion(prompt=write(BEFORE + KEY[:20], after)))
+    assert sent["prompt"] == write(BEFORE + "[redacted]", after)
+
+
+def test_the_rest_of_a_key_after_the_cursor_goes_out_redacted():
+    # The cursor put back inside a key: its end after it, other text before (the key's start deleted).
+    sent = forwarded(completion(prompt="k = '", suffix=KEY[12:] + "'\n"))
+    assert sent["prompt"] == "k = '" and sent["suffix"] == "[redacted]'\n"
 
 
 def test_both_edges_and_the_cursor_at_once():
     sent = forwarded(
-        completion(prompt=SLASHED_REST + "\n" + BEFORE + KEY[:9], suffix=KEY[9:] + AFTER + "b = '" + KEY[:12])
+        completion(prompt=SLASHED_REST + "\n" + BEFORE + KEY[:9], suffix=KEY[9:] + AFTER + "b = '" + KEY[:20])
     )
     assert sent["prompt"] == "[redacted]\n" + BEFORE + "[redacted]"
     assert sent["suffix"] == "[redacted]" + AFTER + "b = '[redacted]"
@@ -97,11 +129,28 @@ def test_parts_at_both_edges_of_a_fim_prompt_go_out_redacted(family, kept):
 
 
 @pytest.mark.parametrize("family", sorted(FIM))
-def test_the_cursor_marker_is_no_edge_in_a_fim_prompt(family):
-    # Before the cursor: the start of a key; after it: other text. Not the key: left alone.
+def test_the_cursor_inside_a_pem_longer_than_the_window_after_it(family):
+    """The text before the cursor ends with the PEM's start; the 1000 characters after it are its middle."""
+    cell = 'pem = """' + LONG_PEM + '"""\n'
+    cursor = cell.index(LONG_PEM) + 700
     write = FIM[family]
-    prepared = prepare(COMPLETION, completion(prompt=write(BEFORE + KEY[:20], "other')\n")), "", SECRETS)
-    assert prepared.body is None
+    sent = forwarded(completion(prompt=write(cell[:cursor], cell[cursor:][:1000])), (LONG_PEM,))
+    assert sent["prompt"] == write('pem = """[redacted]', "[redacted]")
+
+
+def test_a_pem_in_a_markdown_cell_above_goes_out_redacted():
+    """The client writes a Markdown cell above the cursor as comments: each line after "# " (fim-prompt.ts)."""
+    lines = ("Our key:\n\n" + PEM).split("\n")
+    markdown = "# %% [markdown]\n" + "\n".join(f"# {line}".rstrip() for line in lines) + "\n\n"
+    write = FIM["qwen"]
+    sent = forwarded(completion(prompt=write(markdown + "# %%\ny = ", "\n")), (PEM,))
+    assert sent["prompt"] == write("# %% [markdown]\n# Our key:\n#\n# [redacted]\n\n# %%\ny = ", "\n")
+    assert "MIIEvQ" not in sent["prompt"]
+
+
+def test_a_plain_prompt_that_looks_like_codestrals_is_looked_at_too():
+    sent = forwarded(completion(prompt="[SUFFIX]x = 1\nk = '" + KEY[:20]))
+    assert sent["prompt"] == "[SUFFIX]x = 1\nk = '[redacted]"
 
 
 def test_a_multi_line_secret_written_escaped_in_a_cell_is_found_at_the_edge():
@@ -124,33 +173,82 @@ def test_a_multi_line_secret_with_crlf_line_ends_is_found_at_the_edge():
 
 def _slow_rest_at_start(forms: list[str], text: str) -> int:
     return max(
-        (n for form in forms for n in range(least_part(form), len(form)) if text.startswith(form[-n:])), default=0
+        (
+            n
+            for form in forms
+            for n in range(least_part(form) + public_ends(form)[1], len(form))
+            if text.startswith(form[-n:])
+        ),
+        default=0,
     )
 
 
 def _slow_start_at_end(forms: list[str], text: str) -> int:
-    return max((n for form in forms for n in range(least_part(form), len(form)) if text.endswith(form[:n])), default=0)
+    return max(
+        (
+            n
+            for form in forms
+            for n in range(least_part(form) + public_ends(form)[0], len(form))
+            if text.endswith(form[:n])
+        ),
+        default=0,
+    )
+
+
+def _slow_inside(forms: list[str], text: str) -> bool:
+    for form in forms:
+        head, tail = public_ends(form)
+        for at in range(len(form) - len(text) + 1):
+            if least_part(form) <= len(text) < len(form) and form[at : at + len(text)] == text:
+                if min(at + len(text), len(form) - tail) - max(at, head) >= least_part(form):
+                    return True
+    return False
 
 
 def test_secret_parts_agree_with_a_plain_search():
     """Small alphabets make secrets that repeat themselves (``abab…``): the searches' shortcuts must hold."""
     rng = random.Random(35)
     for _ in range(3000):
-        alphabet = "ab" if rng.random() < 0.5 else "abc\n"
+        alphabet = rng.choice(["ab", "abc\n", "ab-"])
         secret = "".join(rng.choice(alphabet) for _ in range(rng.randint(8, 24)))
+        if rng.random() < 0.3:  # a public start: a scheme, a key prefix, an authorization scheme
+            secret = rng.choice(["https://", "sk-proj-", "Bearer ab-"]) + secret
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
-        if rng.random() < 0.5:  # a real part at one edge
+        roll = rng.random()
+        if roll < 0.4:  # a real part at one edge
             n = rng.randint(1, len(secret) - 1)
             text = secret[-n:] + text if rng.random() < 0.5 else text + secret[:n]
+        elif roll < 0.6:  # a piece of its middle
+            i = rng.randint(0, len(secret) - 2)
+            text = secret[i : rng.randint(i + 1, len(secret))]
         parts = SecretParts([secret])
-        forms = [form for form, _ in parts._forms]
+        forms = [entry[0] for entry in parts._forms]
         assert parts.rest_at_start(text) == _slow_rest_at_start(forms, text), (secret, text)
         assert parts.start_at_end(text) == _slow_start_at_end(forms, text), (secret, text)
+        assert parts.inside(text) == _slow_inside(forms, text), (secret, text)
 
 
 def test_short_secrets_count_only_whole():
     assert not SecretParts(["abc1234"])  # shorter than redaction.LONG
     assert SecretParts(["abcd1234"]).start_at_end("x = abcd") == 4
+
+
+def test_what_any_such_value_begins_with_is_no_part():
+    """A held "Bearer <key>": code that writes the header keeps "Bearer sk-proj-" (public), and a held webhook
+    URL leaves "https://" alone; eight characters of their own are a part."""
+    parts = SecretParts(["Bearer " + KEY, "https://hooks.example.com/services/T000/B000/XXXX"])
+    assert parts.start_at_end('h = {"Authorization": "Bearer sk-proj-') == 0
+    assert parts.start_at_end('h = {"Authorization": "Bearer ' + KEY[:16]) == 23
+    assert parts.start_at_end('url = "https://') == 0
+    assert parts.start_at_end('url = "https://hooks.ex') == 16
+
+
+def test_a_pems_armour_is_no_part_but_its_body_is():
+    parts = SecretParts([PEM])
+    assert parts.start_at_end('if line.startswith("-----BEGIN PRIVATE KEY-----') == 0
+    assert parts.rest_at_start("-----END PRIVATE KEY-----\nfoo()") == 0
+    assert parts.start_at_end("x = '" + PEM[:36]) == 36
+    assert parts.rest_at_start(PEM[-40:] + "'\n") == 40
 
 
 # -- through a real server ----------------------------------------------------------------------

@@ -168,12 +168,10 @@ def test_a_key_cut_at_one_of_many_markers_in_the_cell_is_found():
         {"prompt": BEFORE, "suffix": AFTER},
         {"prompt": FIM["qwen"](BEFORE, AFTER)},
         {"prompt": FIM["codestral"](BEFORE, AFTER)},
-        # The start of a key before the cursor, and not its rest after: no key.
-        {"prompt": BEFORE + KEY[:10], "suffix": "XYZ" + AFTER},
-        {"prompt": FIM["starcoder"](BEFORE + KEY[:10], KEY[11:] + AFTER)},
-        # Where nothing after the cursor is sent, the start of a key before it is a part of it (see
-        # test_request_edge_parts.py); fewer characters than a part are no key.
-        {"prompt": BEFORE + KEY[:5]},
+        # Fewer characters of a key than a part at the cursor, on either side (test_request_edge_parts.py).
+        {"prompt": BEFORE + KEY[:7], "suffix": "XYZ" + AFTER},
+        {"prompt": FIM["starcoder"](BEFORE + KEY[:7], KEY[-7:] + AFTER)},
+        {"prompt": BEFORE + KEY[:7]},
     ],
     ids=["fields", "qwen", "codestral", "near-miss", "fim-near-miss", "no-suffix-too-short"],
 )
