@@ -88,7 +88,9 @@ export function buildCompletion(
   const format = fimFormatFor(model);
   const mode = completionMode(cursor.before, cursor.after);
   const before = contextBefore(cursor, limits.beforeChars ?? BEFORE_CHARS);
-  const after = cursor.after.slice(0, limits.afterChars ?? AFTER_CHARS);
+  const after = wholeCharacters(
+    cursor.after.slice(0, limits.afterChars ?? AFTER_CHARS)
+  );
   // A line ends at its newline; a block at a blank line or a new cell.
   const modeStop = mode === 'line' ? '\n' : '\n\n';
   // A next cell tends to go on with an output in the prompt's form; other
@@ -124,9 +126,22 @@ function contextBefore(cursor: ICursorContext, budget: number): string {
     cells.unshift(text);
     room -= text.length;
   }
-  const whole = cells.join('') + variables + own;
+  const all = cells.join('') + variables + own;
   // The cell itself may be longer than the budget: keep its end.
-  return whole.length > budget ? whole.slice(whole.length - budget) : whole;
+  return all.length > budget
+    ? wholeCharacters(all.slice(all.length - budget))
+    : all;
+}
+
+/**
+ * `text` without half a character at either end: a cut by UTF-16 units can
+ * split an emoji's surrogate pair, and the server refuses a request with a
+ * lone surrogate (it is no text), so the suggestion failed with a 400.
+ */
+export function wholeCharacters(text: string): string {
+  const start = /^[\udc00-\udfff]/.test(text) ? 1 : 0;
+  const end = /[\ud800-\udbff]$/.test(text) ? text.length - 1 : text.length;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 function cellText(cell: IContextCell, withOutput: boolean): string {

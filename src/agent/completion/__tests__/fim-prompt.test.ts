@@ -3,7 +3,8 @@ import {
   buildCompletion,
   CELL_MARKER,
   completionMode,
-  type ICursorContext
+  type ICursorContext,
+  wholeCharacters
 } from '../fim-prompt';
 
 const cursor = (over: Partial<ICursorContext> = {}): ICursorContext => ({
@@ -149,5 +150,27 @@ describe('the completion request', () => {
     expect(built.request.prompt).toContain(
       `<|fim_suffix|>${'z'.repeat(100)}<|fim_middle|>`
     );
+  });
+
+  it('never cuts an emoji in half at either edge (the server refuses a lone surrogate)', () => {
+    const emoji = '\u{1F600}'; // two UTF-16 units
+    // The window's start falls between the emoji's two halves ("# %%\nx" and
+    // its first half are the 7 units cut), and so does its end.
+    const built = buildCompletion(
+      cursor({
+        before: 'x' + emoji + 'y'.repeat(996),
+        after: 'z'.repeat(99) + emoji
+      }),
+      'qwen2.5-coder',
+      { maxTokens: 16, beforeChars: 997, afterChars: 100 }
+    );
+    const prompt = built.request.prompt;
+    const lone =
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    expect(lone.test(prompt)).toBe(false);
+    expect(prompt).toContain(`<|fim_prefix|>${'y'.repeat(996)}`);
+    expect(prompt).toContain(`<|fim_suffix|>${'z'.repeat(99)}<|fim_middle|>`);
+    // And a whole emoji at an edge stays.
+    expect(wholeCharacters(emoji + 'a' + emoji)).toBe(emoji + 'a' + emoji);
   });
 });
