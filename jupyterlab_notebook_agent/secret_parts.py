@@ -42,10 +42,11 @@ _PUBLIC_HEADS = (
     re.compile(r"(?:Bearer|Basic|Token|bearer|token) "),  # an authorization scheme
     re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://"),  # a URL's scheme
 )
-#: A vendor's key prefix (sk-, sk-proj-, sk-ant-api03-, ghp_, github_pat_, xoxb-): words ending in ``-`` or ``_``,
-#: at most :data:`_PREFIX_LONGEST` characters (the most words that fit).
+#: A vendor's key prefix (sk-, sk-proj-, sk-ant-api03-, ghp_, github_pat_, xoxb-): short words (up to 6
+#: characters: a password's words, ``my_password_``, are no prefix) ending in ``-`` or ``_``, at most
+#: :data:`_PREFIX_LONGEST` characters (the most words that fit).
 _KEY_PREFIXES = tuple(
-    re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,9}}[-_](?:[A-Za-z0-9]{{1,10}}[-_]){{{words}}}") for words in (2, 1, 0)
+    re.compile(rf"[A-Za-z][A-Za-z0-9]{{0,5}}[-_](?:[A-Za-z0-9]{{1,6}}[-_]){{{words}}}") for words in (2, 1, 0)
 )
 _PREFIX_LONGEST = 14
 #: What a value of its kind ends with: a PEM's closing armour.

@@ -243,6 +243,13 @@ def test_what_any_such_value_begins_with_is_no_part():
     assert parts.start_at_end('url = "https://hooks.ex') == 16
 
 
+def test_a_passwords_words_are_no_key_prefix():
+    """Only short words make a vendor's prefix: "my_password_is_long" counts from "my_" and 8 of its own."""
+    assert public_ends("my_password_is_long") == (3, 0)
+    assert public_ends("sk-ant-api03-abcdefghijkl") == (13, 0)
+    assert SecretParts(["my_password_is_long"]).start_at_end("p = 'my_password") == 11
+
+
 def test_a_pems_armour_is_no_part_but_its_body_is():
     parts = SecretParts([PEM])
     assert parts.start_at_end('if line.startswith("-----BEGIN PRIVATE KEY-----') == 0
