@@ -5,7 +5,7 @@ end of the output, so the summary must say what failed and how (the assertion, e
 which test. Reads the log on standard input; prints at most ``MAX_LINES`` lines.
 
 - Playwright (list reporter): each numbered failure's header (``1) [project]``, the file and the title) and the
-  lines of its error up to the code frame.
+  lines of its error up to the code frame; then each retry's error, or that it was the same.
 - Jest: each failure block's message up to the code frame; its lines of failed tests only when it printed no
   block.
 - pytest: the ``FAILED``/``ERROR`` lines of the short summary, each with the ``E`` lines of its failure's
@@ -34,9 +34,21 @@ PYTEST = re.compile(r"^(FAILED|ERROR) ")
 # pytest's section of one failure (``____ test_name[param] ____``) and the lines of its error (``E   assert …``).
 PYTEST_SECTION = re.compile(r"^_+ (\S+) _+$")
 PYTEST_ERROR = re.compile(r"^E\s")
-# Where an error's message ends: a code frame (`  105 |`, `> 107 |`), a stack line, or a header.
+# A retry's part of a Playwright failure (``Retry #1 ───``), and the closing list that ends the last failure.
+RETRY = re.compile(r"^\s*Retry #\d+")
+PLAYWRIGHT_END = re.compile(r"^\s+\d+ (failed|flaky|passed|skipped|interrupted|did not run)\b")
+# Where an error's message ends: a code frame (`  105 |`, `> 107 |`), a stack line, a header, Playwright's end.
 MESSAGE_END = re.compile(
-    "|".join([r"^\s*(>\s*)?\d+ \|", r"^\s+at ", PLAYWRIGHT.pattern, r"^\s+\u25cf ", r"^\s*(Retry|attachment) #?\d"])
+    "|".join(
+        [
+            r"^\s*(>\s*)?\d+ \|",
+            r"^\s+at ",
+            PLAYWRIGHT.pattern,
+            r"^\s+\u25cf ",
+            r"^\s*(Retry|attachment) #?\d",
+            PLAYWRIGHT_END.pattern,
+        ]
+    )
 )
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -51,6 +63,23 @@ def _message(lines: list[str], start: int) -> list[str]:
             out.append("  " + line.strip())
         if len(out) == ERROR_LINES:
             break
+    return out
+
+
+def _retries(lines: list[str], start: int, first: list[str]) -> list[str]:
+    """Each retry of the Playwright failure whose header is at ``start``: its error when it differs from the
+    first try's (a retry that failed elsewhere is half of what happened), else that it was the same."""
+    out: list[str] = []
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if PLAYWRIGHT.search(line) or PLAYWRIGHT_END.search(line):
+            break
+        if RETRY.search(line):
+            label = line.strip().rstrip("─ ")
+            message = _message(lines, i)
+            out.append(f"  {label}: the same error" if message == first else f"  {label}:")
+            if message != first:
+                out.extend("  " + part for part in message)
     return out
 
 
@@ -89,7 +118,10 @@ def summarise(log: str) -> list[str]:
                 continue
             seen.add(header)
             out.append(header)
-            out.extend(_message(lines, i))
+            message = _message(lines, i)
+            out.extend(message)
+            if PLAYWRIGHT.search(line):
+                out.extend(_retries(lines, i, message))
         elif PYTEST.search(line) and header not in seen:
             seen.add(header)
             out.append(header)

@@ -38,6 +38,9 @@ Running 2 tests using 1 worker
 
     Error: expect(received).toContain(expected) // indexOf
 
+    Expected substring: "numbers"
+    Received string:    "x for x in range(10))"
+
       105 |   });
 
   1 failed
@@ -106,9 +109,49 @@ def test_playwright_failure_with_its_error_once():
     assert out[0] == "  1) [local-wasm] \u203a local-model/qwen-completion.spec.ts:27:1 \u203a inline completion"
     assert "    Error: expect(received).toContain(expected) // indexOf" in out
     assert '    Received string:    "x for x in range(10))"' in out
-    # Up to the code frame; the retry and the closing list add nothing.
-    assert not any("106 |" in line or "Retry" in line or "Error Context" in line for line in out)
-    assert len(out) == 4
+    # Up to the code frame; a retry that failed the same way is said in a line; the closing list adds nothing.
+    assert not any("106 |" in line or "Error Context" in line for line in out)
+    assert out[4:] == ["    Retry #1: the same error"]
+
+
+# CI's run on 2026-12-06: the first try failed at the first cell, the retry somewhere else (its own error).
+PLAYWRIGHT_RETRY_ELSEWHERE = """
+  1) [local-wasm] \u203a local-model/qwen-completion.spec.ts:54:1 \u203a inline completion \u2500\u2500\u2500
+
+    Error: expect(locator).toHaveText(expected) failed
+
+    Expected: "[1]:"
+    Received: "[ ]:"
+
+      121 |   await expect(cells.nth(0).locator('.jp-InputPrompt'))
+
+    Retry #1 \u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500\u2500
+
+    Error: No suggestion shown; the provider's last outcome: {"outcome":"busy"}.
+
+      140 |     .catch(async error => {
+
+  2) [local-wasm] \u203a local-model/qwen-task.spec.ts:58:3 \u203a real model \u2500\u2500\u2500
+
+    Error: Timed out 60000ms waiting for expect(locator).toBeVisible()
+
+  2 failed
+    [local-wasm] \u203a local-model/qwen-completion.spec.ts:54:1 \u203a inline completion \u2500\u2500\u2500\u2500\u2500
+"""
+
+
+def test_playwright_retry_that_failed_elsewhere_shows_its_error():
+    out = summary(PLAYWRIGHT_RETRY_ELSEWHERE)
+    assert out == [
+        "  1) [local-wasm] \u203a local-model/qwen-completion.spec.ts:54:1 \u203a inline completion",
+        "    Error: expect(locator).toHaveText(expected) failed",
+        '    Expected: "[1]:"',
+        '    Received: "[ ]:"',
+        "    Retry #1:",
+        '      Error: No suggestion shown; the provider\'s last outcome: {"outcome":"busy"}.',
+        "  2) [local-wasm] \u203a local-model/qwen-task.spec.ts:58:3 \u203a real model",
+        "    Error: Timed out 60000ms waiting for expect(locator).toBeVisible()",
+    ]
 
 
 def test_jest_blocks_with_their_messages():

@@ -46,16 +46,35 @@ const lastOutcome = (page: IJupyterLabPageFixture) =>
   );
 
 test.use({ kernels: null, sessions: null });
-// One retry: CI's run of 2026-12-06 failed this test once, on a machine and for a reason not seen here (its log
-// kept only the title; 6 runs here passed, quiet and beside Jest). The test command lists a test that passed
-// only when retried, with the failed try's error (scripts/test-all.sh), so a flake stays visible.
+// One retry (a real model on a shared CPU). The test command lists a test that passed only when retried, with the
+// failed try's error (scripts/test-all.sh), so a flake stays visible.
 test.describe.configure({ retries: 1 });
+// Kernels outlive their test here (kernels: null). A retry makes its notebook in the same folder under the same
+// first name (Untitled.ipynb, renamed after), and a session the failed try left on that path is joined instead:
+// no kernel dialog, and createNew waits for one until the test's time runs out (CI's retry, 8 minutes). Each try
+// starts with no session in its folder.
+test.beforeEach(async ({ page, tmpPath }) => {
+  await page.evaluate(async folder => {
+    const sessions = window.jupyterapp.serviceManager.sessions;
+    await sessions.refreshRunning();
+    for (const session of [...sessions.running()]) {
+      if (session.path.startsWith(`${folder}/`)) {
+        await sessions.shutdown(session.id);
+      }
+    }
+  }, tmpPath);
+});
 
 test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed, Tab, the cell runs', async ({
   page
 }) => {
   test.setTimeout(SUGGESTION_MS + 3 * 60 * 1000);
   await page.notebook.createNew('local-completion.ipynb');
+  // A cell run before the notebook's session has its kernel is dropped without a word: JupyterLab's executor sees a
+  // kernel pending (so it neither starts one nor asks) and CodeCell.execute, finding no kernel yet, clears the prompt
+  // (`[ ]:`). That was CI's failure (twice): there the session's POST took longer than typing the first line.
+  // Reproduced here by holding POST /api/sessions for 8 s. The user's cue is the kernel's status: wait for idle.
+  await expect.poll(() => kernelStatus(page), { timeout: 120000 }).toBe('idle');
   await expect(() =>
     setAgentSettings(page, {
       endpointMode: 'local',
@@ -114,12 +133,14 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
   await page.keyboard.press('Shift+Enter');
   await expect(cells).toHaveCount(2);
   // While the kernel runs code, suggestions from a model on this machine wait (they would share the CPU), and a
-  // pause starts no load. On a busy machine the kernel's start and this first cell can take seconds: the pause
-  // below must not come while it is busy. (A guard, not the known cause of CI's failure: that suite's time rules
-  // out the 5-minute wait such a miss would have cost.)
-  await expect(cells.nth(0).locator('.jp-InputPrompt')).toHaveText('[1]:', {
-    timeout: 60000
-  });
+  // pause starts no load: the pause below must not come while the first cell runs.
+  await expect(cells.nth(0).locator('.jp-InputPrompt'))
+    .toHaveText('[1]:', { timeout: 60000 })
+    .catch(async error => {
+      throw new Error(
+        `The first cell did not run; the kernel: ${await kernelStatus(page)}, the cell's source: ${JSON.stringify(await cellSource(page, 0))}. ${error}`
+      );
+    });
   await expect.poll(() => kernelStatus(page), { timeout: 60000 }).toBe('idle');
   // The first pause starts loading the model (no suggestion waits on the load).
   await page.keyboard.type('total = sum(');
