@@ -28,6 +28,7 @@ import {
 } from './eval-server';
 import { MeteredModel } from './metered-model';
 import { runPlainLoop } from './plain-loop';
+import { seededCellIds } from './seeded-ids';
 import { answerNames, wantsAnswer, type ITask, type ITaskSet } from './task';
 
 /** How to run a task set. */
@@ -187,7 +188,8 @@ async function runTask(
     port = await ServerNotebookPort.open({
       serverSettings: server.settings,
       path,
-      createIfMissing: true
+      createIfMissing: true,
+      newCellId: seededCellIds(task.id)
     });
     for (const source of task.setup_cells ?? []) {
       await port.insertCell({ type: 'code', source });

@@ -20,6 +20,7 @@ import { sessionFor } from '../../../src/headless/cli/cli-session';
 import { ServerNotebookPort } from '../../../src/headless/server-port/server-port';
 import type { IEvalServer, IGivenServer } from '../eval-server';
 import { MeteredModel } from '../metered-model';
+import { seededCellIds } from '../seeded-ids';
 import type { IRowBase } from './types';
 
 /** The model endpoint, as the command line takes it. */
@@ -134,7 +135,8 @@ export class TaskSession {
     const port = await ServerNotebookPort.open({
       serverSettings: server.settings,
       path,
-      createIfMissing: true
+      createIfMissing: true,
+      newCellId: seededCellIds(taskId)
     });
     try {
       const { session, model } = sessionFor(

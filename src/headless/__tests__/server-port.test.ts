@@ -305,6 +305,49 @@ describe('ServerNotebookPort', () => {
     );
   });
 
+  it('takes new cells’ ids from newCellId: a file’s cells that had none, then inserted cells', async () => {
+    // nbformat 4.4: no cell ids in the file.
+    await writeFile(
+      join(server.rootDir, 'ids.ipynb'),
+      JSON.stringify({
+        nbformat: 4,
+        nbformat_minor: 4,
+        metadata: {},
+        cells: [
+          {
+            cell_type: 'code',
+            source: 'a = 1',
+            metadata: {},
+            outputs: [],
+            execution_count: null
+          },
+          { cell_type: 'markdown', source: '# notes', metadata: {} }
+        ]
+      })
+    );
+    let n = 0;
+    const ids = await ServerNotebookPort.open({
+      serverSettings: server.serverSettings,
+      path: 'ids.ipynb',
+      newCellId: () => `seeded-${n++}`
+    });
+    try {
+      await ids.insertCell({ type: 'code', source: 'b = 2' });
+      expect((await ids.getCells()).map(cell => cell.id)).toEqual([
+        'seeded-0',
+        'seeded-1',
+        'seeded-2'
+      ]);
+    } finally {
+      await ids.close({ shutdownKernel: true });
+    }
+    // The default stays JupyterLab's kind of id.
+    const cell = await codeCell('c = 3');
+    expect(cell.id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    );
+  });
+
   it('refuses links that lead out of the server root', async () => {
     const outside = join(server.rootDir, '..', 'outside-secret.txt');
     await writeFile(outside, 'id_rsa contents');

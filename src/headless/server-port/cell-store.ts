@@ -17,10 +17,11 @@ import { noSuchCell } from '../../agent/port-refusals';
 
 /** Id-addressed cell operations on a notebook document. */
 export class CellStore {
-  /** `path` names the notebook in error messages. */
+  /** `path` names the notebook in error messages; `newId` makes inserted cells' ids. */
   constructor(
     readonly doc: INotebookDocument,
-    private readonly _path: string
+    private readonly _path: string,
+    private readonly _newId: () => string = newCellId
   ) {}
 
   /** Snapshots of every cell, in order. */
@@ -40,7 +41,7 @@ export class CellStore {
       index = this._index(options.afterCellId) + 1;
     }
     const cell: IServerCell = {
-      id: newCellId(),
+      id: this._newId(),
       type: options.type,
       source: options.source,
       executionCount: null,

@@ -51,17 +51,20 @@ export function emptyNotebook(kernelName: string): INotebookDocument {
 
 /**
  * Read a notebook model's content. Cells without a valid id get a fresh one
- * (nbformat < 4.5); duplicate ids are replaced, since the agent addresses
- * cells by id.
+ * from `newId` (nbformat < 4.5); duplicate ids are replaced, since the agent
+ * addresses cells by id.
  */
-export function parseNotebook(content: unknown): INotebookDocument {
+export function parseNotebook(
+  content: unknown,
+  newId: () => string = newCellId
+): INotebookDocument {
   const nb = asObject(content);
   const seen = new Set<string>();
   const cells = (Array.isArray(nb.cells) ? nb.cells : []).map(raw => {
     const cell = asObject(raw);
     let id = typeof cell.id === 'string' ? cell.id : '';
     if (!/^[a-zA-Z0-9-_]{1,64}$/.test(id) || seen.has(id)) {
-      id = newCellId();
+      id = newId();
     }
     seen.add(id);
     const type: CellType =

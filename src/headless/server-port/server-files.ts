@@ -25,7 +25,11 @@ export interface ILoadedNotebook {
 export async function loadServerNotebook(
   contents: Contents.IManager,
   path: string,
-  options: { createIfMissing?: boolean; kernelName?: string } = {}
+  options: {
+    createIfMissing?: boolean;
+    kernelName?: string;
+    newCellId?: () => string;
+  } = {}
 ): Promise<ILoadedNotebook> {
   try {
     const model = await contents.get(path, {
@@ -34,7 +38,7 @@ export async function loadServerNotebook(
       hash: true
     });
     return {
-      doc: parseNotebook(model.content),
+      doc: parseNotebook(model.content, options.newCellId),
       version: {
         lastModified: model.last_modified ?? null,
         hash: model.hash ?? null

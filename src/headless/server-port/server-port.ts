@@ -57,11 +57,12 @@ export class ServerNotebookPort
     path: string,
     loaded: ILoadedNotebook,
     private readonly _contents: ContentsManager,
-    serverSettings: ServerConnection.ISettings
+    serverSettings: ServerConnection.ISettings,
+    newCellId?: () => string
   ) {
     super(_contents);
     this.path = path;
-    this._cells = new CellStore(loaded.doc, path);
+    this._cells = new CellStore(loaded.doc, path, newCellId);
     this._kernel = new KernelRunner(path, serverSettings);
     this._runs = new CellRuns(this._cells, this._kernel);
     this._undo = new UndoHistory(loaded.doc);
@@ -90,7 +91,8 @@ export class ServerNotebookPort
       options.path,
       loaded,
       contents,
-      options.serverSettings
+      options.serverSettings,
+      options.newCellId
     );
     try {
       await port._kernel.open(options, loaded.doc);
@@ -275,5 +277,11 @@ export namespace ServerNotebookPort {
      * on a busy shared server, ipykernel's start-up can take a minute).
      */
     kernelStartTimeoutMs?: number;
+    /**
+     * Where new cells' ids come from (default: random UUIDs, as JupyterLab
+     * makes them). The eval passes a sequence seeded by the task, so that a
+     * rerun sends the model the same prompts: the ids are in them.
+     */
+    newCellId?: () => string;
   }
 }
