@@ -88,6 +88,43 @@ describe('formatOutput', () => {
     expect(formatOutputs(outputs)).toBe('start\n[stderr]\n100%\n[stdout]\nend');
   });
 
+  it('names ipykernel’s cell files without the kernel’s process id (a warning, a plain traceback)', () => {
+    // As ipykernel 6 writes a pandas warning: the pid changes with each kernel, the code's hash does not.
+    const warning = (pid: number): CellOutput => ({
+      type: 'stream',
+      name: 'stderr',
+      text:
+        `/tmp/ipykernel_${pid}/2823439914.py:3: FutureWarning: The default of observed=False is deprecated\n` +
+        "  df.groupby('region').sum()\n"
+    });
+    const read = formatOutputs([warning(16106)]);
+    expect(read).toBe(
+      '[stderr]\n/tmp/ipykernel/2823439914.py:3: FutureWarning: The default of observed=False is deprecated\n' +
+        "  df.groupby('region').sum()"
+    );
+    expect(formatOutputs([warning(912)])).toBe(read);
+    const error: CellOutput = {
+      type: 'error',
+      ename: 'KeyError',
+      evalue: "'k'",
+      traceback: [
+        'Traceback (most recent call last):\n' +
+          '  File "C:\\Users\\me\\AppData\\Local\\Temp\\ipykernel_4242\\-123.py", line 3, in <module>\n' +
+          "    d['k']\n" +
+          "KeyError: 'k'\n"
+      ]
+    };
+    expect(formatOutput(error)).toContain(
+      'File "C:\\Users\\me\\AppData\\Local\\Temp\\ipykernel\\-123.py", line 3'
+    );
+    // A user's own file of that name is left as it is.
+    expect(
+      formatOutputs([
+        { type: 'stream', name: 'stdout', text: 'see ipykernel_4242.log\n' }
+      ])
+    ).toBe('see ipykernel_4242.log');
+  });
+
   it('says there is no output when nothing visible was printed', () => {
     expect(formatOutputs([])).toBe('(no output)');
     expect(

@@ -12,7 +12,7 @@ import type { CellOutput, ICellSnapshot, IRunResult } from '../ports';
 import type { OffersTool } from '../tools/run-state';
 import { formatError } from './errors';
 import { formatRich } from './rich';
-import { cleanStreamText, truncateMiddle } from './text';
+import { cleanStreamText, truncateMiddle, withoutKernelPid } from './text';
 
 export { stripAnsi, truncateMiddle, applyCarriageReturns } from './text';
 export { formatError } from './errors';
@@ -39,7 +39,7 @@ export function formatOutput(
     case 'stream':
       return formatStream(output.text, output.name === 'stderr', budget);
     case 'error':
-      return formatError(output, budget);
+      return withoutKernelPid(formatError(output, budget));
     case 'display_data':
     case 'execute_result':
       return formatRich(output, budget);
@@ -47,7 +47,7 @@ export function formatOutput(
 }
 
 function formatStream(text: string, label: boolean | string, budget: number) {
-  const clean = cleanStreamText(text).replace(/\n$/, '');
+  const clean = withoutKernelPid(cleanStreamText(text)).replace(/\n$/, '');
   if (!clean.trim()) {
     return '';
   }

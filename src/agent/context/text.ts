@@ -47,6 +47,16 @@ function renderLine(line: string): string {
   return screen.join('');
 }
 
+// ipykernel compiles each cell to <tmp>/ipykernel_<pid>/<hash of its code>.py, which warnings and plain
+// tracebacks name. The pid is new with every kernel: the model reads the path without it, so the same output
+// reads the same after a restart, and in a rerun of the eval (where it moved a greedy model's answer once).
+const KERNEL_CELL_FILE = /([\\/])ipykernel_\d+([\\/]-?\d+\.py)/g;
+
+/** `text` with ipykernel's cell files named without the kernel's process id. */
+export function withoutKernelPid(text: string): string {
+  return text.replace(KERNEL_CELL_FILE, '$1ipykernel$2');
+}
+
 /** Clean stream text as the user saw it: no escapes, progress bars collapsed. */
 export function cleanStreamText(text: string): string {
   return applyCarriageReturns(stripAnsi(text));
