@@ -72,8 +72,9 @@ test('inline completion from Qwen2.5-Coder 0.5B in the browser: a line completed
   await page.notebook.createNew('local-completion.ipynb');
   // A cell run before the notebook's session has its kernel is dropped without a word: JupyterLab's executor sees a
   // kernel pending (so it neither starts one nor asks) and CodeCell.execute, finding no kernel yet, clears the prompt
-  // (`[ ]:`). That was CI's failure (twice): there the session's POST took longer than typing the first line.
-  // Reproduced here by holding POST /api/sessions for 8 s. The user's cue is the kernel's status: wait for idle.
+  // (`[ ]:`). That was CI's failure on 2026-12-06 (its earlier one kept no error): the session's POST took longer
+  // than typing the first line. Reproduced here by holding POST /api/sessions for 8 s. The user's cue is the
+  // kernel's status: wait for idle.
   await expect.poll(() => kernelStatus(page), { timeout: 120000 }).toBe('idle');
   await expect(() =>
     setAgentSettings(page, {
