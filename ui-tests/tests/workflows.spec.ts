@@ -185,9 +185,10 @@ test('Generate notebook: from the palette with an attached CSV, fixes an error, 
   );
   await finished(page);
   expect(notFound).toEqual([]);
-  await expect(sidebar(page).locator('.jp-AgentSidebar-plan')).toContainText(
-    'Plan · 2/2 done'
-  );
+  const plan = sidebar(page).locator('.jp-AgentSidebar-plan');
+  await expect(plan).toContainText('Plan · 2/2 done');
+  // The run is over: its plan scrolls with the chat instead of sticking on top.
+  await expect(plan).toHaveClass(/jp-mod-ended/);
   // The new notebook's empty first cell, where the cursor was, is gone: the
   // title that took its place shows rendered, not as its Markdown source.
   const title = page

@@ -217,7 +217,9 @@ export function ChatView(props: IChatViewProps): JSX.Element {
           {config.mode === 'local' && props.localModel && (
             <LocalModelProgress store={props.localModel} />
           )}
-          {state.plan && <PlanView plan={state.plan} />}
+          {state.plan && (
+            <PlanView plan={state.plan} ended={state.status !== 'running'} />
+          )}
           {state.items.length === 0 && (
             <p className="jp-AgentSidebar-empty">
               {trans.__(
