@@ -8,7 +8,7 @@
  */
 import { Signal } from '@lumino/signaling';
 import type { NotebookPanel } from '@jupyterlab/notebook';
-import { panelSaver } from '../persistence/panel-saver';
+import { followSaves, panelSaver } from '../persistence/panel-saver';
 
 type SaveState = 'started' | 'completed' | 'failed';
 
@@ -63,6 +63,16 @@ it('waits for a save of JupyterLab’s own (autosave, Ctrl+S) before starting', 
   await new Promise(resolve => setTimeout(resolve, 1));
   const ours = saver();
   await Promise.all([jupyterlab, ours]);
+  expect(seen.mostAtOnce).toBe(1);
+});
+
+it('waits for a save of JupyterLab’s begun before the first save of ours (followed from the panel’s opening)', async () => {
+  const { panel, seen, save } = fakePanel();
+  followSaves(panel); // as the notebook opens (save-agent-edits.ts)
+  const autosave = save(); // JupyterLab's, before the agent ever saved
+  await new Promise(resolve => setTimeout(resolve, 1));
+  const ours = panelSaver(panel, quiet)(); // the queue's first use
+  await Promise.all([autosave, ours]);
   expect(seen.mostAtOnce).toBe(1);
 });
 

@@ -36,10 +36,26 @@ export function panelSaver(
   panel: NotebookPanel,
   notify: (error: string) => void
 ): PanelSave {
+  const saves = queueOf(panel);
+  saves.notify = notify;
+  return saves.save;
+}
+
+/**
+ * Follow `panel`'s saves from now on (call it as the panel opens). The queue
+ * learns of a save of JupyterLab's only from its start signal: made at our
+ * first save, it would not know of an autosave begun before, and ours would
+ * run beside it (the "File Changed" dialog above).
+ */
+export function followSaves(panel: NotebookPanel): void {
+  queueOf(panel);
+}
+
+function queueOf(panel: NotebookPanel): IPanelSaves {
   let saves = queues.get(panel);
   if (!saves) {
     const made: IPanelSaves = {
-      notify,
+      notify: () => undefined,
       save: queuedSaver(
         panel,
         notifyingSaver(panel, error => made.notify(error))
@@ -48,8 +64,7 @@ export function panelSaver(
     saves = made;
     queues.set(panel, saves);
   }
-  saves.notify = notify;
-  return saves.save;
+  return saves;
 }
 
 function queuedSaver(

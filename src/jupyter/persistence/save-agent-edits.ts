@@ -16,7 +16,7 @@ import type { INotebookTracker } from '@jupyterlab/notebook';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { ChatSession } from '../../agent/session/chat-session';
-import { panelSaver } from './panel-saver';
+import { followSaves, panelSaver } from './panel-saver';
 
 /** JupyterLab's own document settings (autosave, its interval…). */
 const DOCMANAGER_PLUGIN = '@jupyterlab/docmanager-extension:plugin';
@@ -49,6 +49,10 @@ export function saveAgentEdits(
   autosave: () => boolean,
   trans: TranslationBundle
 ): void {
+  // Every notebook's saves are followed from its opening, so that the agent's
+  // first save waits for an autosave begun before it (./panel-saver.ts).
+  tracker.forEach(followSaves);
+  tracker.widgetAdded.connect((_, panel) => followSaves(panel));
   const chatPanel = () =>
     tracker.find(panel => panel.context.path === session.notebookPath) ?? null;
   /** Whether the notebook had unsaved changes when the current step began. */
