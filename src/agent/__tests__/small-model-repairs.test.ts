@@ -10,8 +10,11 @@ import { arrayConversation } from '../loop/conversation';
 import { runConfig } from '../loop/run-config';
 import {
   REPEATED_STEP_MESSAGE,
+  commentsOnlyMessage,
+  holdsNoCode,
   isRepeatRefusal,
-  repeatedStepMessage
+  repeatedStepMessage,
+  runsOnlyComments
 } from '../loop/stop-conditions';
 import { describeFailure, failureFocus } from '../context/failure-focus';
 import { RETRY_TEMPERATURE } from '../model/sampling';
@@ -82,11 +85,12 @@ describe('the failure of an error output', () => {
         number: 7,
         text: "t = df.groupby('region')['units', 'unit_price'].sum()"
       },
-      hint: ''
+      hint: "Pick several columns with a list, in double brackets: write [['units', 'unit_price']] where the line has ['units', 'unit_price']."
     });
     expect(describeFailure(output)).toBe(
       "failed at line 7 (`t = df.groupby('region')['units', 'unit_price'].sum()`) with " +
-        'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.'
+        'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.\n' +
+        "Pick several columns with a list, in double brackets: write [['units', 'unit_price']] where the line has ['units', 'unit_price']."
     );
   });
 
@@ -387,5 +391,126 @@ describe('the reply after a refused repeat (small profile)', () => {
       prefill: undefined,
       temperature: undefined
     });
+  });
+});
+
+describe('a block of comments only', () => {
+  it('is told apart from code', () => {
+    expect(holdsNoCode('# The code above is right\n\n  # really')).toBe(true);
+    expect(holdsNoCode('')).toBe(true);
+    expect(holdsNoCode('# total\nprint(df.units.sum())')).toBe(false);
+    expect(holdsNoCode('%pip install pandas')).toBe(false);
+    expect(holdsNoCode('x = 1  # a comment after code')).toBe(false);
+  });
+
+  it('is refused with the failure before it, the output before it, or a plain request for code', () => {
+    const failed = commentsOnlyMessage(
+      'cell_id: c raised an error (execution count 1).\nOutput:\n' +
+        'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.'
+    );
+    expect(failed).toMatch(
+      /^Not run: that block holds only comments, no code\. The code before it failed with ValueError: Cannot subset columns/
+    );
+    expect(failed).toMatch(/double brackets/);
+    expect(failed).toMatch(/Write code that avoids that error\.$/);
+    expect(
+      commentsOnlyMessage(
+        'cell_id: c finished OK (execution count 1).\nOutput:\n42'
+      )
+    ).toBe(
+      "Not run: that block holds only comments, no code. The last code's output was:\n42\n" +
+        'If that answers the request, answer now with those values and no code; otherwise write code that computes it.'
+    );
+    expect(commentsOnlyMessage(null)).toBe(
+      'Not run: that block holds only comments, no code. Write Python that computes what was asked and prints it.'
+    );
+  });
+
+  it('counts only for calls that run code they carry', () => {
+    const tools = new ToolRegistry(agentTools());
+    const insert = (source: string, run = true) => ({
+      name: 'insert_cell',
+      arguments: JSON.stringify({ source, run })
+    });
+    expect(runsOnlyComments(tools, [insert('# done')])).toBe(true);
+    expect(runsOnlyComments(tools, [insert('# done'), insert('x = 1')])).toBe(
+      false
+    );
+    // A cell of comments inserted without a run is the model's to write.
+    expect(runsOnlyComments(tools, [insert('# notes', false)])).toBe(false);
+    expect(
+      runsOnlyComments(tools, [
+        { name: 'run_cell', arguments: '{"cell_id":"a"}' }
+      ])
+    ).toBe(false);
+  });
+
+  it('puts no cell in the notebook, and the model hears why and answers', async () => {
+    const tools = new ToolRegistry(agentTools());
+    const comments = {
+      toolCalls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            source: '# The code above correctly calculates the total',
+            run: true
+          }
+        }
+      ]
+    };
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          {
+            name: 'insert_cell',
+            arguments: { source: 'print(3.5)', run: true }
+          }
+        ]
+      },
+      comments,
+      { text: 'ANSWER: 3.5' }
+    ]);
+    const notebook = new FakeNotebook({
+      execute: () => [{ type: 'stream', name: 'stdout', text: '3.5\n' }]
+    });
+    const outcome = await runAgent(runConfig({ model, tools }), {
+      notebook,
+      conversation: arrayConversation([
+        { role: 'system', content: 's' },
+        { role: 'user', content: ASK }
+      ]),
+      signal: new AbortController().signal,
+      onEvent: () => undefined
+    });
+    expect(outcome.reason).toBe('completed');
+    const sources = (await notebook.getCells()).map(cell => cell.source);
+    expect(sources).toEqual(['print(3.5)']);
+    const told = model.requests[2].messages.at(-1);
+    expect(told?.role).toBe('tool');
+    expect(told?.content).toBe(
+      "Not run: that block holds only comments, no code. The last code's output was:\n3.5\n" +
+        'If that answers the request, answer now with those values and no code; otherwise write code that computes it.'
+    );
+  });
+});
+
+describe('columns picked with a tuple', () => {
+  const hint = (text: string) =>
+    failureFocus(`cell_id: c raised an error.\nOutput:\n${text}`)?.hint;
+  const error =
+    'ValueError: Cannot subset columns with a tuple with more than one element. Use a list instead.';
+
+  it('gets the failing line’s own columns back in double brackets', () => {
+    expect(
+      hint(
+        `${error}\nCell In[1], line 3\n----> 3 region_revenue = df.groupby('region')['units', 'unit_price'].sum()`
+      )
+    ).toBe(
+      "Pick several columns with a list, in double brackets: write [['units', 'unit_price']] where the line has ['units', 'unit_price']."
+    );
+  });
+
+  it('gets the general form when the line is not shown', () => {
+    expect(hint(error)).toMatch(/\[\['a', 'b'\]\], not \['a', 'b'\]/);
   });
 });

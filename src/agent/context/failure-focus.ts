@@ -204,6 +204,25 @@ function preambleHint(exception: string): string {
     : '';
 }
 
+/**
+ * The hint for columns picked with a tuple (`df.groupby('k')['a', 'b']`,
+ * which pandas 2 refuses), with the failing line's own columns in double
+ * brackets when it shows them, or ''. Measured in the walk: told "Use a list
+ * instead", Qwen2.5-Coder-1.5B answered that its code was right.
+ */
+function tupleColumnsHint(exception: string, line: string | undefined): string {
+  if (!/Cannot subset columns with a tuple/.test(exception)) {
+    return '';
+  }
+  const columns =
+    /(?<!\[)\[\s*((['"])[^'"\]]+\2(?:\s*,\s*(['"])[^'"\]]+\3)+)\s*\](?!\])/.exec(
+      line ?? ''
+    )?.[1];
+  return columns
+    ? `Pick several columns with a list, in double brackets: write [[${columns}]] where the line has [${columns}].`
+    : "Pick several columns with a list, in double brackets: df.groupby('key')[['a', 'b']], not ['a', 'b'].";
+}
+
 /** The hint for a merge on a key one of the frames does not have, or ''. */
 function mergeHint(exception: string, line: string | undefined): string {
   return /^KeyError/.test(exception) && /\bmerge\(/.test(line ?? '')
@@ -248,6 +267,7 @@ export function failureFocus(
     removedHint(exception) ||
     preambleHint(exception) ||
     mergeHint(exception, line?.text) ||
+    tupleColumnsHint(exception, line?.text) ||
     (HINTS.find(([pattern]) => pattern.test(exception))?.[1] ??
       suggestionHint(exception));
   const hint =

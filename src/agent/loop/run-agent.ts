@@ -52,7 +52,11 @@ import {
   nextRound,
   type NextStep
 } from './steps';
-import { FailureStreak, RepeatedSteps } from './stop-conditions';
+import {
+  FailureStreak,
+  RepeatedSteps,
+  runsOnlyComments
+} from './stop-conditions';
 import { refuseCalls, runCalls } from './tool-step';
 import type { IRunContext, ITurn, RunConfig } from './run-config';
 import type { AssistantMessage, TurnItem } from './turn-items';
@@ -149,7 +153,8 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
             : null,
           messages: conversation.messages,
           memory,
-          computeFirst
+          computeFirst,
+          commentsOnly: runsOnlyComments(tools, toolCalls)
         });
         break;
       }

@@ -21,6 +21,7 @@ import {
   type ILoopMemory
 } from './next-step';
 import {
+  commentsOnlyMessage,
   isFinalAnswer,
   reachedStepLimit,
   repeatedStepMessage,
@@ -80,17 +81,32 @@ export interface ITurnInput {
   messages: ReadonlyArray<ChatMessage>;
   memory: ILoopMemory;
   computeFirst: IComputeFirst | undefined;
+  /** Every call of the turn that runs code carries only comments (`holdsNoCode`). */
+  commentsOnly?: boolean;
 }
 
 /**
- * After the model's turn: an answer is checked; a step sent again is
- * refused with what it gave (the run ends when it keeps coming); other
- * calls run.
+ * After the model's turn: an answer is checked; a block of comments only,
+ * or a step sent again, is refused with what the last step gave (the run
+ * ends when it keeps coming); other calls run.
  */
 export function afterTurn(input: ITurnInput): NextStep {
   const { turn, verdict } = input;
   if (isFinalAnswer(turn)) {
     return { kind: 'answer' };
+  }
+  if (input.commentsOnly) {
+    // Nothing to run: no cell of comments in the user's notebook, and the
+    // model is told so, with the last output or failure (as after a repeat,
+    // whose message would say it ran); the same block a third time ends it.
+    const previous = lastOutput(input.messages);
+    return {
+      kind: 'refuse-calls',
+      calls: turn.toolCalls,
+      refusal: commentsOnlyMessage(previous),
+      stop: verdict === 'stop',
+      memory: afterRefusal(input.memory, previous, input.computeFirst)
+    };
   }
   if (verdict === null || verdict === 'run') {
     return { kind: 'run-calls', calls: turn.toolCalls };

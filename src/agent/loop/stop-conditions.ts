@@ -108,20 +108,82 @@ export function repeatedStepMessage(previous: string | null): string {
   if (isErrorObservation(previous)) {
     return REPEATED_STEP_MESSAGE;
   }
-  // The output without its status line ("cell_id: … finished OK …").
-  const output = previous
-    .split('\n')
-    .slice(1)
-    .join('\n')
-    .replace(/^Output:\n/, '')
-    .trim();
+  return (
+    `Not run: this code already ran, and its output was:\n${quotedOutput(previous)}\n` +
+    'If that answers the request, answer now with those values and no code; otherwise try something different.'
+  );
+}
+
+/**
+ * An observation's output without its status lines ("cell_id: … finished OK
+ * …", and insert_cell's line before it), cut to a quote.
+ */
+function quotedOutput(observation: string): string {
+  const at = observation.indexOf('\nOutput:\n');
+  const output = (
+    at >= 0
+      ? observation.slice(at + '\nOutput:\n'.length)
+      : observation.split('\n').slice(1).join('\n')
+  ).trim();
   const quoted =
     output.length > QUOTED_OUTPUT_CHARS
       ? `${output.slice(0, QUOTED_OUTPUT_CHARS)}…`
       : output;
+  return quoted || '(no output)';
+}
+
+/**
+ * Whether code holds nothing to run: blank lines and comments only. Small
+ * models close a turn with such a block (the walk, Qwen2.5-Coder-1.5B, after
+ * its cell failed: `# The code above correctly calculates the total revenue
+ * per region`, twice). Run, it put a cell of comments in the user's
+ * notebook, and "(no output)" read to the model as a step that worked.
+ */
+export function holdsNoCode(code: string): boolean {
+  return code.split('\n').every(line => {
+    const text = line.trim();
+    return text === '' || text.startsWith('#');
+  });
+}
+
+/**
+ * Whether a turn asks to run code and every call of it that runs code
+ * carries only comments (`holdsNoCode`); a call that names a cell to run
+ * carries no code of its own and is not one of them.
+ */
+export function runsOnlyComments(
+  tools: {
+    runsCode(call: { name: string; arguments: string }): boolean;
+    codeOfCall(call: { name: string; arguments: string }): string | undefined;
+  },
+  calls: ReadonlyArray<{ name: string; arguments: string }>
+): boolean {
+  const running = calls.filter(call => tools.runsCode(call));
   return (
-    `Not run: this code already ran, and its output was:\n${quoted || '(no output)'}\n` +
-    'If that answers the request, answer now with those values and no code; otherwise try something different.'
+    running.length > 0 &&
+    running.every(call => {
+      const code = tools.codeOfCall(call);
+      return code !== undefined && holdsNoCode(code);
+    })
+  );
+}
+
+/** What the model is told instead of running a block of comments (see `holdsNoCode`). */
+export function commentsOnlyMessage(previous: string | null): string {
+  const head = 'Not run: that block holds only comments, no code.';
+  if (!previous) {
+    return `${head} Write Python that computes what was asked and prints it.`;
+  }
+  const failure = describeFailure(previous);
+  if (failure) {
+    return `${head} The code before it ${failure}\nWrite code that avoids that error.`;
+  }
+  if (isErrorObservation(previous)) {
+    return `${head} The code before it failed: write code that works.`;
+  }
+  return (
+    `${head} The last code's output was:\n${quotedOutput(previous)}\n` +
+    'If that answers the request, answer now with those values and no code; otherwise write code that computes it.'
   );
 }
 
