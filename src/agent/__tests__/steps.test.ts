@@ -109,6 +109,24 @@ describe('afterTurn', () => {
     expect(next).toMatchObject({ refusal: REPEATED_STEP_MESSAGE });
   });
 
+  it('refuses a block of comments only, as such even when it repeats, and ends on the third', () => {
+    for (const verdict of ['run', 'skip', 'stop'] as const) {
+      const next = afterTurn({
+        ...input,
+        turn: turn([call]),
+        verdict,
+        commentsOnly: true
+      });
+      expect(next).toMatchObject({
+        kind: 'refuse-calls',
+        stop: verdict === 'stop'
+      });
+      expect(next.kind === 'refuse-calls' && next.refusal).toMatch(
+        /^Not run: that block holds only comments, no code\. The last code's output was:\n42\n/
+      );
+    }
+  });
+
   it('ends the run when the repeat keeps coming', () => {
     expect(
       afterTurn({ ...input, turn: turn([call]), verdict: 'stop' })

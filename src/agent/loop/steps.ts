@@ -95,27 +95,18 @@ export function afterTurn(input: ITurnInput): NextStep {
   if (isFinalAnswer(turn)) {
     return { kind: 'answer' };
   }
-  if (input.commentsOnly) {
-    // Nothing to run: no cell of comments in the user's notebook, and the
-    // model is told so, with the last output or failure (as after a repeat,
-    // whose message would say it ran); the same block a third time ends it.
-    const previous = lastOutput(input.messages);
-    return {
-      kind: 'refuse-calls',
-      calls: turn.toolCalls,
-      refusal: commentsOnlyMessage(previous),
-      stop: verdict === 'stop',
-      memory: afterRefusal(input.memory, previous, input.computeFirst)
-    };
-  }
-  if (verdict === null || verdict === 'run') {
+  if (!input.commentsOnly && (verdict === null || verdict === 'run')) {
     return { kind: 'run-calls', calls: turn.toolCalls };
   }
   const previous = lastOutput(input.messages);
   return {
     kind: 'refuse-calls',
     calls: turn.toolCalls,
-    refusal: repeatedStepMessage(previous),
+    // A block of comments only is never run (no such cell in the user's
+    // notebook), repeated or not: a repeat's message would say it ran.
+    refusal: input.commentsOnly
+      ? commentsOnlyMessage(previous)
+      : repeatedStepMessage(previous),
     stop: verdict === 'stop',
     memory: afterRefusal(input.memory, previous, input.computeFirst)
   };
