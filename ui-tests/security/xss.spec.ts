@@ -340,20 +340,19 @@ test('no payload runs, navigates or loads from the sidebar, in any surface', asy
     contextWindowTokens: 1000000
   });
   const approvalPayloads = corpus(CANARY_ROOT, 'approval');
+  // Code after the comments: a block of comments only is refused before any
+  // approval card (loop/stop-conditions.ts, holdsNoCode).
+  const approvalCode = `${asComments(approvalPayloads)}\nprint("payloads")`;
   await script(request, [
     {
-      tool_calls: [
-        { name: 'run_code', arguments: { code: asComments(approvalPayloads) } }
-      ]
+      tool_calls: [{ name: 'run_code', arguments: { code: approvalCode } }]
     },
     { content: 'Understood.' }
   ]);
   await prompt.fill('Inspect it');
   await prompt.press('Enter');
   const approval = sidebar.getByRole('group', { name: 'Approval needed' });
-  await expect(approval.getByRole('textbox')).toHaveValue(
-    asComments(approvalPayloads)
-  );
+  await expect(approval.getByRole('textbox')).toHaveValue(approvalCode);
   await approval.getByRole('button', { name: 'Reject' }).click();
   await approval
     .getByRole('textbox', { name: 'Reason for rejecting' })
