@@ -144,6 +144,41 @@ test('before the first token of a server the working line says "Reading the prom
   await expect(sidebar).toContainText('A slow answer, word by word.');
 });
 
+test('a DataFrame pasted into an answer keeps its columns: a block of text to copy, not a cell to insert', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('table.ipynb');
+  const prompt = await openAgent(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  // As pandas 2 printed it, pasted between two lines of prose (small models
+  // do): Markdown alone would run it into one paragraph.
+  const frame = [
+    '  region  units  unit_price  total_revenue',
+    '0   East    297        2.50          742.5',
+    '1   West    150        3.25          487.5'
+  ];
+  await script(request, [
+    {
+      content: ['Revenue per region:', ...frame, 'East earns the most.'].join(
+        '\n'
+      )
+    }
+  ]);
+  await prompt.fill('Revenue per region?');
+  await prompt.press('Enter');
+  await finished(page);
+  const block = sidebar.locator('.jp-AgentSidebar-codeBlock', {
+    hasText: 'total_revenue'
+  });
+  await expect(block.locator('pre')).toHaveText(frame.join('\n'));
+  await expect(block.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await expect(
+    block.getByRole('button', { name: 'Insert as cell' })
+  ).toHaveCount(0);
+  await expect(sidebar.getByText('East earns the most.')).toBeVisible();
+});
+
 test('the transcript ends at the answer’s last line once its Markdown is rendered; a reader who scrolled up stays there', async ({
   page,
   request

@@ -7,13 +7,16 @@
  *
  * The text is rendered block by block (markdown-blocks.ts): while a reply
  * streams, finished blocks stay as they are (not even split again) and only
- * the last one is rendered again.
+ * the last one is rendered again. A printed table pasted into the text (a
+ * DataFrame as a cell printed it) is shown as code, in its columns
+ * (printed-tables.ts).
  */
 import { MimeModel, type IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 import React, { memo, useEffect, useLayoutEffect, useRef } from 'react';
 import { BlockSplitter } from './markdown-blocks';
+import { fencePrintedTables } from './printed-tables';
 import { UntrustedHtmlSanitizer } from './untrusted-html';
 
 /** One clone per registry, with the sidebar's sanitizer. */
@@ -98,7 +101,7 @@ function MarkdownBlockView({
       return;
     }
     const model = new MimeModel({
-      data: { 'text/markdown': text },
+      data: { 'text/markdown': fencePrintedTables(text) },
       trusted: false
     });
     void current.renderModel(model).catch(() => {

@@ -1,5 +1,6 @@
 /**
- * "Copy" and "Insert as cell" on every code block of the agent's answers.
+ * "Copy" and "Insert as cell" on every code block of the agent's answers
+ * ("Copy" only on a block of text: a printed table, printed-tables.ts).
  * The markdown renders asynchronously (and again while it streams), so a
  * MutationObserver adds the buttons to each new `<pre>` as it appears.
  */
@@ -53,6 +54,9 @@ function toolbar(pre: HTMLElement, actions: ICodeBlockActions): HTMLElement {
       window.setTimeout(() => (target.textContent = copy), 1500);
     })
   );
+  if (pre.querySelector(':scope > code.language-text')) {
+    return bar; // printed output, not code to run
+  }
   bar.appendChild(
     button(
       trans.__('Insert as cell'),
