@@ -122,6 +122,7 @@ export type RunEndReason =
   | 'step-limit'
   | 'repeated-failure'
   | 'repeated-step'
+  | 'no-code'
   | 'error';
 
 /** Classified failure, with a message for the user and what to do about it. */

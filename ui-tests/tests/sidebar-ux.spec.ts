@@ -172,6 +172,12 @@ test('a DataFrame pasted into an answer keeps its columns: a block of text to co
     hasText: 'total_revenue'
   });
   await expect(block.locator('pre')).toHaveText(frame.join('\n'));
+  // Its lines are not wrapped in the narrow sidebar: the block scrolls.
+  expect(
+    await block
+      .locator('pre > code')
+      .evaluate(node => getComputedStyle(node).whiteSpace)
+  ).toBe('pre');
   await expect(block.getByRole('button', { name: 'Copy' })).toBeVisible();
   await expect(
     block.getByRole('button', { name: 'Insert as cell' })

@@ -9,6 +9,7 @@ import { AgentSession } from '../session';
 import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
+import { previewValues } from '../context/data-preview';
 import { parsePlan, summaryCell } from '../workflows/generate-by-steps';
 import {
   definedColumns,
@@ -233,6 +234,33 @@ describe('the summary cell', () => {
     expect(summaryCell('It rose by 99.', [])).toBe(
       '## Summary\nThe outputs above show the results of each step.'
     );
+  });
+
+  it('drops a sentence naming a value of the file’s first lines that no output shows', () => {
+    // As dataPreview shows sales.csv, and the walk's 1.5B summarised it.
+    const preview =
+      'First lines of sales.csv, as stored:\n```\ndate,region,product,units,unit_price\n' +
+      '2024-01-02,East,Gadget,5,12.5\n2024-01-04,North,Sprocket,3,40.0\n```';
+    const values = previewValues(preview);
+    expect([...values].sort()).toEqual(['East', 'Gadget', 'North', 'Sprocket']);
+    const outputs = ['  region  units\n0   East    297\n1  North    408'];
+    expect(
+      summaryCell(
+        'North sold the most units, East the fewest. The top products by revenue are Gadget and Sprocket.',
+        outputs,
+        false,
+        values
+      )
+    ).toBe('## Summary\nNorth sold the most units, East the fewest.');
+    // Shown by an output, in any case: kept.
+    expect(
+      summaryCell(
+        'The best product is Gadget.',
+        ['product\ngadget    120'],
+        false,
+        values
+      )
+    ).toBe('## Summary\nThe best product is Gadget.');
   });
 });
 

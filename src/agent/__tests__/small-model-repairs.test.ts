@@ -6,6 +6,7 @@
 import { askedForm, followsForm, formRepair } from '../loop/answer-form';
 import { FORM_REPAIR_NOTICE } from '../loop/next-step';
 import { runAgent } from '../loop/run-agent';
+import { endNotice } from '../session/notices';
 import { arrayConversation } from '../loop/conversation';
 import { runConfig } from '../loop/run-config';
 import {
@@ -403,6 +404,32 @@ describe('a block of comments only', () => {
     expect(holdsNoCode('x = 1  # a comment after code')).toBe(false);
   });
 
+  it('counts a docstring, a string on its own, pass and ... as no code; not a string in a statement', () => {
+    for (const none of [
+      '"""The code above is right.\n\nIt sums the revenue."""',
+      "# checked\n'''Nothing to change'''\npass",
+      '"The answer is 42"',
+      "r'raw'  # note",
+      '...',
+      'pass  # done',
+      '"""left open'
+    ]) {
+      expect([none, holdsNoCode(none)]).toEqual([none, true]);
+    }
+    for (const code of [
+      'q = """\nSELECT 1\n"""',
+      'print("""a""")',
+      'f"{df.shape}"',
+      'f"""{df.shape}"""',
+      '"a" + "b"',
+      '"""Doc."""\ndf.head()',
+      'passed = 1',
+      'x = ...'
+    ]) {
+      expect([code, holdsNoCode(code)]).toEqual([code, false]);
+    }
+  });
+
   it('is refused with the failure before it, the output before it, or a plain request for code', () => {
     const failed = commentsOnlyMessage(
       'cell_id: c raised an error (execution count 1).\nOutput:\n' +
@@ -492,6 +519,37 @@ describe('a block of comments only', () => {
         'If that answers the request, answer now with those values and no code; otherwise write code that computes it.'
     );
   });
+
+  it('ends the run on the third such block, each one different, and says why', async () => {
+    const tools = new ToolRegistry(agentTools());
+    const block = (source: string) => ({
+      toolCalls: [{ name: 'insert_cell', arguments: { source, run: true } }]
+    });
+    const model = new ScriptedModel([
+      block('# The total is right'),
+      block('"""Nothing to change."""'),
+      block('pass  # done'),
+      { text: 'ANSWER: never asked for' }
+    ]);
+    const notebook = new FakeNotebook({ execute: () => [] });
+    const events: AgentEvent[] = [];
+    const outcome = await runAgent(runConfig({ model, tools }), {
+      notebook,
+      conversation: arrayConversation([
+        { role: 'system', content: 's' },
+        { role: 'user', content: ASK }
+      ]),
+      signal: new AbortController().signal,
+      onEvent: event => events.push(event)
+    });
+    expect(outcome.reason).toBe('no-code');
+    expect(model.requests).toHaveLength(3);
+    expect(await notebook.getCells()).toEqual([]);
+    const end = events.find(event => event.type === 'end');
+    expect(end && end.type === 'end' && endNotice(end)).toMatch(
+      /^Stopped: three times the model sent a block with no code/
+    );
+  });
 });
 
 describe('columns picked with a tuple', () => {
@@ -512,5 +570,25 @@ describe('columns picked with a tuple', () => {
 
   it('gets the general form when the line is not shown', () => {
     expect(hint(error)).toMatch(/\[\['a', 'b'\]\], not \['a', 'b'\]/);
+  });
+});
+
+describe('a month column of periods', () => {
+  const hint = (text: string) =>
+    failureFocus(`cell_id: c raised an error.\nOutput:\n${text}`)?.hint;
+
+  // The errors as pandas 2 and matplotlib 3 raise them (copied from a kernel).
+  it('is not made periods again, and is plotted as text', () => {
+    expect(
+      hint(
+        "AttributeError: 'PeriodProperties' object has no attribute 'to_period'"
+      )
+    ).toMatch(/^The column holds periods already .*astype\(str\)/);
+    for (const error of [
+      "TypeError: float() argument must be a string or a real number, not 'Period'",
+      'TypeError: the dtypes of parameters x (object) and width (float64) are incompatible'
+    ]) {
+      expect(hint(error)).toMatch(/^Matplotlib cannot draw these x values/);
+    }
   });
 });

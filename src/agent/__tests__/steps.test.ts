@@ -12,7 +12,8 @@ import {
   afterCalls,
   afterRunningCheck,
   afterTurn,
-  nextRound
+  nextRound,
+  NO_CODE_LIMIT
 } from '../loop/steps';
 import { REPEATED_STEP_MESSAGE } from '../loop/stop-conditions';
 import type { ChatMessage, IRunningCell } from '../types';
@@ -81,7 +82,7 @@ describe('afterTurn', () => {
     expect(next).toMatchObject({
       kind: 'refuse-calls',
       calls: [call],
-      stop: false,
+      stop: null,
       memory: { explore: true, answerNext: false }
     });
     expect(next.kind === 'refuse-calls' && next.refusal).toMatch(
@@ -119,7 +120,8 @@ describe('afterTurn', () => {
       });
       expect(next).toMatchObject({
         kind: 'refuse-calls',
-        stop: verdict === 'stop'
+        stop: verdict === 'stop' ? 'no-code' : null,
+        memory: { noCode: 1 }
       });
       expect(next.kind === 'refuse-calls' && next.refusal).toMatch(
         /^Not run: that block holds only comments, no code\. The last code's output was:\n42\n/
@@ -130,7 +132,31 @@ describe('afterTurn', () => {
   it('ends the run when the repeat keeps coming', () => {
     expect(
       afterTurn({ ...input, turn: turn([call]), verdict: 'stop' })
-    ).toMatchObject({ kind: 'refuse-calls', stop: true });
+    ).toMatchObject({ kind: 'refuse-calls', stop: 'repeated-step' });
+  });
+
+  it('ends the run on the third block with no code, each one different', () => {
+    let memory = FRESH_MEMORY;
+    const stops: Array<string | null> = [];
+    for (let i = 0; i < NO_CODE_LIMIT; i++) {
+      const next = afterTurn({
+        ...input,
+        memory,
+        turn: turn([call]),
+        verdict: 'run', // a block not seen before
+        commentsOnly: true
+      });
+      if (next.kind !== 'refuse-calls') {
+        throw new Error(`refused, not ${next.kind}`);
+      }
+      stops.push(next.stop);
+      memory = next.memory;
+    }
+    expect(stops).toEqual([null, null, 'no-code']);
+    // A repeat of code is counted apart: it does not end a run sooner.
+    expect(
+      afterTurn({ ...input, memory, turn: turn([call]), verdict: 'skip' })
+    ).toMatchObject({ stop: null });
   });
 });
 

@@ -120,3 +120,18 @@ export function previewColumns(preview: string | null): string[][] {
       : [];
   });
 }
+
+/**
+ * The text values of the rows `dataPreview` showed (not its header): words
+ * of three letters or more, as `Gadget` or `North`. A summary that names one
+ * no output shows took it from these first lines, not from a result.
+ */
+export function previewValues(preview: string | null): Set<string> {
+  const values = new Set<string>();
+  for (const match of (preview ?? '').matchAll(/```\n[^\n]*\n([\s\S]*?)```/g)) {
+    for (const word of match[1].matchAll(/[A-Za-z][A-Za-z_-]{2,}/g)) {
+      values.add(word[0]);
+    }
+  }
+  return values;
+}

@@ -74,6 +74,17 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
     /Only valid with DatetimeIndex|DatetimeIndex, TimedeltaIndex or PeriodIndex/,
     "The index holds text, not dates: convert the column with pd.to_datetime(df['column']) before set_index, then resample."
   ],
+  // Measured in the walk (Generate, Qwen2.5-Coder-1.5B): a month column made
+  // with `.dt.to_period('M')` got `.dt.to_period('M')` again in the chart's
+  // cell, three tries and two repairs alike; matplotlib plots no Period.
+  [
+    /'PeriodProperties' object has no attribute 'to_period'/,
+    'The column holds periods already (to_period ran before): use it as it is, or as text with .astype(str) to plot it.'
+  ],
+  [
+    /not 'Period'|dtypes of parameters x \(object\) and width/,
+    "Matplotlib cannot draw these x values (Periods, for one): plot the column as text, e.g. df['month'].astype(str)."
+  ],
   // A European file: decimal commas ('-0,35'), usually with sep=';'.
   [
     /could not convert string to float: '-?\d+,\d+'|Unable to parse string "-?\d+,\d+"/,

@@ -41,6 +41,8 @@ export interface ILoopMemory {
   explore: boolean;
   /** …of a step whose output was fine: the next reply is begun with the asked answer line. */
   answerNext: boolean;
+  /** Blocks with no code refused so far (`holdsNoCode`). */
+  noCode: number;
 }
 
 /** A run's memory before its first step. */
@@ -50,7 +52,8 @@ export const FRESH_MEMORY: ILoopMemory = {
   reminded: false,
   mustRunCode: false,
   explore: false,
-  answerNext: false
+  answerNext: false,
+  noCode: 0
 };
 
 /** How the next model request differs from a plain one. */

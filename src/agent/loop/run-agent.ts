@@ -202,7 +202,7 @@ async function loop(config: RunConfig, turn: ITurn): Promise<IRunOutcome> {
       case 'refuse-calls':
         applyItem(turn, ...refuseCalls(run.config, next.calls, next.refusal));
         if (next.stop) {
-          next = { kind: 'stop', reason: 'repeated-step' };
+          next = { kind: 'stop', reason: next.stop };
         } else {
           memory = next.memory;
           next = nextRound(round());

@@ -34,12 +34,16 @@ export type NextStep =
   | { kind: 'call-model' }
   /** Run the turn's tool calls, each asking for approval where its tool says so. */
   | { kind: 'run-calls'; calls: ReadonlyArray<IToolCall> }
-  /** A repeated step: its calls answered with `refusal`, none run; then stop, or go on with `memory`. */
+  /**
+   * A repeated step, or a block with no code: its calls answered with
+   * `refusal`, none run; then the run ends (`stop`: why), or goes on with
+   * `memory`.
+   */
   | {
       kind: 'refuse-calls';
       calls: ReadonlyArray<IToolCall>;
       refusal: string;
-      stop: boolean;
+      stop: 'repeated-step' | 'no-code' | null;
       memory: ILoopMemory;
     }
   /** The model answered without calls: check the answer (next-step.ts `afterAnswer`). */
@@ -64,6 +68,9 @@ export interface IRound {
   aborted: boolean;
 }
 
+/** Blocks with no code refused in a run before it ends (the same or not). */
+export const NO_CODE_LIMIT = 3;
+
 /** The step that begins each round: a model call, unless the run must end. */
 export function nextRound({ steps, maxSteps, aborted }: IRound): NextStep {
   if (reachedStepLimit(steps, maxSteps)) {
@@ -81,14 +88,15 @@ export interface ITurnInput {
   messages: ReadonlyArray<ChatMessage>;
   memory: ILoopMemory;
   computeFirst: IComputeFirst | undefined;
-  /** Every call of the turn that runs code carries only comments (`holdsNoCode`). */
+  /** Every call of the turn that runs code carries no code (`holdsNoCode`). */
   commentsOnly?: boolean;
 }
 
 /**
- * After the model's turn: an answer is checked; a block of comments only,
- * or a step sent again, is refused with what the last step gave (the run
- * ends when it keeps coming); other calls run.
+ * After the model's turn: an answer is checked; a block with no code, or a
+ * step sent again, is refused with what the last step gave (the run ends
+ * when the same step comes a third time, or a third block with no code,
+ * the same or not); other calls run.
  */
 export function afterTurn(input: ITurnInput): NextStep {
   const { turn, verdict } = input;
@@ -99,16 +107,27 @@ export function afterTurn(input: ITurnInput): NextStep {
     return { kind: 'run-calls', calls: turn.toolCalls };
   }
   const previous = lastOutput(input.messages);
+  const memory = afterRefusal(input.memory, previous, input.computeFirst);
+  if (!input.commentsOnly) {
+    return {
+      kind: 'refuse-calls',
+      calls: turn.toolCalls,
+      refusal: repeatedStepMessage(previous),
+      stop: verdict === 'stop' ? 'repeated-step' : null,
+      memory
+    };
+  }
+  // A block with no code is never run (no such cell in the user's
+  // notebook), repeated or not: a repeat's message would say it ran. Each
+  // refusal samples the next reply, so a model that keeps at it sends
+  // other such blocks: the third ends the run as the third repeat does.
+  const noCode = input.memory.noCode + 1;
   return {
     kind: 'refuse-calls',
     calls: turn.toolCalls,
-    // A block of comments only is never run (no such cell in the user's
-    // notebook), repeated or not: a repeat's message would say it ran.
-    refusal: input.commentsOnly
-      ? commentsOnlyMessage(previous)
-      : repeatedStepMessage(previous),
-    stop: verdict === 'stop',
-    memory: afterRefusal(input.memory, previous, input.computeFirst)
+    refusal: commentsOnlyMessage(previous),
+    stop: verdict === 'stop' || noCode >= NO_CODE_LIMIT ? 'no-code' : null,
+    memory: { ...memory, noCode }
   };
 }
 

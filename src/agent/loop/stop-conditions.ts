@@ -133,18 +133,39 @@ function quotedOutput(observation: string): string {
 }
 
 /**
- * Whether code holds nothing to run: blank lines and comments only. Small
- * models close a turn with such a block (the walk, Qwen2.5-Coder-1.5B, after
- * its cell failed: `# The code above correctly calculates the total revenue
- * per region`, twice). Run, it put a cell of comments in the user's
- * notebook, and "(no output)" read to the model as a step that worked.
+ * Whether code holds nothing to run: blank lines, comments, `pass`, `...`
+ * and strings on their own (a docstring) only. Small models close a turn
+ * with such a block (the walk, Qwen2.5-Coder-1.5B, after its cell failed:
+ * `# The code above correctly calculates the total revenue per region`,
+ * twice). Run, it put a cell of comments in the user's notebook, and
+ * "(no output)" (or the string, echoed) read to the model as a step that
+ * worked.
  */
 export function holdsNoCode(code: string): boolean {
-  return code.split('\n').every(line => {
-    const text = line.trim();
-    return text === '' || text.startsWith('#');
-  });
+  // Strings written as statements of their own go first: a docstring over
+  // several lines. Not an f-string's (its braces run code), and not one
+  // that is part of a statement (`q = """…"""` keeps its `q =`).
+  return code
+    .replace(TRIPLE_QUOTED, '')
+    .split('\n')
+    .every(line => {
+      const text = line.trim();
+      return (
+        text === '' ||
+        text.startsWith('#') ||
+        DOES_NOTHING.test(text) ||
+        STRING_STATEMENT.test(text)
+      );
+    });
 }
+
+/** A triple-quoted string (with its prefix, not `f`), or one left open at the end. */
+const TRIPLE_QUOTED = /(?<![\w"'])[rRbBuU]{0,2}("""|''')[\s\S]*?(?:\1|$)/g;
+/** Statements that do nothing. */
+const DOES_NOTHING = /^(?:pass|\.\.\.)(?:\s*#.*)?$/;
+/** A one-line string on its own (not an f-string). */
+const STRING_STATEMENT =
+  /^[rRbBuU]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')(?:\s*#.*)?$/;
 
 /**
  * Whether a turn asks to run code and every call of it that runs code

@@ -43,6 +43,11 @@ export function endNotice(
         'Stopped: the model asked to run the same code again after seeing its result. ' +
         'Rephrase the request or say what to change; a larger model loops less.'
       );
+    case 'no-code':
+      return (
+        'Stopped: three times the model sent a block with no code in it (comments only), which was not run. ' +
+        'Rephrase the request or say what to compute; a larger model does this less.'
+      );
     case 'completed':
     case 'error':
       return null;

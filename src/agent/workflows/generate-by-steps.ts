@@ -15,7 +15,11 @@
  * hold a whole notebook in mind; it writes a short cell for a named step.
  */
 import { unsupportedNumbers } from '../context/claims';
-import { dataPreview, previewColumns } from '../context/data-preview';
+import {
+  dataPreview,
+  previewColumns,
+  previewValues
+} from '../context/data-preview';
 import { formatRunResult } from '../context/observations';
 import { kernelState, kernelVariables } from '../context/kernel-variables';
 import {
@@ -72,6 +76,7 @@ export async function buildBySteps(
   });
   let plan: IPlan;
   let last: IRunOutcome | null = null;
+  let shown = named; // the files' first lines the model saw
   if (asked) {
     plan = { title: titleOf(request), steps: asked };
   } else {
@@ -81,6 +86,7 @@ export async function buildBySteps(
           notebook
         )
       : null;
+    shown = preview;
     last = await runTurn(planPrompt(request, options.files, preview), {
       display: request,
       wordsOnly: true,
@@ -135,7 +141,7 @@ export async function buildBySteps(
       await showResult(notebook, cell.id);
     }
   }
-  return writeSummary(options, plan);
+  return writeSummary(options, plan, previewValues(shown));
 }
 
 /** A step's cell that ran clean and showed nothing shows its result (step-result.ts). */
@@ -214,10 +220,11 @@ async function repairStep(
   return outcome;
 }
 
-/** Ask for the summary and write it as the last cell, with only backed numbers. */
+/** Ask for the summary and write it as the last cell, with only backed numbers and values. */
 async function writeSummary(
   options: IStepwiseOptions,
-  plan: IPlan
+  plan: IPlan,
+  fileValues: ReadonlySet<string>
 ): Promise<IRunOutcome> {
   const { notebook, request, runTurn } = options;
   const outcome = await runTurn(summaryPrompt(plan), {
@@ -239,7 +246,8 @@ async function writeSummary(
     source: summaryCell(
       outcome.answer ?? '',
       sources,
-      cells.some(cell => showsImage(cell.outputs))
+      cells.some(cell => showsImage(cell.outputs)),
+      fileValues
     )
   });
   return outcome;
@@ -422,14 +430,17 @@ export function planCell(plan: IPlan): string {
 
 /**
  * The summary cell from the model's reply: its sentences that state only
- * numbers `sources` show (a small model's summary invents some) and, when
- * no cell shows an image (`images`), that claim no plot, under the
- * summary heading.
+ * numbers `sources` show (a small model's summary invents some), that name
+ * no value of the files' first lines (`fileValues`) no source shows (the
+ * walk's 1.5B named "the top products … Gadget, Thingamajig, Sprocket",
+ * which no cell computed), and, when no cell shows an image (`images`),
+ * that claim no plot, under the summary heading.
  */
 export function summaryCell(
   answer: string,
   sources: ReadonlyArray<string>,
-  images = false
+  images = false,
+  fileValues: ReadonlySet<string> = new Set()
 ): string {
   const body = answer
     // (A begun reply may repeat its heading: llama-server echoes the prefill.)
@@ -444,8 +455,30 @@ export function summaryCell(
       sentence =>
         sentence &&
         !unsupportedNumbers(sentence, [...sources]).length &&
+        !namesUnshown(sentence, fileValues, sources) &&
         // A plot it says is there, where no cell shows one.
         (images || !asksForPlot(sentence))
     );
   return `${SUMMARY_HEADING}${backed.join(' ') || 'The outputs above show the results of each step.'}`;
+}
+
+/** Whether `sentence` names a value of the files' first lines that no source shows. */
+function namesUnshown(
+  sentence: string,
+  fileValues: ReadonlySet<string>,
+  sources: ReadonlyArray<string>
+): boolean {
+  const named = [...sentence.matchAll(/[A-Za-z][A-Za-z_-]{2,}/g)]
+    .map(word => word[0])
+    .filter(word => fileValues.has(word));
+  if (!named.length) {
+    return false;
+  }
+  const shown = sources.join('\n').toLowerCase();
+  return named.some(
+    word =>
+      !new RegExp(`(?<![A-Za-z_])${word.toLowerCase()}(?![A-Za-z_])`).test(
+        shown
+      )
+  );
 }
