@@ -396,6 +396,22 @@ describe('the reply after a refused repeat (small profile)', () => {
 });
 
 describe('a block of comments only', () => {
+  /** The loop with the agent's tools, asked ASK on `notebook`; its events into `events`. */
+  const askOn = (
+    model: ScriptedModel,
+    notebook: FakeNotebook,
+    events: AgentEvent[] = []
+  ) =>
+    runAgent(runConfig({ model, tools: new ToolRegistry(agentTools()) }), {
+      notebook,
+      conversation: arrayConversation([
+        { role: 'system', content: 's' },
+        { role: 'user', content: ASK }
+      ]),
+      signal: new AbortController().signal,
+      onEvent: event => events.push(event)
+    });
+
   it('is told apart from code', () => {
     expect(holdsNoCode('# The code above is right\n\n  # really')).toBe(true);
     expect(holdsNoCode('')).toBe(true);
@@ -473,7 +489,6 @@ describe('a block of comments only', () => {
   });
 
   it('puts no cell in the notebook, and the model hears why and answers', async () => {
-    const tools = new ToolRegistry(agentTools());
     const comments = {
       toolCalls: [
         {
@@ -500,15 +515,7 @@ describe('a block of comments only', () => {
     const notebook = new FakeNotebook({
       execute: () => [{ type: 'stream', name: 'stdout', text: '3.5\n' }]
     });
-    const outcome = await runAgent(runConfig({ model, tools }), {
-      notebook,
-      conversation: arrayConversation([
-        { role: 'system', content: 's' },
-        { role: 'user', content: ASK }
-      ]),
-      signal: new AbortController().signal,
-      onEvent: () => undefined
-    });
+    const outcome = await askOn(model, notebook);
     expect(outcome.reason).toBe('completed');
     const sources = (await notebook.getCells()).map(cell => cell.source);
     expect(sources).toEqual(['print(3.5)']);
@@ -521,7 +528,6 @@ describe('a block of comments only', () => {
   });
 
   it('ends the run on the third such block, each one different, and says why', async () => {
-    const tools = new ToolRegistry(agentTools());
     const block = (source: string) => ({
       toolCalls: [{ name: 'insert_cell', arguments: { source, run: true } }]
     });
@@ -533,15 +539,7 @@ describe('a block of comments only', () => {
     ]);
     const notebook = new FakeNotebook({ execute: () => [] });
     const events: AgentEvent[] = [];
-    const outcome = await runAgent(runConfig({ model, tools }), {
-      notebook,
-      conversation: arrayConversation([
-        { role: 'system', content: 's' },
-        { role: 'user', content: ASK }
-      ]),
-      signal: new AbortController().signal,
-      onEvent: event => events.push(event)
-    });
+    const outcome = await askOn(model, notebook, events);
     expect(outcome.reason).toBe('no-code');
     expect(model.requests).toHaveLength(3);
     expect(await notebook.getCells()).toEqual([]);
