@@ -83,7 +83,7 @@ const HINTS: ReadonlyArray<[RegExp, string]> = [
   ],
   [
     /not 'Period'|dtypes of parameters x \(object\) and width/,
-    "Matplotlib cannot draw these x values (Periods, for one): plot the column as text, e.g. df['month'].astype(str)."
+    "Matplotlib cannot draw these x values (Periods, for one): pass them as text: s.index.astype(str) when they are the index, df['month'].astype(str) when a column."
   ],
   // A European file: decimal commas ('-0,35'), usually with sep=';'.
   [
