@@ -176,7 +176,6 @@ describe('the follow-up set', () => {
       },
       { content: 'ANSWER: 6' }
     ]);
-    const started = Date.now();
     const [row] = await runSessionSet(
       {
         kind: 'followup',
@@ -209,8 +208,11 @@ describe('the follow-up set', () => {
       ['timeout', false],
       ['completed', true]
     ]);
-    expect(Date.now() - started).toBeLessThan(25_000);
-  }, 60_000);
+    // The first question ended at its 3 s timeout, not when the model's 30 s
+    // stall ran out (the set's start-up, a kernel's, is not counted: it
+    // took 4 s on one machine and 20 s on a slower one).
+    expect(row.questions[0].wallS).toBeLessThan(20);
+  }, 90_000);
 
   it('asks for the answer line only where the answer is checked', () => {
     expect(
