@@ -236,6 +236,38 @@ describe('the summary cell', () => {
     );
   });
 
+  it('keeps its paragraphs and lists; a lead-in whose items were all dropped goes too', () => {
+    const outputs = ['region\nEast     742.5\nWest     487.5\nName: revenue'];
+    expect(
+      summaryCell(
+        'East earns 742.5 and West 487.5.\nThat is all of it.\n\n' +
+          'By region:\n- East: 742.5\n- West: 487.5\n\n1. East leads.\n2. West is second.',
+        outputs
+      )
+    ).toBe(
+      '## Summary\nEast earns 742.5 and West 487.5. That is all of it.\n\n' +
+        'By region:\n\n- East: 742.5\n- West: 487.5\n\n1. East leads.\n2. West is second.'
+    );
+    // As the eval's 1.5B wrote it after its margin cell failed: the items'
+    // numbers no output shows, so the list and its lead-in go; the item that
+    // is backed keeps its lead-in (a blank line between them or not).
+    const invented =
+      'The total margin for each category is as follows:\n' +
+      '- alpha: $18250.4\n- beta: $18250.4\n\nThese values are computed per category.';
+    expect(summaryCell(invented, outputs)).toBe(
+      '## Summary\nThese values are computed per category.'
+    );
+    expect(
+      summaryCell(
+        'Revenue per region:\n\n- East: 742.5\n- North: 12.5',
+        outputs
+      )
+    ).toBe('## Summary\nRevenue per region:\n\n- East: 742.5');
+    expect(summaryCell('The totals are:', outputs)).toBe(
+      '## Summary\nThe outputs above show the results of each step.'
+    );
+  });
+
   it('drops a sentence naming a value of the file’s first lines that no output shows', () => {
     // As dataPreview shows sales.csv, and the walk's 1.5B summarised it.
     const preview =

@@ -429,12 +429,15 @@ export function planCell(plan: IPlan): string {
 }
 
 /**
- * The summary cell from the model's reply: its sentences that state only
- * numbers `sources` show (a small model's summary invents some), that name
- * no value of the files' first lines (`fileValues`) no source shows (the
- * walk's 1.5B named "the top products … Gadget, Thingamajig, Sprocket",
- * which no cell computed), and, when no cell shows an image (`images`),
- * that claim no plot, under the summary heading.
+ * The summary cell from the model's reply: its sentences and list items
+ * that state only numbers `sources` show (a small model's summary invents
+ * some), that name no value of the files' first lines (`fileValues`) no
+ * source shows (the walk's 1.5B named "the top products … Gadget,
+ * Thingamajig, Sprocket", which no cell computed), and, when no cell shows
+ * an image (`images`), that claim no plot, under the summary heading. Its
+ * paragraphs and lists keep their shape; a lead-in ("… as follows:") whose
+ * items were all dropped goes with them (the eval's 1.5B listed a margin per
+ * category that no cell computed).
  */
 export function summaryCell(
   answer: string,
@@ -447,19 +450,84 @@ export function summaryCell(
     .replace(/^(?:\s*#+\s*summary\b[ \t:]*\n?)+/i, '')
     .replace(/```[\s\S]*?(```|$)/g, '')
     .trim();
-  // A sentence ends at . ! or ? before a space (not inside 1234.5).
-  const sentences = body.split(/(?<=[.!?])\s+|\n+/);
-  const backed = sentences
-    .map(sentence => sentence.trim())
-    .filter(
-      sentence =>
-        sentence &&
-        !unsupportedNumbers(sentence, [...sources]).length &&
-        !namesUnshown(sentence, fileValues, sources) &&
-        // A plot it says is there, where no cell shows one.
-        (images || !asksForPlot(sentence))
-    );
-  return `${SUMMARY_HEADING}${backed.join(' ') || 'The outputs above show the results of each step.'}`;
+  const backed = (text: string) =>
+    !unsupportedNumbers(text, [...sources]).length &&
+    !namesUnshown(text, fileValues, sources) &&
+    // A plot it says is there, where no cell shows one.
+    (images || !asksForPlot(text));
+  const units = summaryUnits(body);
+  const kept = units.filter((unit, index) => {
+    if (unit.kind === 'break') {
+      return true;
+    }
+    if (!backed(unit.text)) {
+      return false;
+    }
+    if (unit.kind === 'sentence' && unit.text.endsWith(':')) {
+      // A lead-in stays only with one of its items.
+      const after = units.slice(index + 1);
+      const items = after.slice(after.findIndex(next => next.kind !== 'break'));
+      const end = items.findIndex(next => next.kind !== 'item');
+      return items
+        .slice(0, end < 0 ? items.length : end)
+        .some(item => item.kind === 'item' && backed(item.text));
+    }
+    return true;
+  });
+  const text = renderUnits(kept);
+  return `${SUMMARY_HEADING}${text || 'The outputs above show the results of each step.'}`;
+}
+
+/** A piece of a summary: a sentence of prose, a list item, or a paragraph break. */
+type SummaryUnit =
+  | { kind: 'sentence' | 'item'; text: string; marker?: string }
+  | { kind: 'break' };
+
+/** The summary's sentences, list items (their markers apart) and paragraph breaks. */
+function summaryUnits(body: string): SummaryUnit[] {
+  const units: SummaryUnit[] = [];
+  for (const line of body.split('\n')) {
+    const item = /^\s*([-*+]|\d+[.)])\s+(.*\S)\s*$/.exec(line);
+    if (item) {
+      units.push({ kind: 'item', marker: item[1], text: item[2] });
+    } else if (!line.trim()) {
+      units.push({ kind: 'break' });
+    } else {
+      // A sentence ends at . ! or ? before a space (not inside 1234.5).
+      for (const sentence of line.trim().split(/(?<=[.!?])\s+/)) {
+        units.push({ kind: 'sentence', text: sentence });
+      }
+    }
+  }
+  return units;
+}
+
+/**
+ * Markdown from the units kept: a paragraph's sentences on one line, each
+ * item on its own, a blank line between a paragraph and a list or the next
+ * paragraph.
+ */
+function renderUnits(units: ReadonlyArray<SummaryUnit>): string {
+  const blocks: string[][] = [];
+  let last: 'sentence' | 'item' | 'break' = 'break';
+  for (const unit of units) {
+    if (unit.kind === 'break') {
+      last = 'break';
+      continue;
+    }
+    const line =
+      unit.kind === 'item' ? `${unit.marker} ${unit.text}` : unit.text;
+    if (last !== unit.kind) {
+      blocks.push([line]);
+    } else if (unit.kind === 'sentence') {
+      const block = blocks[blocks.length - 1];
+      block[block.length - 1] += ` ${line}`;
+    } else {
+      blocks[blocks.length - 1].push(line);
+    }
+    last = unit.kind;
+  }
+  return blocks.map(block => block.join('\n')).join('\n\n');
 }
 
 /** Whether `sentence` names a value of the files' first lines that no source shows. */
