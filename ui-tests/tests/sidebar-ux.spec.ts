@@ -185,6 +185,64 @@ test('a DataFrame pasted into an answer keeps its columns: a block of text to co
   await expect(sidebar.getByText('East earns the most.')).toBeVisible();
 });
 
+test('a DataFrame a run prints keeps its columns on the tool card (it scrolls); an error’s message wraps', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('card-table.ipynb');
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  const prompt = await openAgent(page);
+  const sidebar = page.locator(`#${SIDEBAR}`);
+  const wide = [
+    'region      units  unit_price  total_revenue  share_of_total',
+    'East          297        2.50          742.5            0.60',
+    'West          150        3.25          487.5            0.40'
+  ];
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'run_code',
+          arguments: { code: `print(${JSON.stringify(wide.join('\n'))})` }
+        }
+      ]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'run_code',
+          arguments: {
+            code: "raise ValueError('the month column holds Periods, ' * 4)"
+          }
+        }
+      ]
+    },
+    { content: 'East earns the most.' }
+  ]);
+  await prompt.fill('Revenue per region?');
+  await prompt.press('Enter');
+  await finished(page);
+  const shape = (text: string) =>
+    sidebar
+      .locator('.jp-AgentSidebar-toolOutput', { hasText: text })
+      .evaluate(node => ({
+        whiteSpace: getComputedStyle(node).whiteSpace,
+        // Wider than the card: the sidebar is narrower than a row.
+        wider: node.scrollWidth > node.clientWidth
+      }));
+  await expect(
+    sidebar.locator('.jp-AgentSidebar-toolOutput', { hasText: wide[1] })
+  ).toBeVisible();
+  expect(await shape('share_of_total')).toEqual({
+    whiteSpace: 'pre',
+    wider: true
+  });
+  expect(await shape('ValueError')).toEqual({
+    whiteSpace: 'pre-wrap',
+    wider: false
+  });
+});
+
 test('the transcript ends at the answer’s last line once its Markdown is rendered; a reader who scrolled up stays there', async ({
   page,
   request

@@ -1,4 +1,7 @@
-import { fencePrintedTables } from '../markdown/printed-tables';
+import {
+  fencePrintedTables,
+  holdsPrintedTable
+} from '../markdown/printed-tables';
 
 // The tables below are what pandas 2 and NumPy printed (copied from a
 // kernel), as small models paste them into an answer.
@@ -106,5 +109,30 @@ describe('fencePrintedTables', () => {
     expect(fencePrintedTables(['Result:', FRAME[0]].join('\n'))).toBe(
       ['Result:', FRAME[0]].join('\n')
     );
+  });
+});
+
+describe('holdsPrintedTable (a tool card keeps such an output unwrapped)', () => {
+  it('finds a DataFrame, a Series or describe() in what a cell printed', () => {
+    for (const table of [FRAME, SERIES, DESCRIBE, LONG]) {
+      expect(holdsPrintedTable(['Loaded.', ...table, ''].join('\n'))).toBe(
+        true
+      );
+    }
+  });
+
+  it('not a traceback, a log line or a single row', () => {
+    const traceback = [
+      "AttributeError: 'PeriodProperties' object has no attribute 'to_period'",
+      'Traceback (most recent call last; 3 library frames omitted):',
+      'Cell In[5], line 3',
+      '      1 import matplotlib.pyplot as plt',
+      '----> 3 plt.bar(month_revenue["date"], month_revenue["units"])'
+    ].join('\n');
+    expect(holdsPrintedTable(traceback)).toBe(false);
+    expect(holdsPrintedTable('Epoch 1/3  loss: 0.52  accuracy: 0.81')).toBe(
+      false
+    );
+    expect(holdsPrintedTable('')).toBe(false);
   });
 });

@@ -86,6 +86,24 @@ export function fencePrintedTables(block: string): string {
   return out.join('\n');
 }
 
+/**
+ * Whether `text` (what a cell printed) holds a printed table: a tool card
+ * keeps such an output's lines whole and scrolls it sideways, and wraps any
+ * other (a traceback's message stays in view).
+ */
+export function holdsPrintedTable(text: string): boolean {
+  if (!GAP.test(text)) {
+    return false;
+  }
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (tableEnd(lines, i) > i) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /** Where the printed table that starts at `lines[start]` ends; `start` when none does. */
 function tableEnd(lines: string[], start: number): number {
   let end = start;

@@ -12,6 +12,7 @@ import type { TranscriptItem } from '../../agent/session';
 import type { ShowCellResult } from '../config/sidebar-config';
 import { ShowCellButton } from './show-cell-button';
 import { ToolImages } from './tool-images';
+import { holdsPrintedTable } from '../markdown/printed-tables';
 import { useTrans } from '../common/trans';
 
 type ToolItem = Extract<TranscriptItem, { kind: 'tool' }>;
@@ -119,7 +120,15 @@ export function ToolCallCard({
       )}
       {/* A call that ran code shows what it printed without being opened. */}
       {preview && (open || item.toolKind === 'run') && (
-        <pre className="jp-AgentSidebar-toolOutput">{preview}</pre>
+        <pre
+          className={
+            holdsPrintedTable(preview)
+              ? 'jp-AgentSidebar-toolOutput jp-mod-table'
+              : 'jp-AgentSidebar-toolOutput'
+          }
+        >
+          {preview}
+        </pre>
       )}
       {item.cellId && onShowCell && (
         <ShowCellButton cellId={item.cellId} onShowCell={onShowCell} />

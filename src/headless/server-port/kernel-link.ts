@@ -58,11 +58,19 @@ export class KernelLink {
     onLost?: () => void
   ): Promise<KernelLink> {
     const link = new KernelLink(serverSettings, model, onLost);
-    link._kernel = link._newConnection();
-    if (!(await whenAnswering(link._kernel, Date.now() + timeoutMs))) {
+    const kernel = link._newConnection();
+    link._kernel = kernel;
+    const started = Date.now();
+    if (!(await whenAnswering(kernel, started + timeoutMs))) {
+      // A connection disposed early means the server reported the kernel
+      // dead or gone (shut down elsewhere, culled): not a timeout.
+      const died = kernel.isDisposed;
+      const waited = Date.now() - started;
       link.dispose();
       throw new Error(
-        `kernel ${model.id} did not answer within ${timeoutMs} ms`
+        died
+          ? `kernel ${model.id} stopped while starting (the server reported it dead or gone after ${waited} ms): start it again, or look at the Jupyter server's log`
+          : `kernel ${model.id} did not answer within ${timeoutMs} ms`
       );
     }
     return link;
