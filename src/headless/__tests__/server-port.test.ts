@@ -205,6 +205,23 @@ describe('ServerNotebookPort', () => {
     expect(stdout(next.outputs)).toBe('still alive\n');
   });
 
+  it('the kernel listens on Unix sockets in the server’s private runtime directory, on no TCP port', async () => {
+    const probe = await port.executeCode(
+      [
+        'import json, os, stat',
+        'from ipykernel import get_connection_info',
+        'info = json.loads(get_connection_info())',
+        'folder = os.path.dirname(info["ip"])',
+        'print(info["transport"], os.path.exists(f\'{info["ip"]}-{info["shell_port"]}\'), oct(stat.S_IMODE(os.stat(os.path.dirname(folder)).st_mode)))'
+      ].join('\n'),
+      { silent: true }
+    );
+    expect(probe.status).toBe('ok');
+    // The socket's folder is the runtime directory, inside the server's
+    // mkdtemp directory (mode 0700: no other user can reach a socket there).
+    expect(stdout(probe.outputs)).toBe('ipc True 0o700\n');
+  });
+
   it('runs scratch code silently without touching execution counts', async () => {
     const before = await port.getCells();
     const probe = await codeCell('1');

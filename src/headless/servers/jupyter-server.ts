@@ -13,6 +13,7 @@ import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
 import { freePort } from './free-port';
+import { kernelTransportArgs } from './kernel-transport';
 import { retryingFetch, SignalKeepingRequest } from './retrying-fetch';
 
 /**
@@ -91,6 +92,7 @@ export class JupyterServerProcess {
       // and is removed with it, so serving an existing directory leaves no
       // .ipynb_checkpoints folder in it.
       `--FileCheckpoints.checkpoint_dir=${join(tempDir, 'checkpoints')}`,
+      ...kernelTransportArgs(runtimeDir),
       ...(options.extraArgs ?? [])
     ];
     const log: string[] = [];

@@ -111,3 +111,26 @@ async function refusedPort(): Promise<number> {
   }
   throw new Error('no loopback port refuses connections');
 }
+
+/** What the server logs about its kernels' lives (and its errors). */
+const KERNEL_EVENT =
+  /Kernel (started|restarted|interrupted|shutdown)|KernelRestarter|restart(ed)? failed|died|Replacing stale|Address already in use|^\[E /;
+
+/**
+ * The Jupyter server's last kernel events, on one line: why a kernel
+ * restarted or died under a failed case, after the server is gone.
+ */
+export function kernelEvents(
+  jupyter: JupyterServerProcess | undefined,
+  count = 6
+): string {
+  const events = (jupyter?.log ?? '')
+    .split('\n')
+    .filter(line => KERNEL_EVENT.test(line))
+    .slice(-count)
+    // "[I 2026-12-07 06:37:03.902 ServerApp] …": the time and the event.
+    .map(line =>
+      line.replace(/^\[(\w) \S+ (\S+) \w+\] /, '$1 $2 ').slice(0, 120)
+    );
+  return events.length ? `[server] ${events.join(' | ')}` : '';
+}

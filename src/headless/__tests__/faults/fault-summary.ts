@@ -20,7 +20,15 @@ export interface ICaseFindings {
 
 /** The figures of one category. */
 export class FaultSummary {
-  constructor(readonly category: string) {}
+  /**
+   * `context`: a line put first in a failed case's message, e.g. the
+   * server's last kernel events (CI's summary keeps only the first lines
+   * of a failure, and the server's log is gone with its machine).
+   */
+  constructor(
+    readonly category: string,
+    private readonly _context?: () => string
+  ) {}
 
   /** Run one case and count it; rethrows its failure. */
   async run(
@@ -34,6 +42,10 @@ export class FaultSummary {
       this._passed += 1;
     } catch (error) {
       this._failed.push(name);
+      const context = this._context?.();
+      if (context && error instanceof Error) {
+        error.message = `${context}\n${error.message}`;
+      }
       throw error;
     } finally {
       this._cellsLost += findings.cellsLost;

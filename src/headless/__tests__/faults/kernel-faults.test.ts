@@ -17,7 +17,12 @@ import { JupyterServerProcess } from '../../servers/jupyter-server';
 import { ServerNotebookPort } from '../../server-port/server-port';
 import { runAgentOnce, type IRunReport } from './agent-run';
 import { FaultSummary, type ICaseFindings } from './fault-summary';
-import { SECRET, startFaultStack, type IFaultStack } from './fault-stack';
+import {
+  kernelEvents,
+  SECRET,
+  startFaultStack,
+  type IFaultStack
+} from './fault-stack';
 import {
   notebookDelta,
   sourcesOf,
@@ -27,7 +32,9 @@ import {
 
 jest.setTimeout(90000);
 
-const summary = new FaultSummary('kernel and notebook faults');
+const summary = new FaultSummary('kernel and notebook faults', () =>
+  kernelEvents(stack?.jupyter)
+);
 let stack: IFaultStack;
 let port: ServerNotebookPort;
 let original: Array<[string, string]>;
@@ -49,6 +56,26 @@ beforeAll(async () => {
   });
   original = sourcesOf(await port.getCells());
 }, 90000);
+
+/**
+ * A failed case leaves its cells (its undo was not reached) and maybe a
+ * busy kernel: put the user's notebook back, so that the cases after it
+ * test what they name rather than fail on the cell count.
+ */
+afterEach(async () => {
+  const cells = await port.getCells();
+  const extra = cells.filter(cell => !original.some(([id]) => id === cell.id));
+  if (extra.length === 0) {
+    return;
+  }
+  for (const cell of extra) {
+    await port.deleteCell(cell.id);
+  }
+  if (port.kernelState() !== 'idle') {
+    await port.restartKernel();
+  }
+  await port.save();
+}, 30000);
 
 afterAll(async () => {
   summary.print();

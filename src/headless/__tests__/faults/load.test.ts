@@ -10,6 +10,7 @@ import { ServerNotebookPort } from '../../server-port/server-port';
 import { runAgentOnce } from './agent-run';
 import { FaultSummary } from './fault-summary';
 import {
+  kernelEvents,
   SECRET,
   startFaultStack,
   type IFaultStack,
@@ -28,7 +29,9 @@ jest.setTimeout(600000);
 const RUNS = 20;
 /** How many kernels are started at once. */
 const OPEN_AT_ONCE = 5;
-const summary = new FaultSummary('load (20 concurrent runs)');
+const summary = new FaultSummary('load (20 concurrent runs)', () =>
+  kernelEvents(stack?.jupyter)
+);
 let stack: IFaultStack;
 
 beforeAll(async () => {
