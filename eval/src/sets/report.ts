@@ -348,6 +348,9 @@ export function generateSummary(rows: ReadonlyArray<IGenerateRow>) {
     invented: count(r => r.invented.length > 0),
     valuesFound: count(r => r.valuesFound),
     plotsOk: count(r => r.plotsOk),
+    // Rows of runs before the field existed count as neither.
+    withFailingCell: count(r => typeof r.summaryOwnsFailure === 'boolean'),
+    summaryOwnsFailure: count(r => r.summaryOwnsFailure === true),
     medianMinutes: median(minutes) ?? 0,
     maxMinutes: Math.max(0, ...minutes)
   };
@@ -367,7 +370,8 @@ export function generateMarkdown(
       '(verified by a restart and run-all, a markdown title and no prose in code cells, the named files read and no invented data, the asked values printed, the asked plots shown); ' +
       (perRun.length > 1 ? `per run: ${perRun.join(', ')}; ` : '') +
       `verified ${s.verified}/${s.tasks}, markdown as markdown ${s.markdownOk}, files used ${s.filesUsed} (invented data in ${s.invented}), ` +
-      `values shown ${s.valuesFound}, plots ${s.plotsOk}; **median ${s.medianMinutes.toFixed(1)} min per notebook** (longest ${s.maxMinutes.toFixed(1)}); ` +
+      `values shown ${s.valuesFound}, plots ${s.plotsOk}; ` +
+      `summaries that say a cell fails ${s.summaryOwnsFailure} of ${s.withFailingCell} notebooks with one; **median ${s.medianMinutes.toFixed(1)} min per notebook** (longest ${s.maxMinutes.toFixed(1)}); ` +
       `wall ${info.wallS.toFixed(0)} s.`,
     '',
     ...categoryTable(rows, 'notebooks'),

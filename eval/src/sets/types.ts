@@ -180,6 +180,15 @@ export interface IGenerateRow extends IRowBase {
   plotsOk: boolean;
   codeCells: number;
   markdownCells: number;
+  /** Code cells whose outputs end in an error (after the verification's run-all). */
+  failingCells: number;
+  /**
+   * With a failing cell: whether the summary says that something failed
+   * (null when no cell fails, or there is no summary). A summary that
+   * describes the results of all steps when one failed claims what no
+   * output shows.
+   */
+  summaryOwnsFailure: boolean | null;
 }
 
 /** The rows of one run of a set. */
