@@ -10,7 +10,11 @@ import { ScriptedModel } from '../testing/scripted-model';
 import { agentTools } from '../tools/all-tools';
 import { ToolRegistry } from '../tools/registry';
 import { previewValues } from '../context/data-preview';
-import { parsePlan, summaryCell } from '../workflows/generate-by-steps';
+import {
+  parsePlan,
+  summaryCell,
+  summaryPrompt
+} from '../workflows/generate-by-steps';
 import {
   definedColumns,
   requestAsks,
@@ -372,6 +376,60 @@ describe('Generate notebook with a small model, step by step', () => {
     const rewrite = String(model.requests[3].messages.at(-2)?.content);
     expect(rewrite).toMatch(/^Fix cell \S+ so that it runs/);
     expect(rewrite).toContain('print(totl)');
+  });
+
+  it('a step whose cell still fails is named failed in the summary’s prompt; the unverified notebook says so under its summary', async () => {
+    const notebook = new MiniKernelNotebook({ path: 'work/t.ipynb' });
+    const model = new ScriptedModel([
+      { text: '1. Set the total\n2. Print the total\n3. Double it' },
+      { text: '```python\ntotal = 6\n```' },
+      { text: '```python\nprint(totl)\n```' },
+      // Both rewrites fail.
+      { text: '```python\nprint(tot)\n```' },
+      { text: '```python\nprint(tota)\n```' },
+      { text: '```python\nprint(total * 2)\n```' },
+      { text: '## Summary\nThe total is 6, doubled to 12.' },
+      // The repairs after the restart: unchanged, then still failing.
+      { text: '```python\nprint(tota)\n```' },
+      { text: '```python\nprint(tota)\n```' }
+    ]);
+    const result = await smallSession().generate('Sum the units', {
+      model: () => model,
+      notebook
+    });
+    const prompt = userText(model, 6);
+    expect(prompt).toContain(
+      'Step 2 (Print the total) failed: its cell ends in an error, so no output shows its result.'
+    );
+    expect(prompt).toContain(
+      'Say that step 2 failed, and describe no result for it.'
+    );
+    expect(prompt).not.toContain('its cells ran, and');
+    expect(result?.status).toBe('unverified');
+    expect(notebook.cells.at(-1)).toMatchObject({
+      type: 'markdown',
+      source:
+        // Its sentence went (12: no output shows it); what stands in names the failed step.
+        '## Summary\nThe outputs above show the result of each step but step 2, whose cell fails.\n\n' +
+        '**Not verified:** code cell 2 of 3 fails after a kernel restart, ' +
+        'and the repair changed no cell; its error is in its output. What it computes is not shown above.'
+    });
+  });
+
+  it('names every failed step in the summary’s prompt, and none when all ran', () => {
+    const plan = { title: 'T', steps: ['Load', 'Sum', 'Plot'] };
+    expect(summaryPrompt(plan)).toBe(
+      'The notebook "T" is built: its cells ran, and their outputs are above.\n' +
+        'Write its summary: 2 to 4 sentences of what the outputs show, quoting the values the cells printed. ' +
+        'Only values that appear in the outputs above; no code.'
+    );
+    const two = summaryPrompt(plan, [1, 2]);
+    expect(two).toContain(
+      'Step 2 (Sum) and step 3 (Plot) failed: their cells end in an error, so no output shows their results.'
+    );
+    expect(two).toContain(
+      'Say that steps 2 and 3 failed, and describe no result for them.'
+    );
   });
 
   it('a step’s rewrite that gives the cell back unchanged is told so, and the next one is sampled', async () => {

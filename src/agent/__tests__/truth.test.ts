@@ -196,13 +196,19 @@ describe('Generate notebook says "Built, not verified" when the work is not in i
         { text: 'Done.' }
       ]);
     const wrong = session();
+    const wrongNotebook = new MiniKernelNotebook();
     const bad = await wrong.generate('Sum', {
       model: () => build('The total is 6, up 14.2% on last year.'),
-      notebook: new MiniKernelNotebook()
+      notebook: wrongNotebook
     });
     expect(bad?.status).toBe('unverified');
     expect(notices(wrong).pop()).toBe(
       'Built, not verified: the summary states 14.2%, which no output of the notebook shows.'
+    );
+    // The summary cell says so under it.
+    expect(wrongNotebook.cells.at(-1)?.source).toBe(
+      '## Summary\nThe total is 6, up 14.2% on last year.\n\n' +
+        '**Not verified:** the summary states 14.2%, which no output of the notebook shows.'
     );
     const right = await session().generate('Sum', {
       model: () => build('The total is 6.0.'),

@@ -215,6 +215,15 @@ describe('Generate notebook', () => {
     expect(result?.verification?.failure?.cellId).toBe('a');
     expect(notebook.restarts).toBe(3);
     expect(model.requests).toHaveLength(5);
+    // The notebook says so itself (no summary cell last: a cell of its own).
+    expect(notebook.cells.map(c => [c.type, c.source])).toEqual([
+      ['code', 'print(nope3)'],
+      [
+        'markdown',
+        '**Not verified:** code cell 1 of 1 fails after a kernel restart; its error is in its output. ' +
+          'What it computes is not shown above.'
+      ]
+    ]);
   });
 
   it('stops at a repair that changed no cell: the same notebook is not verified again', async () => {

@@ -98,6 +98,8 @@ export async function buildBySteps(
     plan = parsePlan(last.answer ?? '', request);
   }
   await notebook.insertCell({ type: 'markdown', source: planCell(plan) });
+  // Steps whose cell still fails after its rewrites (or that got none).
+  const failedSteps: number[] = [];
   for (const [index, step] of plan.steps.entries()) {
     await notebook.insertCell({
       type: 'markdown',
@@ -131,17 +133,21 @@ export async function buildBySteps(
       cell => cell.type === 'code' && !before.has(cell.id)
     );
     const cell = added[added.length - 1];
+    let now: ICellSnapshot | undefined = cell;
     if (cell && failed(cell)) {
       last = await repairStep(options, cell, index, signal);
       if (ended(last)) {
         return last;
       }
+      now = (await notebook.getCells()).find(c => c.id === cell.id);
     }
-    if (cell) {
-      await showResult(notebook, cell.id);
+    if (!now || failed(now)) {
+      failedSteps.push(index);
+    } else {
+      await showResult(notebook, now.id);
     }
   }
-  return writeSummary(options, plan, previewValues(shown));
+  return writeSummary(options, plan, previewValues(shown), failedSteps);
 }
 
 /** A step's cell that ran clean and showed nothing shows its result (step-result.ts). */
@@ -224,10 +230,11 @@ async function repairStep(
 async function writeSummary(
   options: IStepwiseOptions,
   plan: IPlan,
-  fileValues: ReadonlySet<string>
+  fileValues: ReadonlySet<string>,
+  failedSteps: ReadonlyArray<number>
 ): Promise<IRunOutcome> {
   const { notebook, request, runTurn } = options;
-  const outcome = await runTurn(summaryPrompt(plan), {
+  const outcome = await runTurn(summaryPrompt(plan, failedSteps), {
     status: 'Writing the summary',
     wordsOnly: true,
     prefill: SUMMARY_HEADING
@@ -247,7 +254,8 @@ async function writeSummary(
       outcome.answer ?? '',
       sources,
       cells.some(cell => showsImage(cell.outputs)),
-      fileValues
+      fileValues,
+      failedSteps
     )
   });
   return outcome;
@@ -335,13 +343,45 @@ export function stepPrompt(
   ].join('\n');
 }
 
-/** The prompt of the summary. */
-export function summaryPrompt(plan: IPlan): string {
+/**
+ * The prompt of the summary; `failedSteps` (indexes) are named as failed.
+ * Told only that "its cells ran", the eval's 1.5B wrote "The output shows
+ * the total margin for each product category" of a step whose cell failed
+ * (no number, so the check of numbers could not drop it).
+ */
+export function summaryPrompt(
+  plan: IPlan,
+  failedSteps: ReadonlyArray<number> = []
+): string {
+  if (!failedSteps.length) {
+    return [
+      `The notebook "${plan.title}" is built: its cells ran, and their outputs are above.`,
+      'Write its summary: 2 to 4 sentences of what the outputs show, quoting the values the cells printed. ' +
+        'Only values that appear in the outputs above; no code.'
+    ].join('\n');
+  }
+  const one = failedSteps.length === 1;
+  const named = failedSteps.map(i => `step ${i + 1} (${plan.steps[i]})`);
+  const numbers = failedSteps.map(i => String(i + 1));
   return [
-    `The notebook "${plan.title}" is built: its cells ran, and their outputs are above.`,
+    `The notebook "${plan.title}" is built and its cells ran; their outputs are above.`,
+    `${capital(listed(named))} failed: ${one ? 'its cell ends' : 'their cells end'} in an error, ` +
+      `so no output shows ${one ? 'its result' : 'their results'}.`,
     'Write its summary: 2 to 4 sentences of what the outputs show, quoting the values the cells printed. ' +
-      'Only values that appear in the outputs above; no code.'
+      'Only values that appear in the outputs above; no code. ' +
+      `Say that step${one ? '' : 's'} ${listed(numbers)} failed, and describe no result for ${one ? 'it' : 'them'}.`
   ].join('\n');
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(items: ReadonlyArray<string>): string {
+  return items.length < 2
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function capital(text: string): string {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
 
 const SUMMARY_HEADING = '## Summary\n';
@@ -443,7 +483,8 @@ export function summaryCell(
   answer: string,
   sources: ReadonlyArray<string>,
   images = false,
-  fileValues: ReadonlySet<string> = new Set()
+  fileValues: ReadonlySet<string> = new Set(),
+  failedSteps: ReadonlyArray<number> = []
 ): string {
   const body = answer
     // (A begun reply may repeat its heading: llama-server echoes the prefill.)
@@ -475,7 +516,19 @@ export function summaryCell(
     return true;
   });
   const text = renderUnits(kept);
-  return `${SUMMARY_HEADING}${text || 'The outputs above show the results of each step.'}`;
+  return `${SUMMARY_HEADING}${text || fallbackSummary(failedSteps)}`;
+}
+
+/** The summary when no sentence of the model's stays. */
+function fallbackSummary(failedSteps: ReadonlyArray<number>): string {
+  if (!failedSteps.length) {
+    return 'The outputs above show the results of each step.';
+  }
+  const one = failedSteps.length === 1;
+  return (
+    `The outputs above show the result of each step but ${one ? 'step' : 'steps'} ` +
+    `${listed(failedSteps.map(i => String(i + 1)))}, whose ${one ? 'cell fails' : 'cells fail'}.`
+  );
 }
 
 /** A piece of a summary: a sentence of prose, a list item, or a paragraph break. */

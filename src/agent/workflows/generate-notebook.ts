@@ -80,8 +80,47 @@ export interface IGenerateResult {
   outcome: IRunOutcome;
 }
 
-/** Build the notebook, then verify it (and repair it) until it runs top to bottom. */
+/**
+ * Build the notebook, then verify it (and repair it) until it runs top to
+ * bottom. A notebook left unverified says so itself, under its summary: the
+ * summary was written before the verification, and the notebook outlives
+ * the sidebar's status line.
+ */
 export async function generateNotebook(
+  options: IGenerateOptions
+): Promise<IGenerateResult> {
+  const result = await buildAndVerify(options);
+  if (result.status === 'unverified' && result.reason) {
+    await noteNotVerified(options.notebook, result.reason);
+  }
+  return result;
+}
+
+/** The note a notebook left unverified ends with. */
+export function notVerifiedNote(reason: string): string {
+  return (
+    `**Not verified:** ${reason}` +
+    (/fails after a kernel restart/.test(reason)
+      ? '; its error is in its output. What it computes is not shown above.'
+      : '.')
+  );
+}
+
+/** Add the note under the last cell when that is the summary, else as a cell of its own. */
+async function noteNotVerified(
+  notebook: INotebookPort,
+  reason: string
+): Promise<void> {
+  const note = notVerifiedNote(reason);
+  const last = (await notebook.getCells()).at(-1);
+  if (last?.type === 'markdown' && /^\s*##\s*Summary\b/i.test(last.source)) {
+    await notebook.editCell(last.id, `${last.source.trimEnd()}\n\n${note}`);
+  } else {
+    await notebook.insertCell({ type: 'markdown', source: note });
+  }
+}
+
+async function buildAndVerify(
   options: IGenerateOptions
 ): Promise<IGenerateResult> {
   const { notebook, runTurn } = options;
