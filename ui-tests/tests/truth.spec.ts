@@ -123,6 +123,15 @@ test('Generate notebook: a notebook whose only code is a placeholder is "Built, 
   );
   await finished(page);
   await expect(sidebar(page)).not.toContainText('Verified: the kernel');
+  // The notebook says so itself, rendered under its summary (its last cell).
+  const last = page.locator('.jp-Notebook .jp-Cell').last();
+  await expect(last).toHaveClass(/jp-MarkdownCell/);
+  await expect(last.locator('.jp-RenderedMarkdown')).toContainText(
+    'Not verified: no code cell does any work'
+  );
+  await expect(last.locator('.jp-RenderedMarkdown')).toContainText(
+    'Revenue grew 12.5% to 48,200.'
+  );
   expect(
     await page.filebrowser.contents.fileExists(`${tmpPath}/placeholder.ipynb`)
   ).toBe(true);
