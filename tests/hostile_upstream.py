@@ -30,7 +30,7 @@ reflects headers or an error message quoting the request would:
   split-keys:<N>         ``split`` with every key of every event written as escapes (``"\\u0063ontent"``), the same
                          JSON to every parser
   split-big:<N>          ``split`` after an event longer than the proxy holds whole (1 MiB), written in two chunks
-  split-around-big:<N>   ``split`` with an event of choice 1 longer than 1 MiB after the key's first piece
+  split-around-big:<N>   ``split`` with an event of choice 1 of 2 MiB (longer than the 1 MiB held) after the key's first piece
   split@<type>:<N>       ``split`` with that Content-Type (``none``: no Content-Type), e.g. ``split@text/plain:3``
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
@@ -302,8 +302,11 @@ def make_handler(echo: Echo) -> type[BaseHTTPRequestHandler]:
                     written = escaped(piece) if kind == "split-escaped" else json.dumps(piece)[1:-1]
                     events.append(json.dumps({**head, "choices": [choice]}).replace("@@", written))
                 if kind == "split-around-big" and piece is pieces[0]:
-                    # Another choice's event, longer than the proxy holds whole, between the key's pieces.
-                    field = {"text": "z" * (1 << 20)} if completion else {"delta": {"content": "z" * (1 << 20)}}
+                    # Another choice's event, longer than the proxy holds whole, between the key's pieces. Twice
+                    # that: the proxy reads at most 64 KB at a time (Tornado's chunk size), so it always sees the
+                    # event past 1 MiB before its end; at 1 MiB and a few bytes, a read that took the last ~200
+                    # bytes with the end made it one whole event, held (CI saw it once).
+                    field = {"text": "z" * (2 << 20)} if completion else {"delta": {"content": "z" * (2 << 20)}}
                     events.append(json.dumps({**head, "choices": [{"index": 1, **field}]}))
             for index in (0, 1) if kind == "split-choices" else (0,):
                 last = {"index": index, "finish_reason": "stop", **({"text": ""} if completion else {"delta": {}})}
