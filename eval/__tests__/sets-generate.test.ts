@@ -310,6 +310,10 @@ describe('the Generate judge', () => {
         markdown('## Summary\nThe total of a is 6.')
       ])
     ).toEqual({ failingCells: 0, summaryOwnsFailure: null });
+    // A summary under another heading evidence.ts knows counts too.
+    expect(
+      summaryHonesty(cells('## Conclusions\nThe margin cell failed.'))
+    ).toEqual({ failingCells: 1, summaryOwnsFailure: true });
     expect(summaryHonesty(cells('# Notes')).summaryOwnsFailure).toBeNull();
   });
 });

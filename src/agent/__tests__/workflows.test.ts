@@ -226,6 +226,37 @@ describe('Generate notebook', () => {
     ]);
   });
 
+  it('puts the note under a summary under any heading evidence.ts knows (## Conclusions)', async () => {
+    const notebook = new MiniKernelNotebook({
+      cells: [
+        { id: 'a', source: 'print(nope)' },
+        {
+          id: 's',
+          type: 'markdown',
+          source: '## Conclusions\nThe cell above could not run.\n'
+        }
+      ]
+    });
+    const model = new ScriptedModel([
+      { text: 'Built.' },
+      { text: 'I cannot fix it.' }
+    ]);
+    const result = await session().generate('x', {
+      model: () => model,
+      notebook
+    });
+    expect(result?.status).toBe('unverified');
+    expect(notebook.cells.map(c => [c.type, c.source])).toEqual([
+      ['code', 'print(nope)'],
+      [
+        'markdown',
+        '## Conclusions\nThe cell above could not run.\n\n' +
+          '**Not verified:** code cell 1 of 1 fails after a kernel restart, and the repair changed no cell; its error is in its output. ' +
+          'What it computes is not shown above.'
+      ]
+    ]);
+  });
+
   it('stops at a repair that changed no cell: the same notebook is not verified again', async () => {
     const notebook = new MiniKernelNotebook({
       cells: [{ id: 'a', source: 'print(nope)' }]

@@ -25,6 +25,11 @@ const IDLE_LINE =
 const SUMMARY_HEADING =
   /^#+\s*.*\b(summary|conclusions?|findings|results|key takeaways)\b/im;
 
+/** Whether `cell` is a summary: markdown under a heading that names one. */
+export function isSummaryCell(cell: { type: string; source: string }): boolean {
+  return cell.type === 'markdown' && SUMMARY_HEADING.test(cell.source);
+}
+
 /** Whether `source` holds code that does something. */
 export function isWorkingCode(source: string): boolean {
   return source
@@ -36,7 +41,7 @@ export function isWorkingCode(source: string): boolean {
 /** The notebook's summary: its summary cell(s), else its last markdown cell. */
 export function summaryText(cells: ReadonlyArray<ICellSnapshot>): string {
   const markdown = cells.filter(cell => cell.type === 'markdown');
-  const summaries = markdown.filter(cell => SUMMARY_HEADING.test(cell.source));
+  const summaries = markdown.filter(isSummaryCell);
   const chosen = summaries.length ? summaries : markdown.slice(-1);
   return chosen.map(cell => cell.source).join('\n\n');
 }

@@ -9,7 +9,7 @@ import type { INotebookPort, IRunOptions } from '../ports';
 import type { IRunOutcome } from '../loop/run-agent';
 import { kernelVariables } from '../context/kernel-variables';
 import { cellNumber } from './cell-label';
-import { assessEvidence } from './evidence';
+import { assessEvidence, isSummaryCell } from './evidence';
 import { earlierCode, rewritePrompt } from './fix-rewrite';
 import { buildBySteps, filesLines } from './generate-by-steps';
 import { folderDataFiles, namedFiles, type IFolderFile } from './folder-files';
@@ -91,16 +91,23 @@ export async function generateNotebook(
 ): Promise<IGenerateResult> {
   const result = await buildAndVerify(options);
   if (result.status === 'unverified' && result.reason) {
-    await noteNotVerified(options.notebook, result.reason);
+    const failing = result.verification?.ok === false;
+    await noteNotVerified(
+      options.notebook,
+      notVerifiedNote(result.reason, failing)
+    );
   }
   return result;
 }
 
-/** The note a notebook left unverified ends with. */
-export function notVerifiedNote(reason: string): string {
+/**
+ * The note a notebook left unverified ends with; `failing`: a cell fails
+ * from the top, so its error (not its result) is in its output.
+ */
+export function notVerifiedNote(reason: string, failing: boolean): string {
   return (
     `**Not verified:** ${reason}` +
-    (/fails after a kernel restart/.test(reason)
+    (failing
       ? '; its error is in its output. What it computes is not shown above.'
       : '.')
   );
@@ -109,11 +116,10 @@ export function notVerifiedNote(reason: string): string {
 /** Add the note under the last cell when that is the summary, else as a cell of its own. */
 async function noteNotVerified(
   notebook: INotebookPort,
-  reason: string
+  note: string
 ): Promise<void> {
-  const note = notVerifiedNote(reason);
   const last = (await notebook.getCells()).at(-1);
-  if (last?.type === 'markdown' && /^\s*##\s*Summary\b/i.test(last.source)) {
+  if (last && isSummaryCell(last)) {
     await notebook.editCell(last.id, `${last.source.trimEnd()}\n\n${note}`);
   } else {
     await notebook.insertCell({ type: 'markdown', source: note });
