@@ -272,6 +272,23 @@ describe('the summary cell', () => {
     );
   });
 
+  it('drops a sentence whose ranking the printed table contradicts', () => {
+    // The walk's Generate (Qwen2.5-Coder-1.5B): units per region printed, East said highest.
+    const outputs = [
+      '  region  units\n0   East    297\n1  North    408\n2  South    336\n3   West    245\n'
+    ];
+    expect(
+      summaryCell(
+        'Revenue was computed per region. The revenue by region is East has the highest revenue, ' +
+          'followed by North and South, and West has the lowest revenue.',
+        outputs
+      )
+    ).toBe('## Summary\nRevenue was computed per region.');
+    expect(
+      summaryCell('North has the highest units; West has the lowest.', outputs)
+    ).toBe('## Summary\nNorth has the highest units; West has the lowest.');
+  });
+
   it('drops a sentence naming a value of the file’s first lines that no output shows', () => {
     // As dataPreview shows sales.csv, and the walk's 1.5B summarised it.
     const preview =

@@ -118,6 +118,39 @@ describe('whether a notebook holds the work it claims', () => {
   });
 });
 
+describe('the summary’s rankings', () => {
+  it('must be what the printed tables show (the walk’s Generate: East said highest, North printed highest)', () => {
+    const code = cell({
+      source:
+        "region_revenue = df.groupby('region')['units'].sum().reset_index()\nprint(region_revenue)",
+      outputs: stdout(
+        '  region  units\n0   East    297\n1  North    408\n2  South    336\n3   West    245\n'
+      )
+    });
+    const summary = (text: string) =>
+      cell({ id: 's', type: 'markdown', source: `## Summary\n${text}` });
+    expect(
+      assessEvidence([
+        code,
+        summary('North has the highest units, and West the lowest.')
+      ])
+    ).toEqual({ ok: true });
+    expect(
+      assessEvidence([
+        code,
+        summary(
+          'East has the highest revenue, followed by North and South, and West has the lowest revenue.'
+        )
+      ])
+    ).toEqual({
+      ok: false,
+      reason:
+        'the summary says “East has the highest revenue”, which the printed tables do not show ' +
+        '(North 408, East 297)'
+    });
+  });
+});
+
 describe('a request that asks for a plot', () => {
   it('is verified only when a cell shows an image', () => {
     const text = cell({ source: 'print(6)', outputs: stdout('6\n') });

@@ -9,9 +9,12 @@
  *   the summary cites;
  * - every number the summary states is in the outputs (context/claims.ts),
  *   or in the code or the request that gave it;
+ * - every ranking it states ("East has the highest revenue") is what the
+ *   printed tables that hold its label show (context/rankings.ts);
  * - a request that asks for a plot has one (an image output).
  */
 import { unsupportedNumbers } from '../context/claims';
+import { unshownRankings } from '../context/rankings';
 import type { CellOutput, ICellSnapshot } from '../ports';
 
 /** What the notebook's contents say about its work. */
@@ -87,6 +90,18 @@ export function assessEvidence(
       reason:
         `the summary states ${shown}${missing.length > 5 ? ', …' : ''}, ` +
         `which no output of the notebook shows`
+    };
+  }
+  const [ranking] = unshownRankings(
+    summary,
+    code.flatMap(cell => cell.outputs.map(outputText))
+  );
+  if (ranking) {
+    return {
+      ok: false,
+      reason:
+        `the summary says “${ranking.clause}”, which the printed tables do ` +
+        `not show (${ranking.shown})`
     };
   }
   if (asksForPlot(request) && !code.some(cell => showsImage(cell.outputs))) {

@@ -15,6 +15,7 @@
  * hold a whole notebook in mind; it writes a short cell for a named step.
  */
 import { unsupportedNumbers } from '../context/claims';
+import { unshownRankings } from '../context/rankings';
 import {
   dataPreview,
   previewColumns,
@@ -471,7 +472,7 @@ export function planCell(plan: IPlan): string {
 /**
  * The summary cell from the model's reply: its sentences and list items
  * that state only numbers `sources` show (a small model's summary invents
- * some), that name no value of the files' first lines (`fileValues`) no
+ * some) and no ranking their tables contradict (context/rankings.ts), that name no value of the files' first lines (`fileValues`) no
  * source shows (the walk's 1.5B named "the top products … Gadget,
  * Thingamajig, Sprocket", which no cell computed), and, when no cell shows
  * an image (`images`), that claim no plot, under the summary heading. Its
@@ -493,6 +494,9 @@ export function summaryCell(
     .trim();
   const backed = (text: string) =>
     !unsupportedNumbers(text, [...sources]).length &&
+    // A ranking the printed tables contradict (the walk's "East has the
+    // highest revenue" under a table where North's was).
+    !unshownRankings(text, sources).length &&
     !namesUnshown(text, fileValues, sources) &&
     // A plot it says is there, where no cell shows one.
     (images || !asksForPlot(text));
