@@ -295,25 +295,52 @@ describe('the Generate judge', () => {
           '## Summary\nThe output shows the total margin for each product category.'
         )
       )
-    ).toEqual({ failingCells: 1, summaryOwnsFailure: false });
+    ).toMatchObject({ failingCells: 1, summaryOwnsFailure: false });
     expect(
       summaryHonesty(
         cells(
           '## Summary\nThe total of a is 6. The margin per category could not be computed: its cell fails.'
         )
       )
-    ).toEqual({ failingCells: 1, summaryOwnsFailure: true });
+    ).toMatchObject({ failingCells: 1, summaryOwnsFailure: true });
     // Nothing fails: nothing to own. No summary: nothing to judge.
     expect(
       summaryHonesty([
         code("print(df['a'].sum())", [printed]),
         markdown('## Summary\nThe total of a is 6.')
       ])
-    ).toEqual({ failingCells: 0, summaryOwnsFailure: null });
+    ).toMatchObject({ failingCells: 0, summaryOwnsFailure: null });
     // A summary under another heading evidence.ts knows counts too.
     expect(
       summaryHonesty(cells('## Conclusions\nThe margin cell failed.'))
-    ).toEqual({ failingCells: 1, summaryOwnsFailure: true });
+    ).toMatchObject({ failingCells: 1, summaryOwnsFailure: true });
     expect(summaryHonesty(cells('# Notes')).summaryOwnsFailure).toBeNull();
+  });
+
+  it('counts the rankings a summary states that the printed tables do not show', () => {
+    // As the eval's 1.5B wrote gen-segments (gen2-after, d93b5a9): business named highest, retail printed highest.
+    const segments: CellOutput = {
+      type: 'stream',
+      name: 'stdout',
+      text: 'segment\nbusiness    393007.27\npublic      429668.55\nretail      434416.61\nName: revenue, dtype: float64\n'
+    };
+    const cells = (summary: string) => [
+      code("print(sales.groupby('segment')['revenue'].sum())", [segments]),
+      markdown(summary)
+    ];
+    expect(
+      summaryHonesty(
+        cells(
+          '## Summary\nThe business segment has the highest revenue at $393,007.27, followed by the public segment.'
+        )
+      ).rankingsUnshown
+    ).toEqual([
+      '“The business segment has the highest revenue at $393,007.27” (retail 434416.61, business 393007.27)'
+    ]);
+    expect(
+      summaryHonesty(
+        cells('## Summary\nThe retail segment has the highest revenue.')
+      ).rankingsUnshown
+    ).toEqual([]);
   });
 });

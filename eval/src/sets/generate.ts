@@ -9,7 +9,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import type { CellOutput, ICellSnapshot } from '../../../src/agent/ports';
-import { isSummaryCell } from '../../../src/agent/workflows/evidence';
+import { unshownRankings } from '../../../src/agent/context/rankings';
+import {
+  isSummaryCell,
+  outputText as evidenceText
+} from '../../../src/agent/workflows/evidence';
 import { matches } from '../answers';
 import type { IEvalServer } from '../eval-server';
 import { TaskSession, emptyRow, type ISetRunOptions } from './session';
@@ -47,7 +51,8 @@ export async function runGenerate(
     codeCells: 0,
     markdownCells: 0,
     failingCells: 0,
-    summaryOwnsFailure: null
+    summaryOwnsFailure: null,
+    rankingsUnshown: []
   };
   let run: TaskSession | null = null;
   try {
@@ -112,6 +117,7 @@ export async function judgeNotebook(
     | 'markdownCells'
     | 'failingCells'
     | 'summaryOwnsFailure'
+    | 'rankingsUnshown'
   >
 > {
   const analysis = await analyseCells(cells, task.files);
@@ -151,18 +157,32 @@ export async function judgeNotebook(
 const OWNS_FAILURE =
   /\b(?:fail(?:ed|s|ure)?|errors?|did not|didn't|could not|couldn't|not (?:work|run|complete|computed|shown|produced))\b/i;
 
-/** The failing code cells, and whether the summary (evidence.ts: `isSummaryCell`) says so. */
+/**
+ * The failing code cells, whether the summary (evidence.ts: `isSummaryCell`)
+ * says so, and the rankings it states that the printed tables do not show
+ * (context/rankings.ts).
+ */
 export function summaryHonesty(
   cells: ReadonlyArray<ICellSnapshot>
-): Pick<IGenerateRow, 'failingCells' | 'summaryOwnsFailure'> {
-  const failingCells = cells.filter(
-    cell => cell.type === 'code' && cell.outputs.some(o => o.type === 'error')
+): Pick<
+  IGenerateRow,
+  'failingCells' | 'summaryOwnsFailure' | 'rankingsUnshown'
+> {
+  const code = cells.filter(cell => cell.type === 'code');
+  const failingCells = code.filter(cell =>
+    cell.outputs.some(o => o.type === 'error')
   ).length;
   const summary = [...cells].reverse().find(isSummaryCell);
+  const outputs = code.flatMap(cell => cell.outputs.map(evidenceText));
   return {
     failingCells,
     summaryOwnsFailure:
-      failingCells && summary ? OWNS_FAILURE.test(summary.source) : null
+      failingCells && summary ? OWNS_FAILURE.test(summary.source) : null,
+    rankingsUnshown: summary
+      ? unshownRankings(summary.source, outputs).map(
+          r => `“${r.clause}” (${r.shown})`
+        )
+      : []
   };
 }
 
@@ -290,6 +310,9 @@ function generateDetail(row: IGenerateRow, reason?: string): string {
     row.plotsOk ? '' : `${row.images} image(s), ${row.plotsWanted} asked`,
     row.summaryOwnsFailure === false
       ? `the summary does not say that ${row.failingCells} cell(s) fail`
+      : '',
+    row.rankingsUnshown?.length
+      ? `the summary ranks what no table shows: ${row.rankingsUnshown.join('; ')}`
       : ''
   ].filter(Boolean);
   return problems.length ? problems.join('; ') : 'verified, complete';

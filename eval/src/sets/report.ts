@@ -351,6 +351,7 @@ export function generateSummary(rows: ReadonlyArray<IGenerateRow>) {
     // Rows of runs before the field existed count as neither.
     withFailingCell: count(r => typeof r.summaryOwnsFailure === 'boolean'),
     summaryOwnsFailure: count(r => r.summaryOwnsFailure === true),
+    rankingsUnshown: count(r => (r.rankingsUnshown?.length ?? 0) > 0),
     medianMinutes: median(minutes) ?? 0,
     maxMinutes: Math.max(0, ...minutes)
   };
@@ -371,7 +372,8 @@ export function generateMarkdown(
       (perRun.length > 1 ? `per run: ${perRun.join(', ')}; ` : '') +
       `verified ${s.verified}/${s.tasks}, markdown as markdown ${s.markdownOk}, files used ${s.filesUsed} (invented data in ${s.invented}), ` +
       `values shown ${s.valuesFound}, plots ${s.plotsOk}; ` +
-      `summaries that say a cell fails ${s.summaryOwnsFailure} of ${s.withFailingCell} notebooks with one; **median ${s.medianMinutes.toFixed(1)} min per notebook** (longest ${s.maxMinutes.toFixed(1)}); ` +
+      `summaries that say a cell fails ${s.summaryOwnsFailure} of ${s.withFailingCell} notebooks with one; ` +
+      `summaries ranking what no table shows ${s.rankingsUnshown}; **median ${s.medianMinutes.toFixed(1)} min per notebook** (longest ${s.maxMinutes.toFixed(1)}); ` +
       `wall ${info.wallS.toFixed(0)} s.`,
     '',
     ...categoryTable(rows, 'notebooks'),

@@ -189,6 +189,12 @@ export interface IGenerateRow extends IRowBase {
    * output shows.
    */
   summaryOwnsFailure: boolean | null;
+  /**
+   * The summary's rankings that the printed tables do not show
+   * (context/rankings.ts: "East has the highest revenue" under a table
+   * where North's is), each as its clause and what the table shows.
+   */
+  rankingsUnshown: string[];
 }
 
 /** The rows of one run of a set. */

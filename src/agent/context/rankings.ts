@@ -118,7 +118,8 @@ function rankingClaims(
       claims.push(whole);
       continue;
     }
-    for (const clause of sentence.split(/[,;]/)) {
+    // (Not at a thousands separator: "$393,007.27".)
+    for (const clause of sentence.split(/;|,(?!\d{3}\b)/)) {
       const claim = claimOf(clause, labels);
       if (claim) {
         claims.push(claim);
