@@ -76,6 +76,9 @@ describe('unshownRankings', () => {
       'The top 3 regions are North, South and East.',
       'East does not have the highest units.',
       'East has the highest units after North.',
+      // A bound, a time.
+      'East sold at least 200 units.',
+      'The most recent region added is East.',
       // Two labels in one clause.
       'North and East have the highest units',
       // A label no table prints, or no ranking at all.

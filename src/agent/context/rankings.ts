@@ -44,10 +44,18 @@ const BOTTOM =
 
 /**
  * Not a claim of one extreme: a rank after the first, a few at the top
- * ("the top 3", "the top products are …"), a negation, a comparison.
+ * ("the top 3", "the top products are …"), a negation, a comparison, a
+ * bound ("at least 200") or time ("the most recent month").
  */
-const NOT_ONE_EXTREME =
-  /\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|next|not|never|no|nor|neither|except|than|behind|after|are|were|include|includes|including)\b|n't\b|\b(?:top|bottom)\s+(?:\d+|two|three|four|five|ten)\b/i;
+const NOT_ONE_EXTREME = new RegExp(
+  [
+    String.raw`\b(?:second|third|fourth|fifth|2nd|3rd|4th|5th|next|not|never|no|nor|neither|except|than|behind|after)\b|n't\b`,
+    String.raw`\b(?:are|were|include|includes|including)\b`,
+    String.raw`\b(?:top|bottom)\s+(?:\d+|two|three|four|five|ten)\b`,
+    String.raw`\bat\s+(?:least|most)\b|\bmost\s+(?:recent|likely|important|notably)\b`
+  ].join('|'),
+  'i'
+);
 
 /** A printed number: 12, -3.5, 1,257,092.43, 1e-05, 42%, $1,200.50. */
 const NUMBER = /^[-+]?[$€£]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?%?$/i;
