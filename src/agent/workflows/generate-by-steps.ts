@@ -472,7 +472,8 @@ export function planCell(plan: IPlan): string {
 /**
  * The summary cell from the model's reply: its sentences and list items
  * that state only numbers `sources` show (a small model's summary invents
- * some) and no ranking their tables contradict (context/rankings.ts), that name no value of the files' first lines (`fileValues`) no
+ * some) and no ranking their tables contradict (context/rankings.ts),
+ * that name no value of the files' first lines (`fileValues`) no
  * source shows (the walk's 1.5B named "the top products … Gadget,
  * Thingamajig, Sprocket", which no cell computed), and, when no cell shows
  * an image (`images`), that claim no plot, under the summary heading. Its
