@@ -30,7 +30,7 @@ reflects headers or an error message quoting the request would:
   split-keys:<N>         ``split`` with every key of every event written as escapes (``"\\u0063ontent"``), the same
                          JSON to every parser
   split-big:<N>          ``split`` after an event longer than the proxy holds whole (1 MiB), written in two chunks
-  split-around-big:<N>   ``split`` with an event of choice 1 of 2 MiB (longer than the 1 MiB held) after the key's first piece
+  split-around-big:<N>   ``split`` with an event of choice 1 of 2 MiB (over the 1 MiB held) after the key's first piece
   split@<type>:<N>       ``split`` with that Content-Type (``none``: no Content-Type), e.g. ``split@text/plain:3``
 
 Each answer also carries text that must survive (``"index": 1``, words containing a short
