@@ -137,6 +137,59 @@ test('Generate notebook: a notebook whose only code is a placeholder is "Built, 
   ).toBe(true);
 });
 
+test('Generate notebook: a summary ranking a label the printed table does not put there is "Built, not verified"', async ({
+  page,
+  request
+}) => {
+  // The walk's 1.5B: units per region printed (North 408), "East has the highest" in the summary.
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            source:
+              "print('region\\nEast     297\\nNorth    408\\nWest     245')"
+          }
+        }
+      ]
+    },
+    {
+      tool_calls: [{ name: 'run_cell', arguments: { cell_id: '{{cell_id}}' } }]
+    },
+    {
+      tool_calls: [
+        {
+          name: 'insert_cell',
+          arguments: {
+            cell_type: 'markdown',
+            source: '## Summary\nEast has the highest units of all regions.'
+          }
+        }
+      ]
+    },
+    { content: 'The notebook is ready.' }
+  ]);
+  await generateFromPalette(page);
+  const dialog = page.locator('.jp-Dialog');
+  await dialog
+    .getByRole('textbox', { name: 'What should the notebook do?' })
+    .fill('Units per region, saved as ranking.ipynb');
+  await dialog.getByRole('button', { name: 'Generate' }).click();
+
+  const verdict = sidebar(page).locator('.jp-AgentSidebar-note.jp-mod-warning');
+  await expect(verdict).toHaveText(
+    'Built, not verified: the summary says “East has the highest units of all regions”, which the printed ' +
+      'tables do not show (North 408, East 297).',
+    { timeout: 90000 }
+  );
+  await finished(page);
+  const last = page.locator('.jp-Notebook .jp-Cell').last();
+  await expect(last.locator('.jp-RenderedMarkdown')).toContainText(
+    'Not verified: the summary says “East has the highest units of all regions”'
+  );
+});
+
 test('an answer from a turn that ran no code and states numbers is marked "not computed in the notebook"', async ({
   page,
   request

@@ -23,7 +23,7 @@ export type Extreme = 'top' | 'bottom';
 
 /** A ranking the outputs do not show. */
 export interface IUnshownRanking {
-  /** The clause that states it, trimmed. */
+  /** The clause that states it, trimmed, without its full stop. */
   clause: string;
   label: string;
   extreme: Extreme;
@@ -148,7 +148,11 @@ function claimOf(
   }
   const named = [...labels].filter(label => names(clause, label));
   return named.length === 1
-    ? { clause: clause.trim(), label: named[0], extreme: found[0] }
+    ? {
+        clause: clause.trim().replace(/[.!?]+$/, ''),
+        label: named[0],
+        extreme: found[0]
+      }
     : null;
 }
 
