@@ -11,6 +11,7 @@
  * heading numbering are not claims either.
  */
 import type { ChatMessage } from '../types';
+import { withinBudget } from './text';
 
 /** A number as the text states it. */
 interface IStated {
@@ -76,13 +77,7 @@ function stated(text: string): IStated[] {
 
 function evidenceNumbers(evidence: ReadonlyArray<string>): number[] {
   const values = new Set<number>();
-  let budget = EVIDENCE_BUDGET;
-  for (const text of evidence) {
-    if (budget <= 0) {
-      break;
-    }
-    const part = text.length > budget ? text.slice(0, budget) : text;
-    budget -= part.length;
+  for (const part of withinBudget(evidence, EVIDENCE_BUDGET)) {
     for (const match of part.matchAll(ANY_NUMBER)) {
       const value = Number(match[0].replace(/,/g, ''));
       if (Number.isFinite(value)) {

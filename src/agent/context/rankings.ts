@@ -18,6 +18,8 @@
  * place, or a negation is not a claim of one extreme.
  */
 
+import { withinBudget } from './text';
+
 /** Which end of a column a claim names. */
 export type Extreme = 'top' | 'bottom';
 
@@ -200,13 +202,7 @@ function whatIsShown(
 /** The tables the outputs print: runs of rows with a label and as many numbers each. */
 function printedTables(evidence: ReadonlyArray<string>): ITable[] {
   const tables: ITable[] = [];
-  let budget = TABLE_BUDGET;
-  for (const text of evidence) {
-    if (budget <= 0) {
-      break;
-    }
-    const part = text.length > budget ? text.slice(0, budget) : text;
-    budget -= part.length;
+  for (const part of withinBudget(evidence, TABLE_BUDGET)) {
     tables.push(...dictTables(part));
     let run: ITable['rows'] = [];
     const close = () => {

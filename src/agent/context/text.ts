@@ -160,3 +160,24 @@ export function asText(value: unknown): string {
   }
   return typeof value === 'string' ? value : '';
 }
+
+/**
+ * The first `budget` characters of `texts`, text by text (the last one cut):
+ * what a check of outputs reads of outputs that can be huge.
+ */
+export function withinBudget(
+  texts: ReadonlyArray<string>,
+  budget: number
+): string[] {
+  const kept: string[] = [];
+  let left = budget;
+  for (const text of texts) {
+    if (left <= 0) {
+      break;
+    }
+    const part = text.length > left ? text.slice(0, left) : text;
+    left -= part.length;
+    kept.push(part);
+  }
+  return kept;
+}
