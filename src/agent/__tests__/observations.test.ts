@@ -8,8 +8,15 @@ import {
   truncateMiddle
 } from '../context/observations';
 import { type CellOutput, type IRunResult } from '../ports';
+import { withinBudget } from '../context/text';
 
 describe('text', () => {
+  it('reads texts within a budget: the last one cut, none after it', () => {
+    expect(withinBudget(['abc', 'defg', 'hij'], 5)).toEqual(['abc', 'de']);
+    expect(withinBudget(['abc', 'de'], 5)).toEqual(['abc', 'de']);
+    expect(withinBudget(['abc'], 0)).toEqual([]);
+  });
+
   it('keeps head and tail within the budget and says how much was elided', () => {
     const text = 'a'.repeat(500) + 'MIDDLE' + 'z'.repeat(500);
     const out = truncateMiddle(text, 100);
