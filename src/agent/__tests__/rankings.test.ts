@@ -68,6 +68,22 @@ describe('unshownRankings', () => {
     ).toEqual([['South', 'top']]);
   });
 
+  it('judges two extremes joined by "and" in one clause each', () => {
+    // The eval's 1.5B (gen-segments, stop 56): counts printed, public said lowest, business is.
+    const counts =
+      'segment\nretail      696\npublic      667\nbusiness    637\nName: count, dtype: int64';
+    expect(
+      labels(
+        'The bar chart shows the number of customers in each customer segment, with retail customers ' +
+          'having the highest number (696) and public customers having the lowest (667).',
+        [counts]
+      )
+    ).toEqual([['public', 'bottom']]);
+    expect(
+      labels('Retail has the most customers and business the fewest.', [counts])
+    ).toEqual([]);
+  });
+
   it('leaves alone what is not one extreme of one label, or not in a table', () => {
     const cases = [
       // A few at the top, a second place, a negation, a comparison.

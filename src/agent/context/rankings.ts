@@ -128,11 +128,19 @@ function rankingClaims(
       claims.push(whole);
       continue;
     }
-    // (Not at a thousands separator: "$393,007.27".)
+    // (Not at a thousands separator: "$393,007.27".) A clause with two
+    // extremes is two joined: "retail having the highest (696) and public
+    // the lowest (667)", as the eval's 1.5B wrote.
     for (const clause of sentence.split(/;|,(?!\d{3}\b)/)) {
-      const claim = claimOf(clause, labels);
-      if (claim) {
-        claims.push(claim);
+      const parts =
+        extremeWords(clause).length > 1
+          ? clause.split(/\b(?:and|while|whereas|but)\b/)
+          : [clause];
+      for (const part of parts) {
+        const claim = claimOf(part, labels);
+        if (claim) {
+          claims.push(claim);
+        }
       }
     }
   }
