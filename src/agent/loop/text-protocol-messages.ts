@@ -12,6 +12,11 @@ import {
   MISSING_VALUES_REQUEST
 } from '../context/missing-values';
 import {
+  multipliedSums,
+  multipliedSumsRequest,
+  type IMultipliedSums
+} from '../context/multiplied-sums';
+import {
   isCleanRunObservation,
   isErrorObservation
 } from '../context/observations';
@@ -55,6 +60,26 @@ function printsOnlyMissing(observation: string): boolean {
     isCleanRunObservation(observation) &&
     allValuesMissing(observation.slice(observation.indexOf('\n') + 1))
   );
+}
+
+/**
+ * The code a reply ran, as the text protocol's calls carry it (their
+ * `source` argument); '' when they carry none.
+ */
+export function codeOfCalls(
+  calls: ReadonlyArray<{ arguments: string }> | undefined
+): string {
+  return (calls ?? [])
+    .map(call => {
+      try {
+        const source = (JSON.parse(call.arguments) as { source?: unknown })
+          ?.source;
+        return typeof source === 'string' ? source : '';
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
 }
 
 /** The request, quoted (cut when long); '' when there is none. */
@@ -121,7 +146,10 @@ export function toTextProtocol(
     request: string;
     failed: string | null;
     missing: boolean;
+    product: IMultipliedSums | null;
   }> = [];
+  // The code of the last reply that ran some, for the output it printed.
+  let code = '';
   for (const message of messages) {
     if (message.role === 'system') {
       out.push({
@@ -130,6 +158,9 @@ export function toTextProtocol(
       });
     } else if (message.role === 'assistant') {
       const content = message.content ?? '';
+      if (message.toolCalls?.length) {
+        code = codeOfCalls(message.toolCalls);
+      }
       out.push({
         role: 'assistant',
         content:
@@ -156,7 +187,10 @@ export function toTextProtocol(
           message: output,
           request,
           failed: isErrorObservation(message.content) ? message.content : null,
-          missing: printsOnlyMissing(message.content)
+          missing: printsOnlyMissing(message.content),
+          product: isCleanRunObservation(message.content)
+            ? multipliedSums(code)
+            : null
         });
       }
     } else {
@@ -167,7 +201,13 @@ export function toTextProtocol(
     }
   }
   if (options.restateRequest) {
-    for (const { message, request: asked, failed, missing } of outputs) {
+    for (const {
+      message,
+      request: asked,
+      failed,
+      missing,
+      product
+    } of outputs) {
       if (message.role !== 'user') {
         continue;
       }
@@ -178,6 +218,9 @@ export function toTextProtocol(
       } else if (missing) {
         // "If the output answers it, reply now" made a column of NaN the answer.
         message.content += `\n\n${requestText(asked)}${MISSING_VALUES_REQUEST}`;
+      } else if (product) {
+        // Printed values that look like an answer and are not one.
+        message.content += `\n\n${requestText(asked)}${multipliedSumsRequest(product)}`;
       } else if (asked) {
         message.content += `\n\n${restatement(asked)}`;
       }

@@ -11,6 +11,10 @@ import type { RunConfig } from '../loop/run-config';
 import { addAndRunCell, rewriteAndRunCell } from '../loop/code-block-tools';
 import { uncomputedNumbers } from '../context/claims';
 import {
+  answerFromMultipliedSums,
+  multipliedSumsNotice
+} from '../context/multiplied-sums';
+import {
   claimsChange,
   NO_CHANGE_NOTICE,
   withoutEcho
@@ -195,6 +199,7 @@ export class TaskRunner {
     const { model, tools } = config;
     if (outcome.reason === 'completed') {
       this._markUncomputed(start, tools, outcome);
+      this._markMultipliedSums(start, tools);
     }
     // The prompt was the workflow's (the user saw a line of their own or a
     // status): what the model says is checked against it and the notebook.
@@ -256,6 +261,22 @@ export class TaskRunner {
         : numbers;
     if (marked.length) {
       store.log.markLastAnswer({ notComputed: marked });
+    }
+  }
+
+  /**
+   * A notice under the turn's answer when its numbers come from code that
+   * multiplies sums (context/multiplied-sums.ts): plausible, wrong, and
+   * otherwise unmarked.
+   */
+  private _markMultipliedSums(turnStart: number, tools: ToolRegistry): void {
+    const product = answerFromMultipliedSums(
+      this._store.history,
+      turnStart,
+      call => tools.codeOfCall(call)
+    );
+    if (product) {
+      this._store.notice(multipliedSumsNotice(product));
     }
   }
 

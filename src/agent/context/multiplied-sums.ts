@@ -1,0 +1,299 @@
+/**
+ * Code that multiplies sums: two columns of a grouped sum multiplied
+ * together, which is not the grouped sum of their product.
+ *
+ * Measured with Qwen2.5-Coder-1.5B in every walk of stops 54–56
+ * (ui-tests/walk): asked "the total revenue (units × unit_price) per
+ * region", it ran
+ *
+ *     region_revenue = df.groupby('region')[['units', 'unit_price']].sum()
+ *     region_revenue['total_revenue'] = region_revenue['units'] * region_revenue['unit_price']
+ *
+ * and answered North 655766.16 where the right figure is 10120.57. The
+ * code runs clean and prints plausible numbers, so nothing else marks it.
+ * Σunits × Σprice is never a total of units × price (it is off by a
+ * factor of about the group's size), so a product of two sums is judged a
+ * mistake wherever it appears; a quotient of sums (a weighted average) is
+ * not judged, nor a sum times a constant.
+ *
+ * Read from the code's text, not parsed: a product whose two sides are
+ * each a grouped sum — a name bound to `….groupby(…)….sum()` (or
+ * `.resample(…)`, `.agg('sum')`), a column of it (`g['units']`,
+ * `g.units`), or such a sum written inline. A name bound again to
+ * anything else stops counting from there on. Named or per-column
+ * aggregations (`agg(n=('units', 'count'), …)`) are not judged: a count
+ * times a mean is a sum.
+ */
+import type { ChatMessage } from '../types';
+import { statedNumbers, unsupportedNumbers } from './claims';
+
+/** The two sides of a product of sums, as the code names them. */
+export interface IMultipliedSums {
+  left: string;
+  right: string;
+}
+
+const NAME = '[A-Za-z_]\\w*';
+const QUOTED = `(['"])([^'"\\n]+)\\`;
+
+/** A grouping followed, later in the expression, by a plain sum. */
+const GROUPED_SUM =
+  /\.(?:groupby|resample)\([\s\S]*\.(?:sum\(|agg\(\s*(?:(['"])sum\1|sum\b)\s*\))/;
+
+/** An inline grouped sum at an operand's end (left of `*`) or start (right of it). */
+const INLINE_SUM_END =
+  /\.(?:groupby|resample)\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:\[\s*\[?\s*(['"])([^'"\n]+)\1[^\]]*\]?\s*\])?\s*\.(?:sum\([^()]*\)|agg\(\s*(['"])sum\3\s*\))\s*$/;
+const INLINE_SUM_START =
+  /^\s*\(*\s*[A-Za-z_][\w.]*\.(?:groupby|resample)\([^()]*(?:\([^()]*\)[^()]*)*\)\s*(?:\[\s*\[?\s*(['"])([^'"\n]+)\1[^\]]*\]?\s*\])?\s*\.(?:sum\(|agg\(\s*(['"])sum\3)/;
+
+const COLUMN_END = new RegExp(
+  `\\b(${NAME})\\s*\\[\\s*${QUOTED}2\\s*\\]\\s*\\)*\\s*$`
+);
+const ATTRIBUTE_END = new RegExp(`\\b(${NAME})\\.(${NAME})\\s*\\)*\\s*$`);
+const NAME_END = new RegExp(`(?:^|[^\\w.])(${NAME})\\s*\\)*\\s*$`);
+const COLUMN_START = new RegExp(
+  `^\\s*\\(*\\s*(${NAME})\\s*\\[\\s*${QUOTED}2\\s*\\]`
+);
+const ATTRIBUTE_START = new RegExp(
+  `^\\s*\\(*\\s*(${NAME})\\.(${NAME})\\b(?!\\s*[([.])`
+);
+const NAME_START = new RegExp(`^\\s*\\(*\\s*(${NAME})\\b(?!\\s*[([.])`);
+
+/** A plain assignment `name = value` (not `==`, not `name[…] =`, not `+=`). */
+const ASSIGNMENT = new RegExp(`^\\s*(${NAME})\\s*=(?!=)([\\s\\S]*)$`);
+
+/**
+ * The first product of two grouped sums in `code`, or null when there is
+ * none.
+ */
+export function multipliedSums(code: string): IMultipliedSums | null {
+  const sums = new Set<string>();
+  for (const statement of statements(code)) {
+    const product = productOfSums(statement, sums);
+    if (product) {
+      return product;
+    }
+    const assigned = ASSIGNMENT.exec(statement);
+    if (assigned) {
+      if (GROUPED_SUM.test(assigned[2])) {
+        sums.add(assigned[1]);
+      } else {
+        sums.delete(assigned[1]);
+      }
+    }
+  }
+  return null;
+}
+
+/** A product in `statement` whose two sides are grouped sums. */
+function productOfSums(
+  statement: string,
+  sums: ReadonlySet<string>
+): IMultipliedSums | null {
+  // `a.mul(b)` is `a * (b)`.
+  const text = statement.replace(/\.mul\(/g, ' * (');
+  const quoted = insideStrings(text);
+  for (let at = text.indexOf('*'); at >= 0; at = text.indexOf('*', at + 1)) {
+    if (text[at + 1] === '*' || text[at - 1] === '*' || quoted[at]) {
+      continue;
+    }
+    const left = sumAtEnd(text.slice(0, at), sums);
+    const right =
+      left && sumAtStart(text.slice(at + 1).replace(/^=/, ''), sums);
+    if (left && right && left !== right) {
+      return { left, right };
+    }
+  }
+  return null;
+}
+
+/** The grouped sum that ends `text` (a column's name, or the name as written). */
+function sumAtEnd(text: string, sums: ReadonlySet<string>): string | null {
+  const inline = INLINE_SUM_END.exec(text);
+  if (inline) {
+    return inline[2] ?? 'the grouped sum';
+  }
+  const column = COLUMN_END.exec(text);
+  if (column) {
+    return sums.has(column[1]) ? column[3] : null;
+  }
+  const attribute = ATTRIBUTE_END.exec(text);
+  if (attribute) {
+    return sums.has(attribute[1]) ? attribute[2] : null;
+  }
+  const name = NAME_END.exec(text);
+  return name && sums.has(name[1]) ? name[1] : null;
+}
+
+/** The grouped sum that starts `text`. */
+function sumAtStart(text: string, sums: ReadonlySet<string>): string | null {
+  const inline = INLINE_SUM_START.exec(text);
+  if (inline) {
+    return inline[2] ?? 'the grouped sum';
+  }
+  const column = COLUMN_START.exec(text);
+  if (column) {
+    return sums.has(column[1]) ? column[3] : null;
+  }
+  const attribute = ATTRIBUTE_START.exec(text);
+  if (attribute) {
+    return sums.has(attribute[1]) ? attribute[2] : null;
+  }
+  const name = NAME_START.exec(text);
+  return name && sums.has(name[1]) ? name[1] : null;
+}
+
+/**
+ * The code's statements in order: comments dropped, lines joined while a
+ * bracket is open or a line ends with a backslash.
+ */
+function statements(code: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const raw of code.split('\n')) {
+    const line = withoutComment(raw);
+    current = current ? `${current} ${line.trim()}` : line;
+    depth += bracketBalance(line);
+    if (depth > 0 || /\\\s*$/.test(line)) {
+      current = current.replace(/\\\s*$/, '');
+      continue;
+    }
+    depth = 0;
+    if (current.trim()) {
+      out.push(current);
+    }
+    current = '';
+  }
+  if (current.trim()) {
+    out.push(current);
+  }
+  return out;
+}
+
+/** For each character of `text`, whether it is inside a string literal. */
+function insideStrings(text: string): boolean[] {
+  const inside: boolean[] = new Array(text.length).fill(false);
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (quote) {
+      inside[i] = true;
+      if (char === '\\') {
+        inside[i + 1] = true;
+        i++;
+      } else if (char === quote) {
+        quote = '';
+      }
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inside[i] = true;
+    }
+  }
+  return inside;
+}
+
+/** A line without its `#` comment (a `#` inside a string is kept). */
+function withoutComment(line: string): string {
+  const quoted = insideStrings(line);
+  for (let at = line.indexOf('#'); at >= 0; at = line.indexOf('#', at + 1)) {
+    if (!quoted[at]) {
+      return line.slice(0, at);
+    }
+  }
+  return line;
+}
+
+/** Opened minus closed brackets on a line, outside strings. */
+function bracketBalance(line: string): number {
+  const quoted = insideStrings(line);
+  let balance = 0;
+  for (let i = 0; i < line.length; i++) {
+    if (quoted[i]) {
+      continue;
+    }
+    if ('([{'.includes(line[i])) {
+      balance++;
+    } else if (')]}'.includes(line[i])) {
+      balance--;
+    }
+  }
+  return balance;
+}
+
+/**
+ * Said under such a run's output to a small model instead of "if the
+ * output answers it, reply now": what is wrong, and the code that is right.
+ */
+export function multipliedSumsRequest(product: IMultipliedSums): string {
+  const { left, right } = product;
+  return (
+    `The code multiplies sums: ${left} summed per group times ${right} summed per group is not ` +
+    `the total of ${left} × ${right} over each group's rows, so the printed values do not answer the request. ` +
+    `Compute the product per row first (df['total'] = df['${left}'] * df['${right}']), then group and sum it. ` +
+    'Reply with the corrected code in one ```python block.'
+  );
+}
+
+/** The transcript's line under an answer whose numbers such code printed. */
+export function multipliedSumsNotice(product: IMultipliedSums): string {
+  return (
+    `⚠ The numbers above come from code that multiplies sums (${product.left} summed per group × ` +
+    `${product.right} summed per group), which is not the total of ${product.left} × ${product.right} ` +
+    "over each group's rows: check them before you use them."
+  );
+}
+
+/**
+ * The product of sums behind a turn's final answer: the code of a call
+ * whose output shows a number the answer states, which no other output of
+ * the turn shows; null when there is none. `messages[turnStart]` is the
+ * turn's user message; `codeOf` reads a call's code (the tools' rule).
+ */
+export function answerFromMultipliedSums(
+  messages: ReadonlyArray<ChatMessage>,
+  turnStart: number,
+  codeOf: (call: { name: string; arguments: string }) => string | undefined
+): IMultipliedSums | null {
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant' || last.toolCalls?.length || !last.content) {
+    return null;
+  }
+  const stated = statedNumbers(last.content);
+  if (!stated.length) {
+    return null;
+  }
+  const turn = messages.slice(turnStart);
+  const code = new Map<string, string>();
+  for (const message of turn) {
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) {
+        code.set(call.id, codeOf(call) ?? '');
+      }
+    }
+  }
+  const flagged: string[] = [];
+  const others: string[] = [];
+  let product: IMultipliedSums | null = null;
+  for (const message of turn) {
+    if (message.role !== 'tool') {
+      continue;
+    }
+    const found = multipliedSums(code.get(message.toolCallId) ?? '');
+    if (found) {
+      product ??= found;
+      flagged.push(message.content);
+    } else {
+      others.push(message.content);
+    }
+  }
+  if (!product) {
+    return null;
+  }
+  // Stated numbers the flagged outputs show and no other output does.
+  const unshownByOthers = unsupportedNumbers(last.content, others);
+  const unshownByFlagged = new Set(unsupportedNumbers(last.content, flagged));
+  return unshownByOthers.some(number => !unshownByFlagged.has(number))
+    ? product
+    : null;
+}
