@@ -662,6 +662,34 @@ describe('a fix that prints only NaN', () => {
   });
 });
 
+describe('a fix that multiplies grouped sums', () => {
+  it('is not fixed: the next attempt is told why (the 1.5B copied the ask’s Σunits × Σunit_price into the cell)', async () => {
+    const notebook = misspeltTotal();
+    notebook.vars.set('df', 'frame');
+    notebook.vars.set('groupby', 'method');
+    notebook.vars.set('region', 'column');
+    const product = [
+      "g = df.groupby('region').sum()",
+      "g['revenue'] = g['units'] * g['unit_price']",
+      'print(g)'
+    ].join('\n');
+    const model = new ScriptedModel([
+      { text: '```python\n' + product + '\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const s = smallModelSession();
+    const result = await s.fixCell('b', { model: () => model, notebook });
+
+    expect(result?.status).toBe('fixed');
+    expect(result?.attempts).toBe(2);
+    const retry = lastUserMessage(model, 1);
+    expect(retry).toContain(
+      'it multiplies sums: units summed per group times unit_price summed per group'
+    );
+    expect(notebook.cells[1].source).toBe('print(total)');
+  });
+});
+
 describe('a rewrite that changed only comments', () => {
   it('changed no code', () => {
     expect(

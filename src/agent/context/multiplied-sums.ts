@@ -235,6 +235,15 @@ export function multipliedSumsRequest(product: IMultipliedSums): string {
   );
 }
 
+/** Why Fix does not count such a run as fixed. */
+export function multipliedSumsProblem(product: IMultipliedSums): string {
+  const { left, right } = product;
+  return (
+    `It ran without an error, but it multiplies sums: ${left} summed per group times ${right} summed per group ` +
+    `is not the total of ${left} × ${right} over each group's rows. Compute the product per row first, then group and sum it.`
+  );
+}
+
 /** The transcript's line under an answer whose numbers such code printed. */
 export function multipliedSumsNotice(product: IMultipliedSums): string {
   return (

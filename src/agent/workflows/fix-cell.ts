@@ -8,6 +8,10 @@ import {
   MISSING_VALUES_PROBLEM,
   outputsAllMissing
 } from '../context/missing-values';
+import {
+  multipliedSums,
+  multipliedSumsProblem
+} from '../context/multiplied-sums';
 import { formatOutputs, formatRunResult } from '../context/observations';
 import {
   NotebookPortError,
@@ -333,14 +337,14 @@ async function checkCell(
   if (ranCurrentSource) {
     return cell.outputs.some(output => output.type === 'error')
       ? { ok: false, problem: `It failed:\n${formatOutputs(cell.outputs)}` }
-      : cleanRun(cell.outputs);
+      : cleanRun(cell.source, cell.outputs);
   }
   const result = await notebook.runCell(cellId, {
     signal: options.signal,
     hardTimeoutMs: options.hardTimeoutMs
   });
   return result.status === 'ok'
-    ? cleanRun(result.outputs)
+    ? cleanRun(cell.source, result.outputs)
     : {
         ok: false,
         problem: `When it ran just now:\n${formatRunResult(result)}`
@@ -349,16 +353,23 @@ async function checkCell(
 
 /**
  * A run without an error is a fix unless all it printed is NaN (the 1.5B
- * copied a misaligned groupby from the cell above into the broken one).
+ * copied a misaligned groupby from the cell above into the broken one), or
+ * its code multiplies grouped sums (the 1.5B copied the ask's revenue code,
+ * Σunits × Σunit_price, into the broken cell in a walk).
  */
 function cleanRun(
+  source: string,
   outputs: ReadonlyArray<CellOutput>
 ): { ok: true } | { ok: false; problem: string } {
-  return outputsAllMissing(outputs)
-    ? {
-        ok: false,
-        problem: `${MISSING_VALUES_PROBLEM} Its output:\n${formatOutputs([...outputs])}`
-      }
+  if (outputsAllMissing(outputs)) {
+    return {
+      ok: false,
+      problem: `${MISSING_VALUES_PROBLEM} Its output:\n${formatOutputs([...outputs])}`
+    };
+  }
+  const product = multipliedSums(source);
+  return product
+    ? { ok: false, problem: multipliedSumsProblem(product) }
     : { ok: true };
 }
 
