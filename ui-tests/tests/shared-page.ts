@@ -6,7 +6,10 @@
  * The page belongs to the Playwright worker. Before each test it is put
  * back as a fresh page would be for what these tests use: no document open,
  * no dialog, the agent stopped with a new chat, the file browser in the
- * test's own folder (Galata's `tmpPath`). After a failed test Playwright
+ * test's own folder (Galata's `tmpPath`). After each test the file browser
+ * goes back to the root before Galata deletes that folder: left in it, the
+ * browser's next refresh opened a "Directory not found" dialog over the
+ * next test's page (a timed-out click in project-rules.spec.ts). After a failed test Playwright
  * replaces the worker, so the next test gets a new page and a failure
  * cannot leak into it. A file that routes requests, reloads the page,
  * changes the theme or hides the side panels keeps Galata's own `page`
@@ -40,6 +43,7 @@ export const test = base.extend<object, { sharedPage: IJupyterLabPageFixture }>(
     page: async ({ sharedPage, tmpPath }, use) => {
       await freshen(sharedPage, tmpPath);
       await use(sharedPage);
+      await leaveFolder(sharedPage);
     }
   }
 );
@@ -72,5 +76,23 @@ async function freshen(
   const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
   if (await prompt.isVisible()) {
     await prompt.fill('');
+  }
+}
+
+/**
+ * Take the file browser out of the test's folder, which Galata deletes
+ * once this fixture is torn down. Best effort: a test that broke the page
+ * gets a new worker, and with it a new page, anyway.
+ */
+async function leaveFolder(page: IJupyterLabPageFixture): Promise<void> {
+  try {
+    await page.evaluate(async () => {
+      await window.jupyterapp.commands.execute('filebrowser:go-to-path', {
+        path: '/',
+        dontShowBrowser: true
+      });
+    });
+  } catch {
+    // The page is closed or broken: nothing shows a dialog on it.
   }
 }
