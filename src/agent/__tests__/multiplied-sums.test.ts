@@ -24,6 +24,7 @@ const WALK = [
 describe('a product of two grouped sums', () => {
   it('is found in the walk’s code, with the columns it multiplies', () => {
     expect(multipliedSums(WALK)).toEqual({
+      kind: 'grouped',
       left: 'units',
       right: 'unit_price'
     });
@@ -31,42 +32,66 @@ describe('a product of two grouped sums', () => {
 
   it('is found in the other ways code writes one', () => {
     const found = (code: string) => multipliedSums(code);
+    const grouped = { kind: 'grouped', left: 'units', right: 'unit_price' };
     // Inline, both sides.
     expect(
       found(
         "rev = df.groupby('region')['units'].sum() * df.groupby('region')['unit_price'].sum()"
       )
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
     // Two names, each a grouped sum of one column.
     expect(
       found(
         "u = df.groupby('region')['units'].sum()\np = df.groupby('region')['unit_price'].sum()\nprint(u * p)"
       )
-    ).toEqual({ left: 'u', right: 'p' });
+    ).toEqual({ ...grouped, left: 'u', right: 'p' });
     // Attributes, `.mul`, `.agg('sum')`, a resample, a grouping over lines.
     expect(
       found("g = df.groupby('region').sum()\nprint(g.units * g.unit_price)")
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
     expect(
       found(
         "g = df.groupby(['region', 'month']).agg('sum')\ng['units'].mul(g['unit_price'])"
       )
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
     expect(
       found(
         "m = df.resample('M', on='date').sum()\nm['revenue'] = m['units'] * m['unit_price']"
       )
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
     expect(
       found(
         "totals = (\n    df.groupby('region')[['units', 'unit_price']]\n    .sum()\n)\nx = totals['units'] * totals['unit_price']  # revenue"
       )
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
     expect(
       found(
         "g = df.groupby(pd.Grouper(key='date', freq='M')).sum()\ng['units'] *= g['unit_price']"
       )
-    ).toEqual({ left: 'units', right: 'unit_price' });
+    ).toEqual(grouped);
+  });
+
+  it('is found without groups: a column times another column’s sum, or two sums (the Q&A set’s 1.5B)', () => {
+    expect(
+      multipliedSums(
+        "total_revenue = df['units'] * df['unit_price'].sum()\nprint(round(total_revenue, 2))"
+      )
+    ).toEqual({ kind: 'row-by-total', left: 'units', right: 'unit_price' });
+    expect(
+      multipliedSums(
+        "b = joined[joined['segment'] == 'business']\nprint(b['units'] * b['unit_price'].sum())"
+      )
+    ).toEqual({ kind: 'row-by-total', left: 'units', right: 'unit_price' });
+    expect(multipliedSums('print(df.units.sum() * df.unit_price)')).toEqual({
+      kind: 'total-by-row',
+      left: 'units',
+      right: 'unit_price'
+    });
+    expect(
+      multipliedSums(
+        "print(round(df['units'].sum() * df['unit_price'].sum(), 2))"
+      )
+    ).toEqual({ kind: 'totals', left: 'units', right: 'unit_price' });
   });
 
   it('is not what right code writes, nor a sum times a constant, a quotient, a count times a mean, a comment or a string', () => {
@@ -87,6 +112,13 @@ describe('a product of two grouped sums', () => {
       "g = df.groupby('region').sum()\n# g['units'] * g['unit_price'] would be wrong\nprint(g)",
       "g = df.groupby('region').sum()\nprint(\"g['units'] * g['unit_price']\")",
       "df['t'] = df.groupby('region')['units'].transform('sum') * df['unit_price']",
+      // Without groups: the sum of the products, a share, a column times its own sum, two frames, a mean.
+      "print((df['units'] * df['unit_price']).sum())",
+      "print(df['units'] / df['units'].sum() * 100)",
+      "print(df['units'] * df['units'].sum())",
+      "print(a['units'] * b['unit_price'].sum())",
+      "print(df['units'] * df['unit_price'].mean())",
+      'print(np.pi * df.units.sum())',
       ''
     ]) {
       expect(multipliedSums(code)).toBeNull();
@@ -94,13 +126,20 @@ describe('a product of two grouped sums', () => {
   });
 
   it('is described with the columns and the right code', () => {
-    const product = { left: 'units', right: 'unit_price' };
+    const product = {
+      kind: 'grouped',
+      left: 'units',
+      right: 'unit_price'
+    } as const;
     expect(multipliedSumsRequest(product)).toContain(
       "df['total'] = df['units'] * df['unit_price']"
     );
     expect(multipliedSumsNotice(product)).toContain(
-      'units summed per group × unit_price summed per group'
+      'code that computes units summed per group times unit_price summed per group, which is not the total of units × unit_price over the rows'
     );
+    expect(
+      multipliedSumsNotice({ ...product, kind: 'row-by-total' })
+    ).toContain("each row's units times the sum of all unit_price");
   });
 });
 
@@ -135,7 +174,11 @@ describe('a small model whose code multiplied sums', () => {
     const last = shown[shown.length - 1].content;
     expect(last).toContain(`"""\n${request}\n"""`);
     expect(last).toContain(
-      multipliedSumsRequest({ left: 'units', right: 'unit_price' })
+      multipliedSumsRequest({
+        kind: 'grouped',
+        left: 'units',
+        right: 'unit_price'
+      })
     );
     expect(last).not.toContain('reply now in words');
   });
@@ -148,10 +191,10 @@ describe('a small model whose code multiplied sums', () => {
     expect(restated(conversation(right, OK))).toContain('reply now in words');
     expect(
       restated(conversation(WALK, 'raised an error (execution count 1).'))
-    ).not.toContain('multiplies sums');
+    ).not.toContain('summed per group');
     expect(
       toTextProtocol(conversation(WALK, OK)).at(-1)!.content
-    ).not.toContain('multiplies sums');
+    ).not.toContain('summed per group');
   });
 });
 
@@ -184,6 +227,7 @@ describe('an answer whose numbers come from a product of sums', () => {
       'North has the most revenue: 655,766.16.'
     );
     expect(answerFromMultipliedSums(messages, 0, codeOf)).toEqual({
+      kind: 'grouped',
       left: 'units',
       right: 'unit_price'
     });
@@ -229,7 +273,11 @@ describe('an answer whose numbers come from a product of sums', () => {
         ]
       })
     });
-    const notice = multipliedSumsNotice({ left: 'units', right: 'unit_price' });
+    const notice = multipliedSumsNotice({
+      kind: 'grouped',
+      left: 'units',
+      right: 'unit_price'
+    });
     const items = s.getSnapshot().items;
     expect(items.at(-1)).toMatchObject({ kind: 'notice', text: notice });
     expect(JSON.stringify(s.record().entries)).toContain(notice);

@@ -684,7 +684,7 @@ describe('a fix that multiplies grouped sums', () => {
     expect(result?.attempts).toBe(2);
     const retry = lastUserMessage(model, 1);
     expect(retry).toContain(
-      'it multiplies sums: units summed per group times unit_price summed per group'
+      'it computes units summed per group times unit_price summed per group'
     );
     expect(notebook.cells[1].source).toBe('print(total)');
   });

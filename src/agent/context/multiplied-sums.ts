@@ -16,6 +16,13 @@
  * mistake wherever it appears; a quotient of sums (a weighted average) is
  * not judged, nor a sum times a constant.
  *
+ * The same mistake without groups, measured on the eval's Q&A set (3 of
+ * 35 tasks in one run of the 1.5B, 2026-12-07): `df['units'] *
+ * df['unit_price'].sum()`, each row's units times the total of all prices
+ * (`.sum()` applies before `*`); the model then answered with the first
+ * row of the 2000 it printed. So a column times another column's sum of
+ * the same frame, or two such sums, is judged too.
+ *
  * Read from the code's text, not parsed: a product whose two sides are
  * each a grouped sum — a name bound to `….groupby(…)….sum()` (or
  * `.resample(…)`, `.agg('sum')`), a column of it (`g['units']`,
@@ -27,8 +34,14 @@
 import type { ChatMessage } from '../types';
 import { statedNumbers, unsupportedNumbers } from './claims';
 
-/** The two sides of a product of sums, as the code names them. */
+/**
+ * A product of sums, its two sides as the code names them: `grouped`, two
+ * grouped sums; `totals`, two columns' sums (Σunits × Σunit_price);
+ * `row-by-total` and `total-by-row`, a column times another column's sum
+ * (`df['units'] * df['unit_price'].sum()`: `.sum()` applies before `*`).
+ */
 export interface IMultipliedSums {
+  kind: 'grouped' | 'totals' | 'row-by-total' | 'total-by-row';
   left: string;
   right: string;
 }
@@ -59,6 +72,21 @@ const ATTRIBUTE_START = new RegExp(
 );
 const NAME_START = new RegExp(`^\\s*\\(*\\s*(${NAME})\\b(?!\\s*[([.])`);
 
+/** A frame's column, summed or not, at an operand's end or start: `df['units']`, `df.units.sum()`. */
+const SUM = '(\\s*\\.sum\\(\\s*\\))?';
+const FRAME_COLUMN_END = new RegExp(
+  `\\b(${NAME})\\s*\\[\\s*${QUOTED}2\\s*\\]${SUM}\\s*\\)*\\s*$`
+);
+const FRAME_ATTRIBUTE_END = new RegExp(
+  `(?:^|[^\\w.\\]])(${NAME})\\.(${NAME})${SUM}\\s*\\)*\\s*$`
+);
+const FRAME_COLUMN_START = new RegExp(
+  `^\\s*\\(*\\s*(${NAME})\\s*\\[\\s*${QUOTED}2\\s*\\]${SUM}(?!\\s*[([.])`
+);
+const FRAME_ATTRIBUTE_START = new RegExp(
+  `^\\s*\\(*\\s*(${NAME})\\.(${NAME})${SUM}(?!\\s*[([.])`
+);
+
 /** A plain assignment `name = value` (not `==`, not `name[…] =`, not `+=`). */
 const ASSIGNMENT = new RegExp(`^\\s*(${NAME})\\s*=(?!=)([\\s\\S]*)$`);
 
@@ -85,7 +113,7 @@ export function multipliedSums(code: string): IMultipliedSums | null {
   return null;
 }
 
-/** A product in `statement` whose two sides are grouped sums. */
+/** A product in `statement` whose two sides are sums (see IMultipliedSums). */
 function productOfSums(
   statement: string,
   sums: ReadonlySet<string>
@@ -97,14 +125,67 @@ function productOfSums(
     if (text[at + 1] === '*' || text[at - 1] === '*' || quoted[at]) {
       continue;
     }
-    const left = sumAtEnd(text.slice(0, at), sums);
-    const right =
-      left && sumAtStart(text.slice(at + 1).replace(/^=/, ''), sums);
+    const before = text.slice(0, at);
+    const after = text.slice(at + 1).replace(/^=/, '');
+    const left = sumAtEnd(before, sums);
+    const right = left && sumAtStart(after, sums);
     if (left && right && left !== right) {
-      return { left, right };
+      return { kind: 'grouped', left, right };
+    }
+    const product = columnsWithSum(
+      columnAt(before, FRAME_COLUMN_END, FRAME_ATTRIBUTE_END),
+      columnAt(after, FRAME_COLUMN_START, FRAME_ATTRIBUTE_START)
+    );
+    if (product) {
+      return product;
     }
   }
   return null;
+}
+
+/** A frame's column found by one of two patterns (subscript, attribute), and whether it is summed. */
+function columnAt(
+  text: string,
+  subscript: RegExp,
+  attribute: RegExp
+): { frame: string; column: string; summed: boolean } | null {
+  const column = subscript.exec(text);
+  if (column) {
+    return { frame: column[1], column: column[3], summed: !!column[4] };
+  }
+  const named = attribute.exec(text);
+  return named
+    ? { frame: named[1], column: named[2], summed: !!named[3] }
+    : null;
+}
+
+/**
+ * Two columns of one frame multiplied, one of them or both summed first;
+ * null for anything else (one column times itself, two frames, no sum).
+ */
+function columnsWithSum(
+  left: ReturnType<typeof columnAt>,
+  right: ReturnType<typeof columnAt>
+): IMultipliedSums | null {
+  if (
+    !left ||
+    !right ||
+    left.frame !== right.frame ||
+    left.column === right.column ||
+    !(left.summed || right.summed)
+  ) {
+    return null;
+  }
+  return {
+    kind:
+      left.summed && right.summed
+        ? 'totals'
+        : left.summed
+          ? 'total-by-row'
+          : 'row-by-total',
+    left: left.column,
+    right: right.column
+  };
 }
 
 /** The grouped sum that ends `text` (a column's name, or the name as written). */
@@ -221,6 +302,27 @@ function bracketBalance(line: string): number {
   return balance;
 }
 
+/** What the code computes, in words. */
+function computes(product: IMultipliedSums): string {
+  const { left, right } = product;
+  switch (product.kind) {
+    case 'grouped':
+      return `${left} summed per group times ${right} summed per group`;
+    case 'totals':
+      return `the sum of ${left} times the sum of ${right}`;
+    case 'row-by-total':
+      return `each row's ${left} times the sum of all ${right}`;
+    case 'total-by-row':
+      return `the sum of all ${left} times each row's ${right}`;
+  }
+}
+
+/** The mistake, in words: what it computes, and what that is not. */
+function mistake(product: IMultipliedSums): string {
+  const { left, right } = product;
+  return `${computes(product)}, which is not the total of ${left} × ${right} over the rows`;
+}
+
 /**
  * Said under such a run's output to a small model instead of "if the
  * output answers it, reply now": what is wrong, and the code that is right.
@@ -228,29 +330,24 @@ function bracketBalance(line: string): number {
 export function multipliedSumsRequest(product: IMultipliedSums): string {
   const { left, right } = product;
   return (
-    `The code multiplies sums: ${left} summed per group times ${right} summed per group is not ` +
-    `the total of ${left} × ${right} over each group's rows, so the printed values do not answer the request. ` +
-    `Compute the product per row first (df['total'] = df['${left}'] * df['${right}']), then group and sum it. ` +
+    `The code computes ${mistake(product)}, so the printed values do not answer the request. ` +
+    `Compute the product per row first (df['total'] = df['${left}'] * df['${right}']), ` +
+    'then sum it (per group, if the request asks per group). ' +
     'Reply with the corrected code in one ```python block.'
   );
 }
 
 /** Why Fix does not count such a run as fixed. */
 export function multipliedSumsProblem(product: IMultipliedSums): string {
-  const { left, right } = product;
   return (
-    `It ran without an error, but it multiplies sums: ${left} summed per group times ${right} summed per group ` +
-    `is not the total of ${left} × ${right} over each group's rows. Compute the product per row first, then group and sum it.`
+    `It ran without an error, but it computes ${mistake(product)}. ` +
+    'Compute the product per row first, then sum it.'
   );
 }
 
 /** The transcript's line under an answer whose numbers such code printed. */
 export function multipliedSumsNotice(product: IMultipliedSums): string {
-  return (
-    `⚠ The numbers above come from code that multiplies sums (${product.left} summed per group × ` +
-    `${product.right} summed per group), which is not the total of ${product.left} × ${product.right} ` +
-    "over each group's rows: check them before you use them."
-  );
+  return `⚠ The numbers above come from code that computes ${mistake(product)}: check them before you use them.`;
 }
 
 /**
