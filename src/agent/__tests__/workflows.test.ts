@@ -642,51 +642,47 @@ describe('Fix this cell', () => {
   });
 });
 
-describe('a fix that prints only NaN', () => {
-  it('is not fixed: the next attempt is told why (the 1.5B copied a misaligned groupby into the cell)', async () => {
+describe('a first rewrite that runs clean but is no fix', () => {
+  /** Fix `print(totl)` with `first` as the first rewrite, `print(total)` as the second. */
+  const fixWith = async (notebook: MiniKernelNotebook, first: string) => {
+    const model = new ScriptedModel([
+      { text: '```python\n' + first + '\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const result = await smallModelSession().fixCell('b', {
+      model: () => model,
+      notebook
+    });
+    expect(result?.status).toBe('fixed');
+    expect(result?.attempts).toBe(2);
+    expect(notebook.cells[1].source).toBe('print(total)');
+    return lastUserMessage(model, 1);
+  };
+
+  it('prints only NaN: the next attempt is told why (the 1.5B copied a misaligned groupby into the cell)', async () => {
     const notebook = misspeltTotal();
     notebook.vars.set('by_region', 'East    NaN\nWest    NaN\n0       NaN');
-    const model = new ScriptedModel([
-      { text: '```python\nprint(by_region)\n```' },
-      { text: '```python\nprint(total)\n```' }
-    ]);
-    const s = smallModelSession();
-    const result = await s.fixCell('b', { model: () => model, notebook });
-
-    expect(result?.status).toBe('fixed');
-    expect(result?.attempts).toBe(2);
-    const retry = lastUserMessage(model, 1);
+    const retry = await fixWith(notebook, 'print(by_region)');
     expect(retry).toContain('print(by_region)');
     expect(retry).toContain('every value it printed is missing (NaN)');
-    expect(notebook.cells[1].source).toBe('print(total)');
   });
-});
 
-describe('a fix that multiplies grouped sums', () => {
-  it('is not fixed: the next attempt is told why (the 1.5B copied the ask’s Σunits × Σunit_price into the cell)', async () => {
+  it('multiplies grouped sums: the next attempt is told why (the 1.5B copied the ask’s Σunits × Σunit_price into the cell)', async () => {
     const notebook = misspeltTotal();
-    notebook.vars.set('df', 'frame');
-    notebook.vars.set('groupby', 'method');
-    notebook.vars.set('region', 'column');
-    const product = [
-      "g = df.groupby('region').sum()",
-      "g['revenue'] = g['units'] * g['unit_price']",
-      'print(g)'
-    ].join('\n');
-    const model = new ScriptedModel([
-      { text: '```python\n' + product + '\n```' },
-      { text: '```python\nprint(total)\n```' }
-    ]);
-    const s = smallModelSession();
-    const result = await s.fixCell('b', { model: () => model, notebook });
-
-    expect(result?.status).toBe('fixed');
-    expect(result?.attempts).toBe(2);
-    const retry = lastUserMessage(model, 1);
+    for (const name of ['df', 'groupby', 'region']) {
+      notebook.vars.set(name, 'defined');
+    }
+    const retry = await fixWith(
+      notebook,
+      [
+        "g = df.groupby('region').sum()",
+        "g['revenue'] = g['units'] * g['unit_price']",
+        'print(g)'
+      ].join('\n')
+    );
     expect(retry).toContain(
       'it computes units summed per group times unit_price summed per group'
     );
-    expect(notebook.cells[1].source).toBe('print(total)');
   });
 });
 

@@ -127,8 +127,8 @@ function productOfSums(
     }
     const before = text.slice(0, at);
     const after = text.slice(at + 1).replace(/^=/, '');
-    const left = sumAtEnd(before, sums);
-    const right = left && sumAtStart(after, sums);
+    const left = groupedSumAt(before, sums, AT_END);
+    const right = left && groupedSumAt(after, sums, AT_START);
     if (left && right && left !== right) {
       return { kind: 'grouped', left, right };
     }
@@ -188,39 +188,49 @@ function columnsWithSum(
   };
 }
 
-/** The grouped sum that ends `text` (a column's name, or the name as written). */
-function sumAtEnd(text: string, sums: ReadonlySet<string>): string | null {
-  const inline = INLINE_SUM_END.exec(text);
-  if (inline) {
-    return inline[2] ?? 'the grouped sum';
-  }
-  const column = COLUMN_END.exec(text);
-  if (column) {
-    return sums.has(column[1]) ? column[3] : null;
-  }
-  const attribute = ATTRIBUTE_END.exec(text);
-  if (attribute) {
-    return sums.has(attribute[1]) ? attribute[2] : null;
-  }
-  const name = NAME_END.exec(text);
-  return name && sums.has(name[1]) ? name[1] : null;
+/** The patterns of a grouped sum at one end of an operand. */
+interface IOperandPatterns {
+  inline: RegExp;
+  column: RegExp;
+  attribute: RegExp;
+  name: RegExp;
 }
 
-/** The grouped sum that starts `text`. */
-function sumAtStart(text: string, sums: ReadonlySet<string>): string | null {
-  const inline = INLINE_SUM_START.exec(text);
+const AT_END: IOperandPatterns = {
+  inline: INLINE_SUM_END,
+  column: COLUMN_END,
+  attribute: ATTRIBUTE_END,
+  name: NAME_END
+};
+const AT_START: IOperandPatterns = {
+  inline: INLINE_SUM_START,
+  column: COLUMN_START,
+  attribute: ATTRIBUTE_START,
+  name: NAME_START
+};
+
+/**
+ * The grouped sum `text` ends with (`AT_END`, left of `*`) or starts with
+ * (`AT_START`, right of it): a column's name, or the name as written.
+ */
+function groupedSumAt(
+  text: string,
+  sums: ReadonlySet<string>,
+  patterns: IOperandPatterns
+): string | null {
+  const inline = patterns.inline.exec(text);
   if (inline) {
     return inline[2] ?? 'the grouped sum';
   }
-  const column = COLUMN_START.exec(text);
+  const column = patterns.column.exec(text);
   if (column) {
     return sums.has(column[1]) ? column[3] : null;
   }
-  const attribute = ATTRIBUTE_START.exec(text);
+  const attribute = patterns.attribute.exec(text);
   if (attribute) {
     return sums.has(attribute[1]) ? attribute[2] : null;
   }
-  const name = NAME_START.exec(text);
+  const name = patterns.name.exec(text);
   return name && sums.has(name[1]) ? name[1] : null;
 }
 
