@@ -176,6 +176,12 @@ class SchemaChecker:
             return "the arguments are nested too deeply to check against the tool's input schema"
         except (TypeError, ValueError):
             return "the arguments are not JSON"
+        # The worker's start (seconds on a busy machine) is waited for before the turn: the turn's wait bounds
+        # earlier calls' checks only, so calls that come together while it starts are all answered.
+        try:
+            await self._started()
+        except CheckerUnavailableError as error:
+            return self._unchecked(error)
         if not await self._turn():
             return (
                 f"the tool's input schema checks of earlier calls to this MCP server took longer than {self.wait:g} s "
@@ -183,10 +189,9 @@ class SchemaChecker:
             )
         try:
             try:
-                process = await self._started()
+                process = await self._started()  # again: an earlier call's check may have killed it
             except CheckerUnavailableError as error:
-                self.log.warning("Notebook Agent: MCP arguments not checked against the tool's schema: %s", error)
-                return None
+                return self._unchecked(error)
             try:
                 answer = await asyncio.wait_for(asyncio.to_thread(_exchange, process, line), self.timeout)
             except asyncio.TimeoutError:
@@ -207,6 +212,10 @@ class SchemaChecker:
             self._lock.release()
         problem = answer.get("problem")
         return problem if isinstance(problem, str) else None
+
+    def _unchecked(self, error: CheckerUnavailableError) -> None:
+        """No worker could start: the call goes on unchecked (as before the checker existed), said in the log."""
+        self.log.warning("Notebook Agent: MCP arguments not checked against the tool's schema: %s", error)
 
     async def _turn(self) -> bool:
         """Wait for the worker, at most :attr:`wait` seconds; whether this call now holds it."""

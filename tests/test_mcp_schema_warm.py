@@ -71,6 +71,31 @@ async def test_a_check_during_the_warm_up_waits_for_that_start(starts):
         await checker.stop()
 
 
+async def test_a_slow_start_does_not_count_against_the_wait_for_earlier_checks(starts, monkeypatch):
+    """The turn's wait bounds earlier calls' checks, not the worker's start: calls that come together while a
+    start takes longer than that wait are all checked (CI once saw the second of three refused on a loaded
+    machine, where the start took over the 5 s wait)."""
+    real_start = SchemaChecker._start
+
+    async def slow_start(self):
+        await asyncio.sleep(1.0)  # longer than the wait below
+        return await real_start(self)
+
+    monkeypatch.setattr(SchemaChecker, "_start", slow_start)
+    checker = SchemaChecker(logging.getLogger("test"), wait=0.3)
+    try:
+        answers = await asyncio.gather(
+            checker.problem(SCHEMA, {"s": "fine"}),
+            checker.problem(SCHEMA, {"s": "Not A Word"}),
+            checker.problem(SCHEMA, {"s": "fine"}),
+        )
+        assert answers[0] is None and answers[2] is None
+        assert "does not match" in (answers[1] or "")
+        assert len(starts) == 1
+    finally:
+        await checker.stop()
+
+
 async def test_after_a_check_is_cut_off_a_new_worker_starts_at_once(starts):
     checker = SchemaChecker(logging.getLogger("test"), timeout=1.0)
     try:
