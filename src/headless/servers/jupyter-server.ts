@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ServerConnection } from '@jupyterlab/services';
 import WebSocket from 'ws';
-import { freePort } from './free-port';
+import { keptPort } from './free-port';
 import { kernelTransportArgs } from './kernel-transport';
 import { retryingFetch, SignalKeepingRequest } from './retrying-fetch';
 
@@ -78,7 +78,8 @@ export class JupyterServerProcess {
         { mode: 0o600 }
       );
     }
-    const port = await freePort();
+    // restart() starts it again on this port.
+    const port = await keptPort();
     const token = randomBytes(24).toString('hex');
     const args = [
       'server',
