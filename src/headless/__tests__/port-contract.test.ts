@@ -35,8 +35,8 @@ async function harness(): Promise<IPortHarness> {
       '--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0',
       // A graceful restart of a kernel stuck in code that ignores SIGINT
       // sends SIGTERM after half of this (20 s): neither the user's Stop
-      // (its case's bound is GRACE_MS + 7 s) nor the agent's restart of a
-      // busy kernel (15 s) may wait for it.
+      // nor the agent's restart of a busy kernel (both bounded by 15 s) may
+      // wait for it.
       `--KernelManager.shutdown_wait_time=${STUCK_SHUTDOWN_WAIT_S}`
     ]
   });

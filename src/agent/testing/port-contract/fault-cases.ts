@@ -16,8 +16,9 @@ const GRACE_MS = 3000;
 
 /**
  * Bound on restarting a kernel busy in code that ignores SIGINT, until it
- * is idle: a new kernel's start, with room for a loaded machine; the
- * graceful restart would wait at least 20 s in the headless harness.
+ * is idle (the agent's restart, or the user's Stop after its grace): a new
+ * kernel's start, with room for a loaded machine; the graceful restart
+ * would wait at least 20 s in the headless harness.
  */
 const RESTART_BUSY_MS = 15000;
 
@@ -87,9 +88,11 @@ export const FAULT_CASES: IPortCase[] = [
         );
         await idle(port, 20000);
         // The restart kills the stuck kernel at once (no-wait-restart): a
-        // graceful one would wait for the kernel's answer first (seconds;
-        // the headless harness makes that wait 8 s, so that it shows).
-        check.below(Date.now() - stopped, GRACE_MS + 7000, 'Stop → idle (ms)');
+        // graceful one would wait for the kernel's answer first (the
+        // headless harness makes that wait 20 s before SIGTERM, so that it
+        // shows). The bound leaves a new kernel's start room on a loaded
+        // machine: CI once measured 10.5 s from Stop to idle.
+        check.below(Date.now() - stopped, RESTART_BUSY_MS, 'Stop → idle (ms)');
         const after = await port.executeCode(PROGRAMS.useX);
         check.equal(check.errorName(after.outputs), 'NameError', 'x after it');
       })
