@@ -9,7 +9,12 @@
  *
  *   cd ui-tests && npx playwright test -c playwright.completion.config.js
  */
-import { expect, test, type IJupyterLabPageFixture } from '@jupyterlab/galata';
+import {
+  expect,
+  galata,
+  test,
+  type IJupyterLabPageFixture
+} from '@jupyterlab/galata';
 import type { Request, Response } from '@playwright/test';
 import { cellSource } from '../tests/sidebar';
 
@@ -34,7 +39,39 @@ async function lastOutcome(
   );
 }
 
-test.use({ kernels: null, sessions: null });
+/**
+ * JupyterLab drops a provider's answer after its `timeout` (ours: 30 s, set
+ * for a user's machine). This machine runs other suites beside this test,
+ * and once the model's first answer took longer: the ghost text never came.
+ * What is under test is the path, not that machine's speed.
+ */
+const LOADED_MACHINE_TIMEOUT_MS = SUGGESTION_MS;
+
+test.use({
+  kernels: null,
+  sessions: null,
+  mockSettings: {
+    ...galata.DEFAULT_SETTINGS,
+    '@jupyterlab/completer-extension:inline-completer': {
+      providers: { 'notebook-agent': { timeout: LOADED_MACHINE_TIMEOUT_MS } }
+    }
+  }
+});
+
+/** Waits for ghost text in a cell; on failure, says what the provider did last. */
+async function ghostShown(
+  page: IJupyterLabPageFixture,
+  ghost: ReturnType<IJupyterLabPageFixture['locator']>
+): Promise<void> {
+  try {
+    await expect(ghost).toBeVisible({ timeout: SUGGESTION_MS });
+  } catch (error) {
+    const last = JSON.stringify(await lastOutcome(page));
+    throw new Error(
+      `no ghost text; the provider's last outcome: ${last}\n${error}`
+    );
+  }
+}
 
 test('a real model suggests the next cell and the rest of a line; Tab accepts; the cell runs', async ({
   page
@@ -77,7 +114,7 @@ test('a real model suggests the next cell and the rest of a line; Tab accepts; t
   });
 
   // The next cell is suggested there, as ghost text; nothing is inserted or run.
-  await expect(ghost(1)).toBeVisible({ timeout: SUGGESTION_MS });
+  await ghostShown(page, ghost(1));
   expect((await ghost(1).textContent())?.trim()).not.toBe('');
   expect(await cellSource(page, 1)).toBe('');
   await expect(cells).toHaveCount(2);
@@ -90,7 +127,7 @@ test('a real model suggests the next cell and the rest of a line; Tab accepts; t
       timeout: SUGGESTION_MS
     })
     .toBe('suggested');
-  await expect(ghost(1)).toBeVisible({ timeout: SUGGESTION_MS });
+  await ghostShown(page, ghost(1));
   const shownAfterMs = Date.now() - typedAt;
   const outcome = (await lastOutcome(page))!;
   const suggested = outcome.suggestion!.text;
