@@ -1,9 +1,10 @@
 /**
  * Results that tell the truth, in the real UI: a generated notebook of
  * placeholders is "Built, not verified", an answer stating numbers nothing
- * computed is marked, Reject of a fix and Undo of an agent run bring back
- * the cell's outputs and execution count with its source; Generate while
- * a run is active says so and creates nothing. (Chats that cannot be
+ * computed is marked, and so is one whose numbers come from sums multiplied
+ * together where a per-row product was asked for; Reject of a fix and Undo
+ * of an agent run bring back the cell's outputs and execution count with
+ * its source; Generate while a run is active says so and creates nothing. (Chats that cannot be
  * listed or saved: chat-failures.spec.ts, which routes requests.)
  */
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
@@ -212,6 +213,59 @@ test('an answer from a turn that ran no code and states numbers is marked "not c
   await ask(page, 'Compute 6 × 7');
   await finished(page);
   await expect(sidebar(page).getByRole('note')).toHaveCount(1);
+});
+
+test('an answer whose numbers come from multiplied grouped sums carries a notice saying what the code computes', async ({
+  page,
+  request
+}) => {
+  await page.notebook.createNew('revenue.ipynb');
+  await setAgentSettings(page, { approvalMode: 'run-everything' });
+  // The 1.5B's mistake in every walk of stops 54-57: sum per region, then
+  // multiply the sums (North: (1 + 2) × (10 + 20) = 90; the revenue is 50).
+  const code = [
+    'import pandas as pd',
+    "df = pd.DataFrame({'region': ['North', 'North', 'South'], 'units': [1, 2, 3], 'unit_price': [10.0, 20.0, 5.0]})",
+    "g = df.groupby('region')",
+    "revenue = g['units'].sum() * g['unit_price'].sum()",
+    'print(revenue.to_dict())'
+  ].join('\n');
+  await script(request, [
+    { tool_calls: [{ name: 'run_code', arguments: { code } }] },
+    { content: 'Revenue per region: North 90.0, South 15.0.' }
+  ]);
+  await ask(page, 'What is the revenue (units × unit_price) per region?');
+  await finished(page);
+  await expect(
+    sidebar(page).getByText('Revenue per region: North 90.0')
+  ).toBeVisible();
+  await expect(sidebar(page)).toContainText(
+    '⚠ The numbers above come from code that computes units summed per group times unit_price summed per group, ' +
+      'which is not the total of units × unit_price over the rows: check them before you use them.'
+  );
+
+  // The per-row product, summed per group: the same question answered right carries none.
+  await script(request, [
+    {
+      tool_calls: [
+        {
+          name: 'run_code',
+          arguments: {
+            code: "df['total'] = df['units'] * df['unit_price']\nprint(df.groupby('region')['total'].sum().to_dict())"
+          }
+        }
+      ]
+    },
+    { content: 'Revenue per region: North 50.0, South 15.0.' }
+  ]);
+  await ask(page, 'Compute it per row first.');
+  await finished(page);
+  await expect(
+    sidebar(page).getByText('Revenue per region: North 50.0')
+  ).toBeVisible();
+  await expect(
+    sidebar(page).getByText(/The numbers above come from code/)
+  ).toHaveCount(1);
 });
 
 test('a small model’s guess, sent back to be computed, is folded away under its label; the computed answer reads as the answer', async ({

@@ -69,6 +69,24 @@ describe('a product of two grouped sums', () => {
         "g = df.groupby(pd.Grouper(key='date', freq='M')).sum()\ng['units'] *= g['unit_price']"
       )
     ).toEqual(grouped);
+    // A name bound to the grouping, its columns summed later (found by the
+    // browser test: it was called a product of two totals).
+    expect(
+      found(
+        "g = df.groupby('region')\nrevenue = g['units'].sum() * g['unit_price'].sum()"
+      )
+    ).toEqual(grouped);
+    expect(
+      found(
+        "by_month = df.resample('M', on='date')\nby_month.units.sum() * by_month.unit_price.sum()"
+      )
+    ).toEqual(grouped);
+    // Bound again to a frame: its columns' sums are totals again.
+    expect(
+      found(
+        "g = df.groupby('region')\ng = df\ng['units'].sum() * g['unit_price'].sum()"
+      )
+    ).toEqual({ ...grouped, kind: 'totals' });
   });
 
   it('is found without groups: a column times another column’s sum, or two sums (the Q&A set’s 1.5B)', () => {

@@ -26,7 +26,8 @@
  * Read from the code's text, not parsed: a product whose two sides are
  * each a grouped sum — a name bound to `….groupby(…)….sum()` (or
  * `.resample(…)`, `.agg('sum')`), a column of it (`g['units']`,
- * `g.units`), or such a sum written inline. A name bound again to
+ * `g.units`), a summed column of a name bound to the grouping itself
+ * (`g = df.groupby(…)`, `g['units'].sum()`), or such a sum written inline. A name bound again to
  * anything else stops counting from there on. Named or per-column
  * aggregations (`agg(n=('units', 'count'), …)`) are not judged: a count
  * times a mean is a sum.
@@ -87,6 +88,10 @@ const FRAME_ATTRIBUTE_START = new RegExp(
   `^\\s*\\(*\\s*(${NAME})\\.(${NAME})${SUM}(?!\\s*[([.])`
 );
 
+/** A grouping not yet aggregated, as a whole value: `df.groupby('region')`. */
+const GROUPING =
+  /\.(?:groupby|resample)\([^()]*(?:\([^()]*\)[^()]*)*\)\s*\)*\s*$/;
+
 /** A plain assignment `name = value` (not `==`, not `name[…] =`, not `+=`). */
 const ASSIGNMENT = new RegExp(`^\\s*(${NAME})\\s*=(?!=)([\\s\\S]*)$`);
 
@@ -95,28 +100,41 @@ const ASSIGNMENT = new RegExp(`^\\s*(${NAME})\\s*=(?!=)([\\s\\S]*)$`);
  * none.
  */
 export function multipliedSums(code: string): IMultipliedSums | null {
-  const sums = new Set<string>();
+  const names: INames = { sums: new Set(), groupings: new Set() };
   for (const statement of statements(code)) {
-    const product = productOfSums(statement, sums);
+    const product = productOfSums(statement, names);
     if (product) {
       return product;
     }
     const assigned = ASSIGNMENT.exec(statement);
     if (assigned) {
-      if (GROUPED_SUM.test(assigned[2])) {
-        sums.add(assigned[1]);
-      } else {
-        sums.delete(assigned[1]);
+      const [, name, value] = assigned;
+      names.sums.delete(name);
+      names.groupings.delete(name);
+      if (GROUPED_SUM.test(value)) {
+        names.sums.add(name);
+      } else if (GROUPING.test(value)) {
+        names.groupings.add(name);
       }
     }
   }
   return null;
 }
 
+/**
+ * The names bound so far: to a grouped sum (`g = df.groupby(…).sum()`), and
+ * to a grouping whose columns are summed later (`g = df.groupby(…)`, then
+ * `g['units'].sum()`).
+ */
+interface INames {
+  sums: Set<string>;
+  groupings: Set<string>;
+}
+
 /** A product in `statement` whose two sides are sums (see IMultipliedSums). */
 function productOfSums(
   statement: string,
-  sums: ReadonlySet<string>
+  { sums, groupings }: INames
 ): IMultipliedSums | null {
   // `a.mul(b)` is `a * (b)`.
   const text = statement.replace(/\.mul\(/g, ' * (');
@@ -132,10 +150,13 @@ function productOfSums(
     if (left && right && left !== right) {
       return { kind: 'grouped', left, right };
     }
-    const product = columnsWithSum(
+    const columns = [
       columnAt(before, FRAME_COLUMN_END, FRAME_ATTRIBUTE_END),
       columnAt(after, FRAME_COLUMN_START, FRAME_ATTRIBUTE_START)
-    );
+    ] as const;
+    const product = groupings.has(columns[0]?.frame ?? '')
+      ? summedGroupColumns(...columns)
+      : columnsWithSum(...columns);
     if (product) {
       return product;
     }
@@ -186,6 +207,22 @@ function columnsWithSum(
     left: left.column,
     right: right.column
   };
+}
+
+/**
+ * Two columns of one grouping, each summed (`g['units'].sum() *
+ * g['unit_price'].sum()`): grouped sums; null for anything else.
+ */
+function summedGroupColumns(
+  left: ReturnType<typeof columnAt>,
+  right: ReturnType<typeof columnAt>
+): IMultipliedSums | null {
+  return left?.summed &&
+    right?.summed &&
+    left.frame === right.frame &&
+    left.column !== right.column
+    ? { kind: 'grouped', left: left.column, right: right.column }
+    : null;
 }
 
 /** The patterns of a grouped sum at one end of an operand. */
