@@ -6,7 +6,7 @@
 import { expect, test } from '@jupyterlab/galata';
 import { readFile } from 'fs/promises';
 import { script } from './scripted-model';
-import { SIDEBAR, ask, finished, openAgent } from './sidebar';
+import { SIDEBAR, ask, finished, openAgent, reloadToNotebook } from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -20,7 +20,11 @@ test('each notebook has its own chat; History reopens one; a reload keeps it; Ex
   tmpPath
 }) => {
   const sidebar = page.locator(`#${SIDEBAR}`);
-  await page.notebook.createNew('first.ipynb');
+  // Names of this attempt's own: a retry runs in the same folder, and the
+  // chats of the attempt before stay on the server.
+  const attempt = test.info().retry;
+  const [first, second] = [`first-${attempt}.ipynb`, `second-${attempt}.ipynb`];
+  await page.notebook.createNew(first);
   await script(request, [{ content: 'The answer is 42.' }]);
   await ask(page, 'What is the answer?');
   await finished(page);
@@ -35,14 +39,14 @@ test('each notebook has its own chat; History reopens one; a reload keeps it; Ex
       nbformat_minor: 5
     }),
     'text',
-    `${tmpPath}/second.ipynb`
+    `${tmpPath}/${second}`
   );
-  await page.notebook.openByPath(`${tmpPath}/second.ipynb`);
+  await page.notebook.openByPath(`${tmpPath}/${second}`);
   await expect(sidebar).not.toContainText('What is the answer?');
   await script(request, [{ content: 'Second notebook here.' }]);
   await ask(page, 'Hello second');
   await finished(page);
-  await page.notebook.activate('first.ipynb');
+  await page.notebook.activate(first);
   await expect(sidebar).toContainText('The answer is 42.');
   await expect(sidebar).not.toContainText('Second notebook here.');
 
@@ -63,10 +67,7 @@ test('each notebook has its own chat; History reopens one; a reload keeps it; Ex
   await page.evaluate(() =>
     window.jupyterapp.commands.execute('docmanager:save-all')
   );
-  // A plain browser reload (Galata's own waits for a Launcher tab).
-  await page.evaluate(() => window.location.reload());
-  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
-  await page.waitForSelector('.jp-NotebookPanel');
+  await reloadToNotebook(page);
   // The restored layout may already show the sidebar.
   const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
   await page.waitForTimeout(1000);

@@ -12,6 +12,7 @@ import {
   ask,
   cellSource,
   finished,
+  reloadToNotebook,
   setAgentSettings,
   SIDEBAR
 } from './sidebar';
@@ -111,9 +112,7 @@ async function reloadMidRun(
 ): Promise<void> {
   page.on('dialog', dialog => void dialog.accept());
   await page.waitForTimeout(1500);
-  await page.evaluate(() => window.location.reload());
-  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
-  await page.waitForSelector('.jp-NotebookPanel');
+  await reloadToNotebook(page);
   await expect(
     page.getByRole('textbox', { name: 'Ask Notebook Agent' })
   ).toBeVisible({ timeout: 20000 });

@@ -37,6 +37,19 @@ export async function finished(page: IJupyterLabPageFixture, timeout = 60000) {
   ).toBeVisible({ timeout });
 }
 
+/**
+ * Reload the page as a user does (a plain browser reload: Galata's own
+ * waits for a Launcher tab) and wait for the restored layout to show a
+ * notebook. With several notebooks restored, the first panel in the page
+ * may be a hidden tab, and a plain wait for `.jp-NotebookPanel` waits on
+ * that one (CI: 120 s on a hidden panel).
+ */
+export async function reloadToNotebook(page: IJupyterLabPageFixture) {
+  await page.evaluate(() => window.location.reload());
+  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
+  await page.waitForSelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+}
+
 /** Change the extension's settings live, as the Settings Editor does. */
 export async function setAgentSettings(
   page: IJupyterLabPageFixture,

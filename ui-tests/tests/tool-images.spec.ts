@@ -5,7 +5,14 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import { script } from './scripted-model';
-import { SIDEBAR, ask, finished, openAgent, setAgentSettings } from './sidebar';
+import {
+  SIDEBAR,
+  ask,
+  finished,
+  openAgent,
+  reloadToNotebook,
+  setAgentSettings
+} from './sidebar';
 
 test.use({ kernels: null, sessions: null });
 
@@ -120,9 +127,7 @@ test('a run that shows images gets thumbnails on its card; they open full size; 
   await page.evaluate(() =>
     window.jupyterapp.commands.execute('docmanager:save-all')
   );
-  await page.evaluate(() => window.location.reload());
-  await page.waitForSelector('#jupyterlab-splash', { state: 'detached' });
-  await page.waitForSelector('.jp-NotebookPanel');
+  await reloadToNotebook(page);
   const prompt = page.getByRole('textbox', { name: 'Ask Notebook Agent' });
   await page.waitForTimeout(1000);
   if (!(await prompt.isVisible())) {
