@@ -11,6 +11,7 @@ import type {
   IPortHarness,
   IUserCell
 } from '../../agent/testing/port-contract/contract';
+import { askInfoOnControl } from '../../kernel/testing/another-client';
 import { JupyterServerProcess } from '../servers/jupyter-server';
 import { ServerNotebookPort } from '../server-port/server-port';
 
@@ -77,6 +78,13 @@ async function harness(): Promise<IPortHarness> {
         throw new Error('the port has no kernel');
       }
       await KernelAPI.restartKernel(kernel.id, settings);
+    },
+    async askInfoElsewhere(port): Promise<void> {
+      const kernel = (port as ServerNotebookPort).kernel;
+      if (!kernel) {
+        throw new Error('the port has no kernel');
+      }
+      await askInfoOnControl(kernel, settings);
     },
     async writeFile(path, text): Promise<void> {
       await files.save(path, { type: 'file', format: 'text', content: text });

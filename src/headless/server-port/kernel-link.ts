@@ -29,6 +29,7 @@ import {
 import type { KernelState } from '../../agent/ports';
 import { skipShutdownWait } from '../../kernel/no-wait-restart';
 import { toKernelState } from '../../kernel/kernel-state';
+import { TrackedStatus } from '../../kernel/tracked-status';
 import {
   disposeSafely,
   sleep,
@@ -100,7 +101,8 @@ export class KernelLink {
     if (this._recovering || !this._kernel) {
       return 'restarting';
     }
-    return toKernelState(this._kernel.status);
+    const tracked = this._tracked.get(this._kernel);
+    return toKernelState(tracked ? tracked.status : this._kernel.status);
   }
 
   /** Resolves when no recovery is under way (at once when none is). */
@@ -147,6 +149,7 @@ export class KernelLink {
     });
     kernel.statusChanged.connect(this._onStatus, this);
     kernel.connectionStatusChanged.connect(this._onConnection, this);
+    this._tracked.set(kernel, new TrackedStatus(kernel));
     return kernel;
   }
 
@@ -322,6 +325,11 @@ export class KernelLink {
   }
 
   private _kernel: Kernel.IKernelConnection | null = null;
+  /** Busy and idle from the statuses of tracked requests (../../kernel/tracked-status.ts). */
+  private readonly _tracked = new WeakMap<
+    Kernel.IKernelConnection,
+    TrackedStatus
+  >();
   private _recovering: Promise<void> | null = null;
   private _gone = false;
   private _lost = false;

@@ -12,6 +12,7 @@ import { KernelAPI } from '@jupyterlab/services';
 import type { INotebookPort } from '../../agent/ports';
 import type { IUserCell } from '../../agent/testing/port-contract/contract';
 import { nudgeIfSilent } from '../../kernel/kernel-probes';
+import { askInfoOnControl } from '../../kernel/testing/another-client';
 import type { ILiveHarness } from './live-measures';
 
 /** How long a case's notebook may take to open with an idle kernel. */
@@ -96,6 +97,10 @@ export function liveHarness(
     async restartElsewhere(port): Promise<void> {
       const kernel = kernelOf(port);
       await KernelAPI.restartKernel(kernel.id, kernel.serverSettings);
+    },
+    async askInfoElsewhere(port): Promise<void> {
+      const kernel = kernelOf(port);
+      await askInfoOnControl(kernel, kernel.serverSettings);
     },
     async writeFile(path, text): Promise<void> {
       await contents.save(path, {

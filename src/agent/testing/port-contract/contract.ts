@@ -29,6 +29,11 @@ export interface IPortHarness {
   open(cells?: IUserCell[]): Promise<INotebookPort>;
   /** Restart the kernel of `port` as another client would (REST), not through the port. */
   restartElsewhere(port: INotebookPort): Promise<void>;
+  /**
+   * As another client (a websocket of its own), ask the kernel of `port`
+   * for its info on the control channel, and wait for the answer.
+   */
+  askInfoElsewhere(port: INotebookPort): Promise<void>;
   /** Put a text file at `path` (relative to the server root). */
   writeFile(path: string, text: string): Promise<void>;
   /** Let go of `port`, shutting its kernel down. */

@@ -52,6 +52,8 @@ export function fakeHarness(): IPortHarness {
         NO_PROCESS,
       'the kernel dies mid-cell': NO_PROCESS,
       'another client restarts the kernel mid-run': NO_PROCESS,
+      'another client asks the kernel for its info while a cell runs: the kernel still reads busy':
+        NO_PROCESS,
       '50 MB of stdout: the cell and the observation stay bounded': NO_IOPUB,
       'clear_output(wait=True) leaves the last frame': NO_IOPUB,
       '\\r and \\b in a stream read as the cell shows them': NO_IOPUB,
@@ -63,6 +65,9 @@ export function fakeHarness(): IPortHarness {
       return fake;
     },
     async restartElsewhere(): Promise<void> {
+      throw new Error(NO_PROCESS);
+    },
+    async askInfoElsewhere(): Promise<void> {
       throw new Error(NO_PROCESS);
     },
     async writeFile(path, text): Promise<void> {

@@ -226,6 +226,46 @@ export const FAULT_CASES: IPortCase[] = [
       })
   },
   {
+    name: 'another client asks the kernel for its info while a cell runs: the kernel still reads busy',
+    timeoutMs: 60000,
+    run: harness =>
+      withPort(harness, [], async port => {
+        const id = await codeCell(port, PROGRAMS.sleeper);
+        const first = await port.runCell(id, { softTimeoutMs: 300 });
+        check.equal(first.status, 'running', 'status');
+        await check.until(
+          async () =>
+            check
+              .streamText(
+                (await port.getCells()).find(c => c.id === id)!.outputs
+              )
+              .includes('sleeping'),
+          20000,
+          'the code to start'
+        );
+        check.equal(port.kernelState(), 'busy', 'the kernel, before');
+        // As a debugger panel or a resource monitor does, or the Jupyter
+        // server itself when a client connects: ipykernel answers on the
+        // control channel at once, the cell still running, with a busy and
+        // an idle that every client receives.
+        await harness.askInfoElsewhere(port);
+        for (let i = 0; i < 10; i++) {
+          check.equal(
+            port.kernelState(),
+            'busy',
+            'the kernel, after another client’s request'
+          );
+          await check.sleep(100);
+        }
+        await port.interrupt();
+        check.equal(
+          (await port.waitForCell(id, { softTimeoutMs: 10000 })).status,
+          'aborted',
+          'status after interrupt'
+        );
+      })
+  },
+  {
     name: 'input() is refused at once',
     timeoutMs: 60000,
     run: harness =>
