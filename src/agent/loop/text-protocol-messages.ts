@@ -66,7 +66,7 @@ function printsOnlyMissing(observation: string): boolean {
  * The code a reply ran, as the text protocol's calls carry it (their
  * `source` argument); '' when they carry none.
  */
-export function codeOfCalls(
+function codeOfCalls(
   calls: ReadonlyArray<{ arguments: string }> | undefined
 ): string {
   return (calls ?? [])

@@ -9,7 +9,7 @@ import { formatRunResult } from '../../context/observations';
 import * as check from './check';
 import { withPort, type IPortCase } from './contract';
 import { PROGRAMS } from './programs';
-import { cellShowsResult, codeCell, idle } from './run-cases';
+import { cellShowsResult, codeCell, idle, printed } from './run-cases';
 
 /** The grace the engine gives an interrupt (src/kernel/watched-execution.ts). */
 const GRACE_MS = 3000;
@@ -66,16 +66,7 @@ export const FAULT_CASES: IPortCase[] = [
         const id = await codeCell(port, PROGRAMS.ignoresSigint);
         const controller = new AbortController();
         const running = port.runCell(id, { signal: controller.signal });
-        await check.until(
-          async () =>
-            check
-              .streamText(
-                (await port.getCells()).find(c => c.id === id)!.outputs
-              )
-              .includes('ignoring'),
-          20000,
-          'the code to start'
-        );
+        await printed(port, id, 'ignoring');
         const stopped = Date.now();
         controller.abort();
         const result = await running;
@@ -201,16 +192,7 @@ export const FAULT_CASES: IPortCase[] = [
       withPort(harness, [], async port => {
         const id = await codeCell(port, PROGRAMS.sleeper);
         const running = port.runCell(id, { softTimeoutMs: 40000 });
-        await check.until(
-          async () =>
-            check
-              .streamText(
-                (await port.getCells()).find(c => c.id === id)!.outputs
-              )
-              .includes('sleeping'),
-          20000,
-          'the code to start'
-        );
+        await printed(port, id, 'sleeping');
         const restarted = Date.now();
         await harness.restartElsewhere(port);
         const result = await running;
@@ -233,16 +215,7 @@ export const FAULT_CASES: IPortCase[] = [
         const id = await codeCell(port, PROGRAMS.sleeper);
         const first = await port.runCell(id, { softTimeoutMs: 300 });
         check.equal(first.status, 'running', 'status');
-        await check.until(
-          async () =>
-            check
-              .streamText(
-                (await port.getCells()).find(c => c.id === id)!.outputs
-              )
-              .includes('sleeping'),
-          20000,
-          'the code to start'
-        );
+        await printed(port, id, 'sleeping');
         check.equal(port.kernelState(), 'busy', 'the kernel, before');
         // As a debugger panel or a resource monitor does, or the Jupyter
         // server itself when a client connects: ipykernel answers on the

@@ -25,6 +25,23 @@ export async function cellShowsResult(
   check.equal(cell?.outputs, result.outputs, 'the cell’s outputs vs the run’s');
 }
 
+/** Wait until cell `id` has printed `text` (its code has started). */
+export function printed(
+  port: INotebookPort,
+  id: string,
+  text: string,
+  ms = 20000
+): Promise<number> {
+  return check.until(
+    async () =>
+      check
+        .streamText((await port.getCells()).find(c => c.id === id)!.outputs)
+        .includes(text),
+    ms,
+    'the code to start'
+  );
+}
+
 /** Wait until the kernel is idle again. */
 export function idle(port: INotebookPort, ms = 10000): Promise<number> {
   return check.until(() => port.kernelState() === 'idle', ms, 'an idle kernel');
