@@ -277,20 +277,38 @@ describe('formatRunResult', () => {
     outputs: [{ type: 'stream', name: 'stdout', text: '42\n' }]
   };
 
-  it('states a clean finish with the execution count and the time', () => {
+  it('states a clean finish with the execution count, and the time from 10 s on', () => {
     expect(formatRunResult(base)).toBe(
-      'cell_id: abc finished OK (execution count 7, took 1.2 s).\nOutput:\n42'
+      'cell_id: abc finished OK (execution count 7).\nOutput:\n42'
+    );
+    expect(formatRunResult({ ...base, elapsedMs: 12_400 })).toBe(
+      'cell_id: abc finished OK (execution count 7, took 12 s).\nOutput:\n42'
     );
     expect(
       formatRunResult({ ...base, executionCount: null, elapsedMs: undefined })
     ).toBe('cell_id: abc finished OK.\nOutput:\n42');
   });
 
+  it('reads the same for two short runs whose times differ (a greedy model’s next reply depends on every byte)', () => {
+    const quick = formatRunResult({ ...base, elapsedMs: 812 });
+    expect(formatRunResult({ ...base, elapsedMs: 9_300 })).toBe(quick);
+    expect(formatRunResult({ ...base, status: 'error', elapsedMs: 812 })).toBe(
+      formatRunResult({ ...base, status: 'error', elapsedMs: 1_304 })
+    );
+  });
+
+  it('states an error with the execution count, and the time from 10 s on', () => {
+    expect(formatRunResult({ ...base, status: 'error' })).toMatch(
+      /^cell_id: abc raised an error \(execution count 7\)\.\nOutput:/
+    );
+    expect(
+      formatRunResult({ ...base, status: 'error', elapsedMs: 61_000 })
+    ).toMatch(
+      /^cell_id: abc raised an error \(execution count 7, after 61 s\)\./
+    );
+  });
+
   it.each([
-    [
-      'error',
-      /^cell_id: abc raised an error \(execution count 7, after 1\.2 s\)\.\nOutput:/
-    ],
     [
       'running',
       /still running after 1\.2 s; the output below is partial\. Call `wait` .* `interrupt_kernel`.*\nOutput so far:\n42$/

@@ -161,6 +161,19 @@ export function formatOutputs(
   return truncateMiddle(parts.join('\n'), budget);
 }
 
+/**
+ * The shortest finished run whose time the observation states. Why: with
+ * greedy decoding a small model's next reply is a function of every byte
+ * of its prompt, and a short cell's time changes from run to run with the
+ * machine's load ("took 0.9 s", then "took 0.8 s"). Two eval runs of the
+ * same commit on one machine (2026-12-07, Qwen2.5-Coder-1.5B) had replies
+ * that differed after prompts that differed only in such times in 8 of 10
+ * Generate requests and 5 of 35 questions, and the Generate score moved
+ * 3/10 → 5/10 on that alone. Under 10 s a time tells the model nothing it
+ * acts on; a run still going, stopped or timed out keeps its time.
+ */
+const FINISHED_TIME_FROM_MS = 10000;
+
 function seconds(ms: number): string {
   const s = ms / 1000;
   if (s < 10) {
@@ -194,15 +207,17 @@ function statusLine(result: IRunResult, offers: OffersTool): string {
       ? ''
       : `execution count ${result.executionCount}`;
   const after = result.elapsedMs === undefined ? '' : seconds(result.elapsedMs);
+  const finishedAfter =
+    (result.elapsedMs ?? 0) >= FINISHED_TIME_FROM_MS ? after : '';
   const detail = (...parts: string[]) => {
     const text = parts.filter(p => p).join(', ');
     return text ? ` (${text})` : '';
   };
   switch (result.status) {
     case 'ok':
-      return `${who} finished OK${detail(count, after && `took ${after}`)}.`;
+      return `${who} finished OK${detail(count, finishedAfter && `took ${finishedAfter}`)}.`;
     case 'error':
-      return `${who} raised an error${detail(count, after && `after ${after}`)}.`;
+      return `${who} raised an error${detail(count, finishedAfter && `after ${finishedAfter}`)}.`;
     case 'running':
       return offers('wait') && offers('interrupt_kernel')
         ? `${who} is still running${after && ` after ${after}`}; the output ` +
