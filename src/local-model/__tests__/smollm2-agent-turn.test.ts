@@ -17,10 +17,10 @@
  * threads; an AVX-512 CPU's first reply was code, an AVX2-only CPU's an
  * answer from memory, which the compute check sends back). What comes after
  * does not repeat from run to run: the observation names the new cell by its
- * id, a random UUID, and says how long it ran ("took 0.1 s"), and the 135 M
- * model's next reply changes with them (5 different replies to 6
- * observations that differed only there). So the run may end with an
- * answer, at the step limit, because the model asked for the same step
+ * id, a random UUID, and the 135 M model's next reply changes with it (5
+ * different replies to 6 observations that differed only there and in the
+ * run's time, which observations no longer state under 10 s). So the run
+ * may end with an answer, at the step limit, because the model asked for the same step
  * three times (the loop's repeated-step rule) or because its code failed
  * with the same error three times in a row (the repeated-failure rule; seen
  * once in the test command, 2026-12-05); the test accepts each of these and
