@@ -1,6 +1,7 @@
 /**
  * Fix this cell: the user's notebook (working cells, then the broken one)
- * is written and run in order, so the broken cell shows its error as it
+ * is written and run in order (after the chat's questions, when the task
+ * has some: `asked_before`), so the broken cell shows its error as it
  * does when the user asks for the fix; then `session.fixCell` on that
  * cell, as the cell's "Fix" command runs it. Judged on the notebook and
  * kernel afterwards, and on the session's review.
@@ -41,6 +42,11 @@ export async function runFix(
       { ...options, maxSteps: task.max_steps ?? options.maxSteps ?? 20 }
     );
     const { port, session } = run;
+    for (const prompt of task.asked_before ?? []) {
+      await run.bounded(task.timeout_s ?? options.timeoutS ?? 300, () =>
+        session.send(prompt, run!.target)
+      );
+    }
     const ids = await writeAndRun(
       port,
       task.cells,

@@ -205,6 +205,14 @@ function validate(
       if (typeof task.solution !== 'string' || !task.solution.trim()) {
         fail('a fix task needs a reference `solution`');
       }
+      const asked = task.asked_before;
+      if (
+        asked !== undefined &&
+        (!Array.isArray(asked) ||
+          !asked.every(p => typeof p === 'string' && p.trim()))
+      ) {
+        fail('`asked_before` must be a list of prompts');
+      }
       check(task.checker, 'checker');
       return task as unknown as IFixTask;
     }

@@ -50,6 +50,12 @@ export interface IFixTask extends ITaskLimits {
   id: string;
   category?: string;
   files?: string[];
+  /**
+   * What the user asked in the chat before (sent in order, each run to its
+   * end, the agent's cells kept): a Fix then runs in a chat with history
+   * and below the agent's cells, as a user meets it.
+   */
+  asked_before?: string[];
   /** The notebook's code cells, the user's working ones and the broken one. */
   cells: string[];
   /** The index of the broken cell in `cells` (default: the last). */
