@@ -391,7 +391,7 @@ describe('Generate notebook with a small model, step by step', () => {
     });
     // The failing step's cell went back as a rewrite of that cell.
     const rewrite = String(model.requests[3].messages.at(-2)?.content);
-    expect(rewrite).toMatch(/^Fix cell \S+ so that it runs/);
+    expect(rewrite).toMatch(/(^|\n)Fix cell \S+ so that it runs/);
     expect(rewrite).toContain('print(totl)');
   });
 
@@ -466,10 +466,12 @@ describe('Generate notebook with a small model, step by step', () => {
       notebook
     });
     expect(result?.status).toBe('verified');
-    expect(userText(model, 3)).toMatch(/^Fix cell \S+ so that it runs/);
+    expect(userText(model, 3)).toMatch(/(^|\n)Fix cell \S+ so that it runs/);
     expect(model.requests[3].temperature).toBe(0);
     // It said "after your change" here, where nothing had changed.
-    expect(userText(model, 4)).toMatch(/^Your reply was cell \S+ unchanged/);
+    expect(userText(model, 4)).toMatch(
+      /(^|\n)Your reply was cell \S+ unchanged/
+    );
     expect(model.requests[4].temperature).toBeGreaterThan(0);
   });
 
@@ -489,8 +491,10 @@ describe('Generate notebook with a small model, step by step', () => {
       model: () => model,
       notebook
     });
-    expect(userText(model, 3)).toMatch(/^Fix cell \S+ so that it runs/);
-    expect(userText(model, 4)).toMatch(/^Your reply was cell \S+ unchanged/);
+    expect(userText(model, 3)).toMatch(/(^|\n)Fix cell \S+ so that it runs/);
+    expect(userText(model, 4)).toMatch(
+      /(^|\n)Your reply was cell \S+ unchanged/
+    );
     expect(model.requests[4].temperature).toBeGreaterThan(0);
     // It had ended "…, and the repair changed no cell" after the first.
     expect(result?.status).toBe('verified');

@@ -352,7 +352,10 @@ describe('Fix this cell', () => {
     expect(first).toContain("NameError: name 'totl' is not defined");
     expect(first).toContain('whole corrected cell in one ```python block');
     const retry = lastUserMessage(model, 1);
-    expect(retry).toMatch(/^Cell \[\d+\] still fails after your change/);
+    // The code above first, the cell last (fix-rewrite.ts says why).
+    expect(retry).toMatch(
+      /^The code that ran before cell \[\d+\][\s\S]*total = 6[\s\S]*\nCell \[\d+\] still fails after your change/
+    );
     expect(retry).toContain('print(tota)');
     // The hint for a name the code above defines, not "load the data again".
     expect(retry).toContain('Use a name the code above or the kernel defines');
@@ -413,7 +416,7 @@ describe('Fix this cell', () => {
     });
     // The second turn said the reply was the cell unchanged, and was sampled.
     expect(lastUserMessage(model, 1)).toMatch(
-      /^Your reply was cell \S+ unchanged/
+      /\nYour reply was cell \S+ unchanged/
     );
     expect(model.requests[1].temperature).toBeGreaterThan(0);
   });

@@ -67,11 +67,17 @@ export function earlierCode(
 }
 
 /**
- * The prompt of one attempt: the cell as it is now, what is wrong with it
- * (`problem`, the workflow's words with the error output), the failure in
- * one line, the code before it, the kernel's variables and the data files'
- * first lines; `again` after an attempt that still fails (`unchanged`: one
- * that sent the cell back as it was, which greedy decoding does).
+ * The prompt of one attempt: the code before the cell, the kernel's
+ * variables and the data files' first lines, then the cell as it is now,
+ * what is wrong with it (`problem`, the workflow's words with the error
+ * output) and the failure in one line; `again` after an attempt that still
+ * fails (`unchanged`: one that sent the cell back as it was, which greedy
+ * decoding does).
+ *
+ * The cell comes last, right before the request: a small model copies the
+ * nearest code block. With the earlier code after the cell, the 1.5B
+ * walked in Chromium rewrote a one-letter typo (`'regoin'`) into a blend of
+ * the agent's earlier attempts above it, three times (2026-12-08).
  */
 export function rewritePrompt(
   cell: ICellSnapshot,
@@ -83,6 +89,16 @@ export function rewritePrompt(
   const focus = describeFailure(problem, 'same-cell');
   const meant = closeColumnHint(problem, context.variables);
   return [
+    ...(context.earlier
+      ? [
+          `The code that ran before cell ${name} in the notebook (already run; its variables exist):`,
+          '```python',
+          context.earlier,
+          '```'
+        ]
+      : []),
+    ...(context.variables ? [context.variables] : []),
+    ...(context.files ? [context.files] : []),
     again === 'unchanged'
       ? `Your reply was cell ${name} unchanged, and it fails the same way: change the line the error points at. The cell:`
       : again
@@ -94,16 +110,6 @@ export function rewritePrompt(
     problem,
     ...(focus ? [`In short: it ${focus}`] : []),
     ...(meant ? [meant] : []),
-    ...(context.earlier
-      ? [
-          'The code that ran before it in the notebook (already run; its variables exist):',
-          '```python',
-          context.earlier,
-          '```'
-        ]
-      : []),
-    ...(context.variables ? [context.variables] : []),
-    ...(context.files ? [context.files] : []),
     'Reply with the whole corrected cell in one ```python block and nothing else. ' +
       'Keep what it is meant to do and change only what is wrong.'
   ].join('\n');
