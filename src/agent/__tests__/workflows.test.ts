@@ -323,6 +323,43 @@ describe('Fix this cell', () => {
     expect(notebook.cells[1].source).toBe('print(total)');
   });
 
+  it('a small model’s fix reads the system prompt and its own turns, not the chat before it', async () => {
+    const notebook = misspeltTotal();
+    const model = new ScriptedModel([
+      // The question before the fix: code, then the answer.
+      { text: '```python\nprint(total)\n```' },
+      { text: 'The total is 6.' },
+      // The fix: the first attempt fails, the second one works.
+      { text: '```python\nprint(tota)\n```' },
+      { text: '```python\nprint(total)\n```' }
+    ]);
+    const s = new AgentSession({
+      tools: new ToolRegistry(agentTools()),
+      approvalMode: () => 'run-everything',
+      toolProtocol: () => 'text',
+      profile: () => 'small'
+    });
+    const target = { model: () => model, notebook };
+    await s.send('What is the total?', target);
+    const asked = model.requests.length;
+    expect(asked).toBeGreaterThan(0);
+    const result = await s.fixCell('b', target);
+    expect(result?.status).toBe('fixed');
+    const fixRequests = model.requests.slice(asked);
+    expect(fixRequests).toHaveLength(2);
+    for (const request of fixRequests) {
+      const text = JSON.stringify(request.messages);
+      expect(request.messages[0].role).toBe('system');
+      expect(text).not.toContain('What is the total?');
+      expect(text).not.toContain('The total is 6.');
+      expect(text).toContain('Fix cell');
+    }
+    // The second attempt reads the first one (this task's own turns).
+    expect(JSON.stringify(fixRequests[1].messages)).toContain('print(tota)');
+    // The chat itself keeps everything.
+    expect(JSON.stringify(s.history)).toContain('What is the total?');
+  });
+
   it('a small model (text protocol) writes the corrected cell as a code block, begun for it, that replaces the cell and runs; one reply per attempt', async () => {
     const notebook = misspeltTotal();
     const model = new ScriptedModel([

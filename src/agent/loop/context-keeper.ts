@@ -38,6 +38,11 @@ export interface IContextKeeperOptions {
   slot: ISummarySlot;
   /** History index of the request this run works on (kept verbatim). */
   prompt: number;
+  /**
+   * The requests hold the first message (the system prompt) and the
+   * history from this index on, never summarised (ITurnScope `historyFrom`).
+   */
+  from?: number;
   state: RunState;
   signal: AbortSignal;
   /** Receives the summary call's usage. */
@@ -54,21 +59,36 @@ export class ContextKeeper {
 
   /** The messages of the next request for `history` (may call the model once to summarise). */
   async request(history: readonly ChatMessage[]): Promise<ChatMessage[]> {
-    const { slot, prompt, budget } = this._options;
+    const { slot, prompt, from } = this._options;
+    if (from !== undefined) {
+      return this._fit(
+        [history[0], ...history.slice(Math.max(1, from))],
+        history.length
+      );
+    }
     if (!this._failed) {
       const plan = planSummary(history, slot.summary, prompt, this._limits);
       if (plan) {
         await this._summarise(history, plan);
       }
     }
-    // A small model shown its own guess again repeated it over the output it
-    // then computed (Qwen2.5-Coder-1.5B answered 1933.18, its first guess, under a
-    // printed total): a guess the compute check sent back is left out.
-    const view = contextView(history, slot.summary).filter(
-      m => !(m.role === 'assistant' && m.guess)
+    return this._fit(contextView(history, slot.summary), history.length);
+  }
+
+  /**
+   * The request from `view` within the budget. A small model shown its own
+   * guess again repeated it over the output it then computed
+   * (Qwen2.5-Coder-1.5B answered 1933.18, its first guess, under a printed
+   * total): a guess the compute check sent back is left out.
+   */
+  private _fit(view: ChatMessage[], length: number): ChatMessage[] {
+    const request = fitHistory(
+      withLatestImagesOnly(
+        view.filter(m => !(m.role === 'assistant' && m.guess))
+      ),
+      this._options.budget
     );
-    const request = fitHistory(withLatestImagesOnly(view), budget);
-    this._last = { request, length: history.length };
+    this._last = { request, length };
     return request;
   }
 

@@ -279,6 +279,9 @@ async function startTurn(config: RunConfig, turn: ITurn) {
     budget: Math.max(2000, config.contextTokens - RESERVED_TOKENS),
     slot: turn.summary ?? { summary: null },
     prompt,
+    ...(turn.scope?.historyFrom !== undefined
+      ? { from: turn.scope.historyFrom }
+      : {}),
     state: run.state,
     signal: turn.signal,
     onEvent: turn.onEvent,

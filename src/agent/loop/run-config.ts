@@ -114,6 +114,12 @@ export interface ITurnScope {
   sampled?: boolean;
   /** The text protocol: the reply is begun with this (a plan's `# `). */
   prefill?: string;
+  /**
+   * The model reads the conversation's first message (the system prompt)
+   * and its messages from this index on, not the chat before (a task's own
+   * turns: ContextKeeper).
+   */
+  historyFrom?: number;
 }
 
 /** Where and for whom one turn runs. */

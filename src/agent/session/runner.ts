@@ -112,6 +112,8 @@ export class TaskRunner {
     store.set({ status: 'running', error: null, plan: null, review: null });
     const before = store.getSnapshot().usage;
 
+    // Where this task's turns begin in the history (`ownHistory`).
+    const taskStart = store.history.length;
     const turn: TaskTurn = async (prompt, options = {}, undoGroup = true) => {
       await rulesRead;
       return this._turn(
@@ -120,7 +122,8 @@ export class TaskRunner {
         controller.signal,
         prompt,
         options,
-        undoGroup
+        undoGroup,
+        taskStart
       );
     };
 
@@ -160,7 +163,8 @@ export class TaskRunner {
     signal: AbortSignal,
     prompt: string,
     options: ITurnOptions,
-    undoGroup: boolean
+    undoGroup: boolean,
+    taskStart: number
   ): Promise<IRunOutcome> {
     const store = this._store;
     const start = store.history.length;
@@ -182,7 +186,9 @@ export class TaskRunner {
       signal,
       summary: store.context,
       undoGroup,
-      scope: options,
+      scope: options.ownHistory
+        ? { ...options, historyFrom: taskStart }
+        : options,
       approve: (request, approvalSignal) =>
         this._controls.approvals.ask(request, approvalSignal),
       onEvent: event => {

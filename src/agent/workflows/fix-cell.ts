@@ -150,11 +150,16 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
       approvedCells: new Set([cellId]),
       // One attempt per turn: the reply is the cell's new code, run at once
       // (sampled after a turn that changed nothing: greedy repeats itself).
+      // The rewrite prompt holds the code above, the variables and the
+      // files: the chat before the fix is left out (walked with the 1.5B,
+      // a fix after a question rewrote a one-letter typo into the question's
+      // code, three times; 2026-12-08).
       ...(options.rewrite
         ? {
             codeTarget: cellId,
             codeOnly: true,
             endAfterRun: cellId,
+            ownHistory: true,
             ...(unchanged ? { sampled: true } : {})
           }
         : {})

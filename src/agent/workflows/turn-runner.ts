@@ -44,6 +44,12 @@ export interface ITurnOptions {
   sampled?: boolean;
   /** The text protocol: the reply is begun with this. */
   prefill?: string;
+  /**
+   * The model reads the system prompt and this task's own turns, not the
+   * chat before the task: for prompts that carry all the model needs (a
+   * fix's rewrite), where the chat's earlier code misled a small model.
+   */
+  ownHistory?: boolean;
 }
 
 /** Runs one agent turn for `prompt`; resolves when the turn ends. */
