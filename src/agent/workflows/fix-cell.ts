@@ -151,9 +151,10 @@ export async function fixCell(options: IFixCellOptions): Promise<IFixResult> {
       // One attempt per turn: the reply is the cell's new code, run at once
       // (sampled after a turn that changed nothing: greedy repeats itself).
       // The rewrite prompt holds the code above, the variables and the
-      // files: the chat before the fix is left out (walked with the 1.5B,
-      // a fix after a question rewrote a one-letter typo into the question's
-      // code, three times; 2026-12-08).
+      // files: the chat before the fix is left out. The walk's fix of a
+      // one-letter typo after a question, replayed with the 1.5B: with the
+      // chat, the reply also rewrote a column nobody asked about; without,
+      // it was the one corrected line (2026-12-08, docs/evaluation.md).
       ...(options.rewrite
         ? {
             codeTarget: cellId,

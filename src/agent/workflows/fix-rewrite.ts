@@ -77,7 +77,8 @@ export function earlierCode(
  * The cell comes last, right before the request: a small model copies the
  * nearest code block. With the earlier code after the cell, the 1.5B
  * walked in Chromium rewrote a one-letter typo (`'regoin'`) into a blend of
- * the agent's earlier attempts above it, three times (2026-12-08).
+ * the agent's earlier attempts above it, three times; that request replayed
+ * with the cell last got the typo fixed (2026-12-08, docs/evaluation.md).
  */
 export function rewritePrompt(
   cell: ICellSnapshot,
