@@ -50,11 +50,13 @@ const misspeltTotal = (
   return notebook;
 };
 
-/** A small model's session (the text protocol) that asks before running. */
-const smallModelSession = () =>
+/** A small model's session (the text protocol), asking before running unless told. */
+const smallModelSession = (
+  mode: 'run-everything' | 'ask-before-running' = 'ask-before-running'
+) =>
   new AgentSession({
     tools: new ToolRegistry(agentTools()),
-    approvalMode: () => 'ask-before-running',
+    approvalMode: () => mode,
     toolProtocol: () => 'text',
     profile: () => 'small'
   });
@@ -333,12 +335,7 @@ describe('Fix this cell', () => {
       { text: '```python\nprint(tota)\n```' },
       { text: '```python\nprint(total)\n```' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'run-everything',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallModelSession('run-everything');
     const target = { model: () => model, notebook };
     await s.send('What is the total?', target);
     const asked = model.requests.length;
@@ -439,12 +436,7 @@ describe('Fix this cell', () => {
       { text: '```python\nprint(total)\n```' },
       { text: '```python\nprint(total)\n```' }
     ]);
-    const s = new AgentSession({
-      tools: new ToolRegistry(agentTools()),
-      approvalMode: () => 'run-everything',
-      toolProtocol: () => 'text',
-      profile: () => 'small'
-    });
+    const s = smallModelSession('run-everything');
     const result = await s.fixCell('b', { model: () => model, notebook });
     expect(result).toMatchObject({
       status: 'not-fixed',
