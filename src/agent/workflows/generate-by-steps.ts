@@ -23,6 +23,7 @@ import {
 } from '../context/data-preview';
 import { formatRunResult } from '../context/observations';
 import { kernelState, kernelVariables } from '../context/kernel-variables';
+import { revenueHint } from '../context/revenue-formula';
 import {
   frameDateColumns,
   previewDateColumns,
@@ -114,6 +115,7 @@ export async function buildBySteps(
         request,
         plan: plan.steps,
         dates: timeHint(step, frameDateColumns(kernel.rows)),
+        revenue: revenueHint(step, kernel.rows),
         // No plan turn showed the model the files' first lines: the first step does.
         preview: asked && index === 0 ? named : null
       }),
@@ -309,6 +311,8 @@ export interface IStepContext {
   plan?: ReadonlyArray<string>;
   /** Dates kept as text, named (context/time-columns.ts). */
   dates?: string | null;
+  /** Revenue asked for and no column holds it: the formula (context/revenue-formula.ts). */
+  revenue?: string | null;
   /** The data files' first lines (context/data-preview.ts). */
   preview?: string | null;
 }
@@ -339,6 +343,7 @@ export function stepPrompt(
     variables ??
       'Nothing is defined in the kernel yet: import and load what this step needs.',
     ...(context.dates ? [context.dates] : []),
+    ...(context.revenue ? [context.revenue] : []),
     `Write the code cell for step ${n} only (the other steps get cells of their own), in one ` +
       '```python block: short, using the variables the cells above defined, printing (or plotting) its result.'
   ].join('\n');
